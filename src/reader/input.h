@@ -1,0 +1,46 @@
+/* Not part of the public API: the reader's byte source. It hides whether the
+ * archive comes from a file descriptor, a FILE* or memory, and hands out a
+ * window of at least N contiguous bytes at the current offset.
+ *
+ * Invariant: [buf + start, buf + end) holds the input bytes from archive
+ * offset `offset` on; nothing before `offset` is kept (constant memory). */
+#ifndef FXTRACE_READER_INPUT_H_
+#define FXTRACE_READER_INPUT_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum input_kind { INPUT_FD, INPUT_FILE, INPUT_MEMORY };
+
+typedef struct input {
+  enum input_kind kind;
+  int fd;
+  FILE* file;
+  const unsigned char* buf; /* memory input: the caller's bytes; else `owned` */
+  unsigned char* owned;
+  size_t capacity;
+  size_t start, end;
+  uint64_t offset; /* archive offset of buf[start] */
+  bool eof;
+  int read_errno; /* non-zero after a read error */
+} input_t;
+
+void __input_init_fd(input_t* in, int fd);
+void __input_init_file(input_t* in, FILE* file);
+void __input_init_memory(input_t* in, const void* data, size_t size);
+void __input_free(input_t* in);
+
+/* Makes up to `want` bytes available at buf + start; returns how many are
+ * (fewer only at end of input or on a read error, or -1 when out of memory). */
+ptrdiff_t __input_ensure(input_t* in, size_t want);
+
+/* Drops `n` bytes, which must have been made available by __input_ensure. */
+void __input_consume(input_t* in, size_t n);
+
+/* Drops `n` bytes that need not be available (skipping a record too big to
+ * buffer); returns false if the input ended first. */
+bool __input_skip(input_t* in, uint64_t n);
+
+#endif /* FXTRACE_READER_INPUT_H_ */
