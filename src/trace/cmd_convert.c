@@ -1,1 +1,177 @@
-/* placeholder: being written */
+/* `trace convert`: an FXT archive to Chrome Trace Event JSON, streamed. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace-reader/reader.h"
+#include "trace/cli.h"
+#include "trace/json_events.h"
+
+enum { MAX_REPORTED_SKIPS = 10 };
+
+static const char kUsage[] =
+    "Usage: trace convert FILE [-o OUT] [--format=json]\n"
+    "\n"
+    "Converts the FXT archive FILE ('-' for stdin) to Catapult / Chrome Trace Event JSON,\n"
+    "readable by Perfetto UI and chrome://tracing. Streams: memory use does not grow\n"
+    "with the archive.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output=OUT   write to OUT ('-' for stdout, the default)\n"
+    "      --format=json  output format (json is the only one)\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "Records JSON cannot hold (blobs, objects, context switches) are counted on stderr.\n"
+    "Exit status: 0 on success, 1 if the archive is damaged or the output cannot be\n"
+    "written (the events before the damage are still written), 2 on a usage error.\n";
+
+typedef struct convert_options {
+  const char* input;
+  const char* output; /* NULL or "-" for stdout */
+} convert_options_t;
+
+static int parse_options(int argc, char** argv, convert_options_t* o) {
+  static const struct option kLong[] = {{"output", required_argument, NULL, 'o'},
+                                        {"format", required_argument, NULL, 'f'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  memset(o, 0, sizeof(*o));
+  int opt;
+  opterr = 0;
+  optind = 1;
+  while ((opt = getopt_long(argc, argv, ":o:h", kLong, NULL)) != -1) {
+    switch (opt) {
+      case 'o': o->output = optarg; break;
+      case 'f':
+        if (strcmp(optarg, "json") != 0)
+          return __cli_usage_error("convert", "unknown format '%s' (only 'json' is supported)",
+                                   optarg);
+        break;
+      case 'h': fputs(kUsage, stdout); return -1;
+      case ':': return __cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
+      default: return __cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1)
+    return __cli_usage_error("convert", optind == argc ? "missing the input FILE"
+                                                       : "expected one input FILE");
+  o->input = argv[optind];
+  return 0;
+}
+
+static bool to_stdout(const convert_options_t* o) {
+  return o->output == NULL || strcmp(o->output, "-") == 0;
+}
+
+static void report_skip(trace_reader_t* reader, uint64_t* skipped) {
+  trace_reader_error_t e = trace_reader_error(reader);
+  if (++*skipped <= MAX_REPORTED_SKIPS)
+    fprintf(stderr, "trace convert: warning: skipped record at offset %llu: %s\n",
+            (unsigned long long)e.offset, e.message);
+}
+
+static void report_omitted(const json_converter_t* c) {
+  if (c->omitted_blobs + c->omitted_objects + c->omitted_scheduling + c->omitted_counter_args +
+          c->unplaced_threads ==
+      0)
+    return;
+  fprintf(stderr,
+          "trace convert: note: not representable in JSON and left out: %llu blob(s), %llu "
+          "userspace object(s), %llu scheduling record(s), %llu non-numeric counter "
+          "argument(s), %llu thread name(s) without a process\n",
+          (unsigned long long)c->omitted_blobs, (unsigned long long)c->omitted_objects,
+          (unsigned long long)c->omitted_scheduling,
+          (unsigned long long)c->omitted_counter_args, (unsigned long long)c->unplaced_threads);
+}
+
+/* Converts every record after `first`; returns the reader's final result. */
+static int convert_all(trace_reader_t* reader, trace_record_t* record, json_converter_t* c,
+                       uint64_t* skipped) {
+  int rc = TRACE_READ_RECORD;
+  do {
+    if (rc == TRACE_READ_RECORD)
+      __json_converter_record(c, record);
+    else
+      report_skip(reader, skipped);
+    if (c->out->failed) return TRACE_READ_END; /* the write error is reported by the caller */
+    rc = trace_reader_next(reader, record);
+  } while (rc != TRACE_READ_END && rc != TRACE_READ_ERROR);
+  return rc;
+}
+
+static FILE* open_output(const convert_options_t* o) {
+  if (to_stdout(o)) return stdout;
+  FILE* f = fopen(o->output, "w");
+  if (!f) __cli_error("convert", "cannot write '%s': %s", o->output, strerror(errno));
+  return f;
+}
+
+/* Closes the output; on a write error reports it and removes a partial file. */
+static bool close_output(const convert_options_t* o, FILE* f, json_writer_t* j) {
+  __json_flush(j);
+  if (!to_stdout(o) && fclose(f) != 0 && !j->failed) {
+    j->failed = true;
+    j->error = errno;
+  }
+  if (!j->failed) return true;
+  const char* name = to_stdout(o) ? "standard output" : o->output;
+  __cli_error("convert", "writing %s failed: %s", name, strerror(j->error));
+  if (!to_stdout(o) && unlink(o->output) == 0)
+    fprintf(stderr, "trace convert: removed the incomplete '%s'\n", o->output);
+  return false;
+}
+
+static int convert(const convert_options_t* o, trace_reader_t* reader) {
+  trace_record_t record;
+  int rc = trace_reader_next(reader, &record); /* checks the magic before any output */
+  if (rc == TRACE_READ_ERROR) {
+    trace_reader_error_t e = trace_reader_error(reader);
+    __cli_error("convert", "%s: %s", o->input, e.message);
+    return EXIT_FAILED;
+  }
+  FILE* out = open_output(o);
+  if (!out) return EXIT_FAILED;
+  static char buffer[1 << 20];
+  setvbuf(out, buffer, _IOFBF, sizeof(buffer));
+  json_writer_t j = {out, false, 0};
+  json_converter_t c;
+  uint64_t skipped = 0;
+  __json_converter_begin(&c, &j);
+  if (rc != TRACE_READ_END) rc = convert_all(reader, &record, &c, &skipped);
+  __json_converter_end(&c);
+  if (!close_output(o, out, &j)) return EXIT_FAILED;
+  if (skipped > MAX_REPORTED_SKIPS)
+    fprintf(stderr, "trace convert: warning: %llu records skipped in all\n",
+            (unsigned long long)skipped);
+  report_omitted(&c);
+  if (rc == TRACE_READ_ERROR) {
+    trace_reader_error_t e = trace_reader_error(reader);
+    __cli_error("convert", "%s: at byte offset %llu: %s", o->input, (unsigned long long)e.offset,
+                e.message);
+    fprintf(stderr, "trace convert: the %llu events before the damage were written\n",
+            (unsigned long long)c.events);
+    return EXIT_FAILED;
+  }
+  return EXIT_OK;
+}
+
+int __cmd_convert(int argc, char** argv) {
+  convert_options_t o;
+  int rc = parse_options(argc, argv, &o);
+  if (rc != 0) return rc < 0 ? EXIT_OK : rc;
+  int fd = __cli_open_input("convert", o.input);
+  if (fd < 0) return EXIT_FAILED;
+  trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
+  if (!reader) {
+    __cli_error("convert", "out of memory");
+    rc = EXIT_FAILED;
+  } else {
+    rc = convert(&o, reader);
+    trace_reader_close(reader);
+  }
+  if (fd != STDIN_FILENO) close(fd);
+  return rc;
+}

@@ -1,1 +1,131 @@
-/* placeholder: being written */
+/* Streaming JSON output with string escaping and UTF-8 repair. */
+#include "trace/json_writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void __json_raw(json_writer_t* j, const char* text, size_t length) {
+  if (j->failed || length == 0) return;
+  if (fwrite(text, 1, length, j->out) != length) {
+    j->failed = true;
+    j->error = errno ? errno : EIO;
+  }
+}
+
+void __json_text(json_writer_t* j, const char* text) { __json_raw(j, text, strlen(text)); }
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is invalid:
+ * no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t utf8_sequence(const unsigned char* s, size_t avail) {
+  unsigned char c = s[0];
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xbf; /* bounds of the second byte */
+  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else
+    return 0;
+  if (avail < n || s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  return n;
+}
+
+static const char* short_escape(unsigned char c) {
+  switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\b': return "\\b";
+    case '\f': return "\\f";
+    case '\n': return "\\n";
+    case '\r': return "\\r";
+    case '\t': return "\\t";
+    default: return NULL;
+  }
+}
+
+void __json_string(json_writer_t* j, const char* data, size_t length) {
+  const unsigned char* s = (const unsigned char*)data;
+  size_t run = 0; /* start of the pending run of bytes copied verbatim */
+  __json_raw(j, "\"", 1);
+  for (size_t i = 0; i < length;) {
+    unsigned char c = s[i];
+    size_t n = 1;
+    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+      if (c < 0x80 || (n = utf8_sequence(s + i, length - i)) != 0) {
+        i += n;
+        continue;
+      }
+      n = 1;
+    }
+    __json_raw(j, data + run, i - run);
+    char escape[8];
+    const char* e = short_escape(c);
+    if (!e && c < 0x80) {
+      snprintf(escape, sizeof(escape), "\\u%04x", c);
+      e = escape;
+    }
+    __json_text(j, e ? e : "\xef\xbf\xbd"); /* U+FFFD for a bad byte */
+    i += n;
+    run = i;
+  }
+  __json_raw(j, data + run, length - run);
+  __json_raw(j, "\"", 1);
+}
+
+void __json_u64(json_writer_t* j, uint64_t v) {
+  char buf[24];
+  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%" PRIu64, v));
+}
+
+void __json_i64(json_writer_t* j, int64_t v) {
+  char buf[24];
+  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%" PRId64, v));
+}
+
+void __json_double(json_writer_t* j, double v) {
+  if (isnan(v) || isinf(v)) {
+    __json_text(j, isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    return;
+  }
+  char buf[32];
+  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%.17g", v));
+}
+
+void __json_hex_string(json_writer_t* j, uint64_t v) {
+  char buf[24];
+  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "\"0x%" PRIx64 "\"", v));
+}
+
+void __json_base64_string(json_writer_t* j, const void* data, size_t length) {
+  static const char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const unsigned char* s = (const unsigned char*)data;
+  __json_raw(j, "\"", 1);
+  for (size_t i = 0; i < length; i += 3) {
+    uint32_t v = (uint32_t)s[i] << 16;
+    if (i + 1 < length) v |= (uint32_t)s[i + 1] << 8;
+    if (i + 2 < length) v |= s[i + 2];
+    char out[4] = {kDigits[v >> 18], kDigits[(v >> 12) & 63],
+                   i + 1 < length ? kDigits[(v >> 6) & 63] : '=',
+                   i + 2 < length ? kDigits[v & 63] : '='};
+    __json_raw(j, out, 4);
+  }
+  __json_raw(j, "\"", 1);
+}
+
+bool __json_flush(json_writer_t* j) {
+  if (!j->failed && fflush(j->out) != 0) {
+    j->failed = true;
+    j->error = errno ? errno : EIO;
+  }
+  return !j->failed;
+}

@@ -1,1 +1,47 @@
-int main(void) { return 1; }
+/* `trace`: the fxtrace command-line client. Each subcommand lives in its own
+ * cmd_*.c file; this file only dispatches. */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/cli.h"
+
+typedef struct command {
+  const char* name;
+  int (*run)(int argc, char** argv);
+  const char* summary; /* NULL: hidden from --help */
+} command_t;
+
+static const command_t kCommands[] = {
+    {"convert", __cmd_convert, "convert an FXT archive to Chrome Trace Event JSON"},
+    {"dump", __cmd_dump, "print every record of an FXT archive, one per line"},
+    {"gen-sample", __cmd_gen_sample, NULL},
+};
+
+static void usage(FILE* out) {
+  fputs("Usage: trace COMMAND [OPTIONS]\n\nfxtrace, the Fuchsia tracing system for Linux.\n\n"
+        "Commands:\n", out);
+  for (size_t i = 0; i < sizeof(kCommands) / sizeof(kCommands[0]); i++)
+    if (kCommands[i].summary) fprintf(out, "  %-10s %s\n", kCommands[i].name, kCommands[i].summary);
+  fputs("\nRun 'trace COMMAND --help' for a command's options.\n", out);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  const char* name = argv[1];
+  if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    usage(stdout);
+    return EXIT_OK;
+  }
+  if (strcmp(name, "--version") == 0) {
+    puts("trace (fxtrace) " FXTRACE_VERSION);
+    return EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof(kCommands) / sizeof(kCommands[0]); i++)
+    if (strcmp(name, kCommands[i].name) == 0) return kCommands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "trace: unknown command '%s'\n", name);
+  usage(stderr);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,25 @@
+/* Not part of the public API: what the `trace` subcommands share: the
+ * command table, error reporting and input opening. */
+#ifndef FXTRACE_TRACE_CLI_H_
+#define FXTRACE_TRACE_CLI_H_
+
+#include <stdbool.h>
+
+/* Exit statuses of every subcommand. */
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+int __cmd_convert(int argc, char** argv);
+int __cmd_dump(int argc, char** argv);
+int __cmd_gen_sample(int argc, char** argv);
+
+/* Prints "trace CMD: message" to stderr. */
+void __cli_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Opens `path` for reading ("-" is stdin); returns the fd, or -1 after
+ * printing why. */
+int __cli_open_input(const char* cmd, const char* path);
+
+/* Prints the usage error and a hint to run --help; returns EXIT_USAGE. */
+int __cli_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* FXTRACE_TRACE_CLI_H_ */

@@ -1,0 +1,237 @@
+/* FXT records → Chrome Trace Event JSON objects (docs/convert-json.md). */
+#include "trace/json_events.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/timestamp.h"
+
+enum { ARG_NULL, ARG_INT32, ARG_UINT32, ARG_INT64, ARG_UINT64, ARG_DOUBLE, ARG_STRING,
+       ARG_POINTER, ARG_KOID, ARG_BOOL, ARG_BLOB };
+
+static const char* const kEventPhases[] = {"i", "C", "B", "E", "X", "b", "n", "e", "s", "t", "f"};
+
+static void key(json_writer_t* j, const char* name) {
+  __json_raw(j, ",\"", 2);
+  __json_text(j, name);
+  __json_raw(j, "\":", 2);
+}
+
+static void string_value(json_writer_t* j, const trace_reader_string_t* s) {
+  __json_string(j, s->data, s->length);
+}
+
+static void ts_value(json_writer_t* j, int64_t ns) {
+  char buf[32];
+  __json_raw(j, buf, __format_us(buf, ns));
+}
+
+/* `{"cat":…,"name":…,"ph":…,"ts":…,"pid":…,"tid":…` — the caller adds the
+ * phase-specific keys and the closing brace. */
+static void open_event(json_converter_t* c, const char* cat, size_t cat_len, const char* name,
+                       size_t name_len, const char* ph, int64_t ts_ns, uint64_t pid,
+                       uint64_t tid) {
+  json_writer_t* j = c->out;
+  __json_text(j, c->events++ ? ",\n{\"cat\":" : "\n{\"cat\":");
+  __json_string(j, cat, cat_len);
+  __json_text(j, ",\"name\":");
+  __json_string(j, name, name_len);
+  __json_text(j, ",\"ph\":\"");
+  __json_text(j, ph);
+  __json_text(j, "\",\"ts\":");
+  ts_value(j, ts_ns);
+  key(j, "pid");
+  __json_u64(j, pid);
+  key(j, "tid");
+  __json_u64(j, tid);
+}
+
+static bool is_numeric(uint32_t type) {
+  return type >= ARG_INT32 && type <= ARG_DOUBLE;
+}
+
+static void arg_value(json_writer_t* j, const trace_reader_arg_t* a) {
+  char buf[32];
+  switch (a->type) {
+    case ARG_NULL: __json_text(j, "null"); break;
+    case ARG_INT32: __json_i64(j, a->int32_value); break;
+    case ARG_UINT32: __json_u64(j, a->uint32_value); break;
+    case ARG_INT64: __json_i64(j, a->int64_value); break;
+    case ARG_UINT64: __json_u64(j, a->uint64_value); break;
+    case ARG_DOUBLE: __json_double(j, a->double_value); break;
+    case ARG_STRING: string_value(j, &a->string_value); break;
+    case ARG_POINTER: __json_hex_string(j, a->pointer_value); break;
+    case ARG_KOID:
+      __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "\"#%llu\"",
+                                          (unsigned long long)a->koid_value));
+      break;
+    case ARG_BOOL: __json_text(j, a->bool_value ? "true" : "false"); break;
+    case ARG_BLOB: __json_base64_string(j, a->blob_value.data, a->blob_value.size); break;
+    default: __json_text(j, "null"); break;
+  }
+}
+
+/* `,"args":{…}` when at least one argument passes the filter. */
+static void write_args(json_converter_t* c, const trace_reader_args_t* args, bool numeric_only) {
+  json_writer_t* j = c->out;
+  size_t written = 0;
+  for (size_t i = 0; i < args->count; i++) {
+    const trace_reader_arg_t* a = &args->items[i];
+    if (numeric_only && !is_numeric(a->type)) {
+      c->omitted_counter_args++;
+      continue;
+    }
+    __json_text(j, written++ ? "," : ",\"args\":{");
+    string_value(j, &a->name);
+    __json_raw(j, ":", 1);
+    arg_value(j, a);
+  }
+  if (written) __json_raw(j, "}", 1);
+}
+
+static void write_overflow(json_converter_t* c, const pending_overflow_t* p, int64_t ts_ns) {
+  json_writer_t* j = c->out;
+  open_event(c, "fxtrace", 7, "buffer overflow", 15, "i", ts_ns, 0, 0);
+  __json_text(j, ",\"s\":\"g\",\"args\":{\"provider_id\":");
+  __json_u64(j, p->provider_id);
+  __json_text(j, ",\"provider_name\":");
+  __json_string(j, p->provider_name, strlen(p->provider_name));
+  __json_text(j, "}}");
+}
+
+/* The overflow record precedes its provider's data, so it is placed at the
+ * provider's next timestamp. */
+static void flush_overflow_for(json_converter_t* c, uint32_t provider_id, int64_t ts_ns) {
+  for (unsigned i = 0; i < c->num_pending; i++) {
+    if (c->pending[i].provider_id != provider_id) continue;
+    write_overflow(c, &c->pending[i], ts_ns);
+    c->pending[i] = c->pending[--c->num_pending];
+    return;
+  }
+}
+
+static void note_overflow(json_converter_t* c, const trace_record_t* r) {
+  c->overflows++;
+  fprintf(stderr,
+          "trace convert: warning: provider %u (%s) overflowed its buffer: records were dropped\n",
+          r->metadata.provider_id, r->provider->name.data);
+  for (unsigned i = 0; i < c->num_pending; i++)
+    if (c->pending[i].provider_id == r->metadata.provider_id) return;
+  if (c->num_pending == MAX_PENDING_OVERFLOWS) {
+    write_overflow(c, &c->pending[0], c->last_ts_ns); /* make room: emit the oldest now */
+    c->pending[0] = c->pending[--c->num_pending];
+  }
+  pending_overflow_t* p = &c->pending[c->num_pending++];
+  p->provider_id = r->metadata.provider_id;
+  snprintf(p->provider_name, sizeof(p->provider_name), "%s", r->provider->name.data);
+}
+
+static void write_event(json_converter_t* c, const trace_record_t* r) {
+  json_writer_t* j = c->out;
+  const __typeof__(r->event)* e = &r->event;
+  uint64_t tps = r->provider->ticks_per_second;
+  int64_t ts = __ticks_to_ns(e->ticks, tps);
+  if (e->event_type >= sizeof(kEventPhases) / sizeof(kEventPhases[0])) return;
+  flush_overflow_for(c, r->provider->id, ts);
+  c->last_ts_ns = ts;
+  open_event(c, e->category.data, e->category.length, e->name.data, e->name.length,
+             kEventPhases[e->event_type], ts, e->process_koid, e->thread_koid);
+  switch (e->event_type) {
+    case 0:
+      __json_text(j, e->scope == 2 ? ",\"s\":\"g\"" : e->scope == 1 ? ",\"s\":\"p\"" : ",\"s\":\"t\"");
+      break;
+    case 1:
+      if (e->payload) {
+        key(j, "id");
+        __json_hex_string(j, e->payload);
+      }
+      break;
+    case 4:
+      key(j, "dur");
+      ts_value(j, __ticks_to_ns(e->payload, tps) - ts);
+      break;
+    case 2: case 3: break;
+    default: /* async and flow ids */
+      key(j, "id");
+      __json_hex_string(j, e->payload);
+      if (e->event_type == 10) __json_text(j, ",\"bp\":\"e\"");
+      break;
+  }
+  write_args(c, &e->args, e->event_type == 1);
+  __json_raw(j, "}", 1);
+}
+
+static void write_log(json_converter_t* c, const trace_record_t* r) {
+  int64_t ts = __ticks_to_ns(r->log.ticks, r->provider->ticks_per_second);
+  flush_overflow_for(c, r->provider->id, ts);
+  c->last_ts_ns = ts;
+  open_event(c, "log", 3, "log", 3, "i", ts, r->log.process_koid, r->log.thread_koid);
+  __json_text(c->out, ",\"s\":\"g\",\"args\":{\"message\":");
+  string_value(c->out, &r->log.message);
+  __json_text(c->out, "}}");
+}
+
+static const trace_reader_arg_t* find_koid_arg(const trace_reader_args_t* args, const char* name) {
+  for (size_t i = 0; i < args->count; i++)
+    if (args->items[i].type == ARG_KOID && strcmp(args->items[i].name.data, name) == 0)
+      return &args->items[i];
+  return NULL;
+}
+
+static void write_metadata_event(json_converter_t* c, const char* what, uint64_t pid,
+                                 uint64_t tid, const trace_reader_string_t* name) {
+  json_writer_t* j = c->out;
+  __json_text(j, c->events++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+  __json_text(j, what);
+  __json_text(j, "\",\"ph\":\"M\",\"pid\":");
+  __json_u64(j, pid);
+  key(j, "tid");
+  __json_u64(j, tid);
+  __json_text(j, ",\"args\":{\"name\":");
+  string_value(j, name);
+  __json_text(j, "}}");
+}
+
+static void write_kernel_object(json_converter_t* c, const trace_record_t* r) {
+  const __typeof__(r->kernel_object)* k = &r->kernel_object;
+  if (k->name.length == 0) return;
+  if (k->object_type == 1) {
+    write_metadata_event(c, "process_name", k->koid, 0, &k->name);
+  } else if (k->object_type == 2) {
+    const trace_reader_arg_t* process = find_koid_arg(&k->args, "process");
+    if (process)
+      write_metadata_event(c, "thread_name", process->koid_value, k->koid, &k->name);
+    else
+      c->unplaced_threads++;
+  }
+}
+
+void __json_converter_begin(json_converter_t* c, json_writer_t* out) {
+  memset(c, 0, sizeof(*c));
+  c->out = out;
+  __json_text(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+}
+
+void __json_converter_record(json_converter_t* c, const trace_record_t* r) {
+  switch (r->type) {
+    case 0:
+      if (r->metadata.type == 3 && r->metadata.event_id == 0) note_overflow(c, r);
+      break;
+    case 4: write_event(c, r); break;
+    case 5: c->omitted_blobs++; break;
+    case 6: c->omitted_objects++; break;
+    case 7: write_kernel_object(c, r); break;
+    case 8: c->omitted_scheduling++; break;
+    case 9: write_log(c, r); break;
+    case 15: c->omitted_blobs++; break;
+    default: break; /* string, thread, initialization: no event of their own */
+  }
+}
+
+void __json_converter_end(json_converter_t* c) {
+  while (c->num_pending) {
+    write_overflow(c, &c->pending[0], c->last_ts_ns);
+    c->pending[0] = c->pending[--c->num_pending];
+  }
+  __json_text(c->out, "\n]}\n");
+}

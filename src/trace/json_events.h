@@ -1,0 +1,38 @@
+/* Not part of the public API: turns decoded FXT records into Chrome Trace
+ * Event JSON objects, one call per record, as docs/convert-json.md lays out.
+ * Memory stays bounded: the only state kept across records is the list of
+ * providers with an unreported buffer overflow. */
+#ifndef FXTRACE_TRACE_JSON_EVENTS_H_
+#define FXTRACE_TRACE_JSON_EVENTS_H_
+
+#include <stdint.h>
+
+#include "trace-reader/reader.h"
+#include "trace/json_writer.h"
+
+typedef struct pending_overflow {
+  uint32_t provider_id;
+  char provider_name[256];
+} pending_overflow_t;
+
+enum { MAX_PENDING_OVERFLOWS = 64 };
+
+typedef struct json_converter {
+  json_writer_t* out; /* borrowed */
+  uint64_t events;    /* JSON objects written */
+  int64_t last_ts_ns;
+  pending_overflow_t pending[MAX_PENDING_OVERFLOWS];
+  unsigned num_pending;
+  /* What Chrome JSON cannot hold, reported once at the end. */
+  uint64_t omitted_blobs, omitted_objects, omitted_scheduling;
+  uint64_t omitted_counter_args, unplaced_threads, overflows;
+} json_converter_t;
+
+/* Writes `{"displayTimeUnit":"ns","traceEvents":[`. */
+void __json_converter_begin(json_converter_t* c, json_writer_t* out);
+/* Converts one record (records JSON cannot hold are only counted). */
+void __json_converter_record(json_converter_t* c, const trace_record_t* record);
+/* Emits still-pending overflow instants and closes the document. */
+void __json_converter_end(json_converter_t* c);
+
+#endif /* FXTRACE_TRACE_JSON_EVENTS_H_ */
