@@ -1,0 +1,102 @@
+/* libFuzzer target for libtrace-reader. The first input byte picks options,
+ * the rest is the archive:
+ *   bits 0-1  input path: 0/3 memory, 1 FILE* (fmemopen), 2 fd (memfd)
+ *   bit 2     require_magic
+ *   bit 3     prepend the magic-number record, so that mutations get past
+ *             the first-record check without having to rediscover it
+ * Every decoded byte is read (record_touch.h) so ASan sees bad pointers. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fxt/fxt_format.h"
+#include "record_touch.h"
+#include "trace-reader/reader.h"
+
+/* Keeps the checksum alive so the reads are not optimized away. */
+volatile uint64_t fuzz_sink;
+
+static void check(bool ok, const char* what) {
+  if (ok) return;
+  fprintf(stderr, "fuzz_reader: %s\n", what);
+  abort();
+}
+
+static void read_all(trace_reader_t* r, size_t size) {
+  check(r != NULL, "open failed");
+  uint64_t sum = 0;
+  /* Each result consumes at least 8 bytes: more calls means a loop. */
+  for (size_t calls = 0;; calls++) {
+    check(calls <= size / 8 + 2, "the reader does not make progress");
+    trace_record_t rec;
+    int rc = trace_reader_next(r, &rec);
+    if (rc == TRACE_READ_RECORD) {
+      check(rec.offset + rec.size_words * 8 <= size, "record past the end of the input");
+      sum += touch_record(&rec);
+      continue;
+    }
+    check(rc == TRACE_READ_SKIPPED || rc == TRACE_READ_END || rc == TRACE_READ_ERROR,
+          "invalid result code");
+    if (rc != TRACE_READ_END) {
+      trace_reader_error_t e = trace_reader_error(r);
+      check(e.message && e.message[0], "empty error message");
+      check(e.offset <= size, "error offset past the end of the input");
+      sum += touch_bytes(e.message, strlen(e.message));
+    }
+    if (rc != TRACE_READ_SKIPPED) {
+      check(trace_reader_next(r, &rec) == rc, "final result does not stick");
+      break;
+    }
+  }
+  trace_reader_stats_t st = trace_reader_stats(r);
+  check(st.bytes_read <= size, "more bytes read than given");
+  fuzz_sink = sum;
+  trace_reader_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* input, size_t input_size) {
+  if (input_size == 0) return 0;
+  uint8_t flags = input[0];
+  input++;
+  input_size--;
+
+  /* An exact-size copy, so that ASan flags reads past the end. */
+  size_t prefix = (flags & 8) ? 8 : 0;
+  size_t size = prefix + input_size;
+  unsigned char* data = malloc(size ? size : 1);
+  if (!data) return 0;
+  if (prefix) {
+    uint64_t magic = FXT_MAGIC_RECORD;
+    memcpy(data, &magic, sizeof(magic));
+  }
+  if (input_size) memcpy(data + prefix, input, input_size);
+
+  trace_reader_options_t opt = {.require_magic = (flags & 4) != 0};
+  switch (flags & 3) {
+    case 1: {
+      /* fmemopen refuses size 0 on older glibc; read /dev/null instead. */
+      FILE* f = size ? fmemopen(data, size, "rb") : fopen("/dev/null", "rb");
+      if (!f) break;
+      read_all(trace_reader_open_file(f, &opt), size);
+      fclose(f);
+      break;
+    }
+    case 2: {
+      int fd = memfd_create("fuzz_reader", MFD_CLOEXEC);
+      if (fd < 0) break;
+      bool ok = write(fd, data, size) == (ssize_t)size && lseek(fd, 0, SEEK_SET) == 0;
+      if (ok) read_all(trace_reader_open_fd(fd, &opt), size);
+      close(fd);
+      break;
+    }
+    default:
+      read_all(trace_reader_open_memory(data, size, &opt), size);
+      break;
+  }
+  free(data);
+  return 0;
+}
