@@ -134,9 +134,8 @@ static int convert(const convert_options_t* o, trace_reader_t* reader) {
   }
   FILE* out = open_output(o);
   if (!out) return EXIT_FAILED;
-  static char buffer[1 << 20];
-  setvbuf(out, buffer, _IOFBF, sizeof(buffer));
-  json_writer_t j = {out, false, 0};
+  static json_writer_t j; /* 64 KiB: too large for the stack of every caller */
+  __json_writer_init(&j, out);
   json_converter_t c;
   uint64_t skipped = 0;
   __json_converter_begin(&c, &j);

@@ -6,12 +6,33 @@
 #include <math.h>
 #include <string.h>
 
-void __json_raw(json_writer_t* j, const char* text, size_t length) {
+void __json_writer_init(json_writer_t* j, FILE* out) {
+  j->out = out;
+  j->failed = false;
+  j->error = 0;
+  j->used = 0;
+}
+
+static void drain(json_writer_t* j, const char* text, size_t length) {
   if (j->failed || length == 0) return;
-  if (fwrite(text, 1, length, j->out) != length) {
+  /* One thread owns the stream, so the per-call stdio lock is not needed. */
+  if (fwrite_unlocked(text, 1, length, j->out) != length) {
     j->failed = true;
     j->error = errno ? errno : EIO;
   }
+}
+
+void __json_raw(json_writer_t* j, const char* text, size_t length) {
+  if (sizeof(j->buffer) - j->used < length) {
+    drain(j, j->buffer, j->used);
+    j->used = 0;
+    if (length > sizeof(j->buffer)) {
+      drain(j, text, length);
+      return;
+    }
+  }
+  memcpy(j->buffer + j->used, text, length);
+  j->used += length;
 }
 
 void __json_text(json_writer_t* j, const char* text) { __json_raw(j, text, strlen(text)); }
@@ -81,14 +102,26 @@ void __json_string(json_writer_t* j, const char* data, size_t length) {
   __json_raw(j, "\"", 1);
 }
 
+/* Decimal digits of v, right-aligned ending at `end`; returns the start. */
+static char* u64_digits(char* end, uint64_t v) {
+  do {
+    *--end = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  return end;
+}
+
 void __json_u64(json_writer_t* j, uint64_t v) {
   char buf[24];
-  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%" PRIu64, v));
+  char* start = u64_digits(buf + sizeof(buf), v);
+  __json_raw(j, start, (size_t)(buf + sizeof(buf) - start));
 }
 
 void __json_i64(json_writer_t* j, int64_t v) {
   char buf[24];
-  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%" PRId64, v));
+  char* start = u64_digits(buf + sizeof(buf), v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+  if (v < 0) *--start = '-';
+  __json_raw(j, start, (size_t)(buf + sizeof(buf) - start));
 }
 
 void __json_double(json_writer_t* j, double v) {
@@ -123,6 +156,8 @@ void __json_base64_string(json_writer_t* j, const void* data, size_t length) {
 }
 
 bool __json_flush(json_writer_t* j) {
+  drain(j, j->buffer, j->used);
+  j->used = 0;
   if (!j->failed && fflush(j->out) != 0) {
     j->failed = true;
     j->error = errno ? errno : EIO;

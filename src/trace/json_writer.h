@@ -13,8 +13,13 @@
 typedef struct json_writer {
   FILE* out; /* borrowed */
   bool failed;
-  int error; /* errno of the first failed write */
+  int error;   /* errno of the first failed write */
+  size_t used; /* bytes of `buffer` not yet handed to `out` */
+  char buffer[64 * 1024];
 } json_writer_t;
+
+/* Starts writing to `out` (borrowed). */
+void __json_writer_init(json_writer_t* j, FILE* out);
 
 void __json_raw(json_writer_t* j, const char* text, size_t length);
 void __json_text(json_writer_t* j, const char* text); /* NUL-terminated raw text */
@@ -25,7 +30,8 @@ void __json_double(json_writer_t* j, double v); /* non-finite → "NaN" / "Infin
 void __json_hex_string(json_writer_t* j, uint64_t v); /* "0x1f" */
 void __json_base64_string(json_writer_t* j, const void* data, size_t length);
 
-/* Flushes and reports whether every write so far succeeded. */
+/* Hands buffered text to the FILE*, flushes it, and reports whether every
+ * write so far succeeded. */
 bool __json_flush(json_writer_t* j);
 
 #endif /* FXTRACE_TRACE_JSON_WRITER_H_ */

@@ -97,10 +97,11 @@ static void provider1_events(builder_t* b, uint64_t t) {
       trace_make_arg(idx(S_ARG_COUNT), trace_make_uint32_arg_value(7)),
       trace_make_arg(idx(S_ARG_NAME), trace_make_string_arg_value(idx(S_VALUE))),
   };
+  /* Counters carry numeric arguments only, as readers expect (READERS.md). */
   trace_arg_t samples[3] = {
       arg("bytes_in", trace_make_int64_arg_value(1024)),
       arg("ratio", trace_make_double_arg_value(0.5)),
-      arg("label", trace_make_string_arg_value(lit("not numeric"))),
+      arg("packets", trace_make_uint32_arg_value(3)),
   };
   event(b, FXT_EVENT_DURATION_BEGIN, t + 1000, &main_thread, cat, idx(S_WORK), indexed, 2, 0);
   event(b, FXT_EVENT_INSTANT, t + 1500, &main_thread, cat, lit("thread instant"), all, 11,
