@@ -46,3 +46,8 @@ int __cli_open_input(const char* cmd, const char* path) {
   }
   return fd;
 }
+
+bool __cli_is_regular_file(FILE* f) {
+  struct stat st;
+  return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+}

@@ -4,6 +4,7 @@
 #define FXTRACE_TRACE_CLI_H_
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit statuses of every subcommand. */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -18,6 +19,10 @@ void __cli_error(const char* cmd, const char* fmt, ...) __attribute__((format(pr
 /* Opens `path` for reading ("-" is stdin); returns the fd, or -1 after
  * printing why. */
 int __cli_open_input(const char* cmd, const char* path);
+
+/* True when f is a regular file. Only such an output is removed after a
+ * failed write: never a device, a FIFO or whatever else the user named. */
+bool __cli_is_regular_file(FILE* f);
 
 /* Prints the usage error and a hint to run --help; returns EXIT_USAGE. */
 int __cli_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -111,6 +111,7 @@ static FILE* open_output(const convert_options_t* o) {
 
 /* Closes the output; on a write error reports it and removes a partial file. */
 static bool close_output(const convert_options_t* o, FILE* f, json_writer_t* j) {
+  bool removable = !to_stdout(o) && __cli_is_regular_file(f);
   __json_flush(j);
   if (!to_stdout(o) && fclose(f) != 0 && !j->failed) {
     j->failed = true;
@@ -119,7 +120,7 @@ static bool close_output(const convert_options_t* o, FILE* f, json_writer_t* j) 
   if (!j->failed) return true;
   const char* name = to_stdout(o) ? "standard output" : o->output;
   __cli_error("convert", "writing %s failed: %s", name, strerror(j->error));
-  if (!to_stdout(o) && unlink(o->output) == 0)
+  if (removable && unlink(o->output) == 0)
     fprintf(stderr, "trace convert: removed the incomplete '%s'\n", o->output);
   return false;
 }

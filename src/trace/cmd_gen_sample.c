@@ -22,12 +22,13 @@ static int write_all(const char* path, const fxt_buffer_t* b) {
     __cli_error("gen-sample", "cannot write '%s': %s", path, strerror(errno));
     return EXIT_FAILED;
   }
+  bool removable = f != stdout && __cli_is_regular_file(f);
   size_t n = fwrite(b->words, sizeof(uint64_t), b->count, f);
   int err = n == b->count ? 0 : errno;
   if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !err) err = errno;
   if (err) {
     __cli_error("gen-sample", "writing '%s' failed: %s", path, strerror(err));
-    if (f != stdout) unlink(path);
+    if (removable) unlink(path);
     return EXIT_FAILED;
   }
   return EXIT_OK;
