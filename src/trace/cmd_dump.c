@@ -22,6 +22,10 @@ static const char* const kSchedNames[] = {"context-switch (legacy)", "context-sw
 static const char* const kMetadataNames[] = {"?", "provider-info", "provider-section",
                                              "provider-event", "trace-info"};
 
+static const char* kernel_object_type_name(uint32_t type) {
+  return type == 1 ? "process" : type == 2 ? "thread" : "other";
+}
+
 /* Strings are quoted and escaped so that a record stays on one line. */
 static void put_string(FILE* out, const trace_reader_string_t* s) {
   fputc('"', out);
@@ -166,8 +170,8 @@ static void dump_record(FILE* out, const trace_record_t* r) {
       put_args(out, &r->userspace_object.args);
       break;
     case 7:
-      fprintf(out, " koid=%" PRIu64 " type=%" PRIu32 " name=", r->kernel_object.koid,
-              r->kernel_object.object_type);
+      fprintf(out, " koid=%" PRIu64 " type=%s name=", r->kernel_object.koid,
+              kernel_object_type_name(r->kernel_object.object_type));
       put_string(out, &r->kernel_object.name);
       put_args(out, &r->kernel_object.args);
       break;
