@@ -1,0 +1,77 @@
+/* Not part of the public API: the trace buffer header (docs/buffer-layout.md)
+ * shared by the engine that writes it and the manager / file finalizer that
+ * read it. The buffer is fxtrace's own format; only archives are FXT.
+ *
+ * Byte layout, little-endian, at offset 0 of the buffer (128 bytes):
+ *   0  magic 0x627566ee68656164      8  version (1 = fxtrace chunked)
+ *  10  buffering mode (0/1/2)       11  reserved, 0
+ *  12  wrapped_count                16  total_size (whole buffer)
+ *  24  durable_buffer_size          32  rolling_buffer_size (each)
+ *  40  durable_data_end             48  rolling_data_end[0]
+ *  56  rolling_data_end[1]          64  num_records_dropped
+ *  72  chunk_size                   76  flags (bit 0: stopped cleanly)
+ *  80  records_written              88  reserved[5], 0
+ * Validity conditions are numbered in __buffer_header_validate(). */
+#ifndef FXTRACE_ENGINE_BUFFER_HEADER_H_
+#define FXTRACE_ENGINE_BUFFER_HEADER_H_
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_BUFFER_HEADER_MAGIC UINT64_C(0x627566ee68656164)
+#define TRACE_BUFFER_HEADER_VERSION 1u
+#define TRACE_BUFFER_FLAG_STOPPED 1u
+
+enum {
+  TRACE_BUFFER_MIN_SIZE = 4096,                   /* and a multiple of it */
+  TRACE_BUFFER_MAX_DURABLE_SIZE = 1024 * 1024,    /* PROTOCOL.md §7.2 */
+  TRACE_BUFFER_MAX_CHUNK_SIZE = 16 * 1024,
+  TRACE_BUFFER_MIN_CHUNK_SIZE = 512,
+  TRACE_BUFFER_MIN_CHUNKS = 16, /* per rolling buffer, when it is big enough */
+};
+#define TRACE_BUFFER_MAX_SIZE (UINT64_C(1) << 32)
+
+typedef struct trace_buffer_header {
+  uint64_t magic;
+  uint16_t version;
+  uint8_t buffering_mode;
+  uint8_t reserved1;
+  uint32_t wrapped_count;
+  uint64_t total_size;
+  uint64_t durable_buffer_size;
+  uint64_t rolling_buffer_size;
+  uint64_t durable_data_end;
+  uint64_t rolling_data_end[2];
+  uint64_t num_records_dropped;
+  uint32_t chunk_size;
+  uint32_t flags;
+  uint64_t records_written;
+  uint64_t reserved[5];
+} trace_buffer_header_t;
+
+static_assert(sizeof(trace_buffer_header_t) == 128, "the header is 128 bytes");
+static_assert(offsetof(trace_buffer_header_t, num_records_dropped) == 64, "PROTOCOL.md §7.1");
+static_assert(offsetof(trace_buffer_header_t, chunk_size) == 72, "docs/buffer-layout.md");
+
+typedef struct trace_buffer_geometry {
+  uint64_t durable_size; /* 0 in oneshot */
+  uint64_t rolling_size; /* each; a multiple of chunk_size */
+  uint32_t chunk_size;
+} trace_buffer_geometry_t;
+
+/* Splits a buffer of `total` bytes for `mode` (0 oneshot, 1 circular, 2
+ * streaming): PROTOCOL.md §7.3, then each rolling buffer rounded down to whole
+ * chunks. Returns 0, or -1 if mode or total is invalid (§7.2). */
+int __buffer_compute_geometry(unsigned mode, uint64_t total, trace_buffer_geometry_t* out);
+
+/* Fills a fresh header for the geometry (data ends and counters zero). */
+void __buffer_header_init(trace_buffer_header_t* h, unsigned mode, uint64_t total,
+                          const trace_buffer_geometry_t* g);
+
+/* Checks a header read from a buffer of `buffer_size` bytes, expecting
+ * `mode`. Returns NULL if valid, else which numbered condition failed. */
+const char* __buffer_header_validate(const trace_buffer_header_t* h, uint64_t buffer_size,
+                                     unsigned mode);
+
+#endif /* FXTRACE_ENGINE_BUFFER_HEADER_H_ */
