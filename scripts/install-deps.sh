@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh   (as root, or with sudo available)
 set -euo pipefail
 
-packages=(cmake make gcc g++ clang libclang-rt-14-dev pkg-config python3)
+packages=(cmake make gcc g++ clang libclang-rt-dev pkg-config python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -12,7 +12,10 @@ done
 
 echo "Installing: ${missing[*]}"
 sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "error: installing ${missing[*]} needs root (or sudo)" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -96,7 +96,9 @@ typedef struct trace_record {
     struct {
       uint32_t type; /* 1 provider info, 2 section, 3 event, 4 trace info */
       uint32_t provider_id;
-      trace_reader_string_t provider_name; /* provider info */
+      /* provider info and section: the provider's name; provider event: the
+       * name of the provider the event is about, "" if never announced */
+      trace_reader_string_t provider_name;
       uint32_t event_id;                   /* provider event: 0 = buffer overflow */
       uint32_t trace_info_type;            /* trace info: 0 = magic number */
       uint64_t magic;                      /* magic number record */
@@ -191,6 +193,10 @@ typedef struct trace_reader_options {
   /* Require the magic-number record as the first record (default true when
    * options is NULL). */
   bool require_magic;
+  /* Most memory the string, thread and provider tables of all providers may
+   * use together; 0 means the default, 256 MiB. A string or thread record
+   * past it is skipped (reported), a provider past it is a fatal error. */
+  size_t table_memory_limit;
 } trace_reader_options_t;
 
 typedef struct trace_reader trace_reader_t;

@@ -14,7 +14,8 @@
  *     writes exactly `words` words (it returns p + words) and nothing else.
  *   - `words` is the value the matching *_words() function returned for the
  *     same arguments; callers check it against FXT_MAX_RECORD_WORDS (or the
- *     large-record limit) before writing: writers do not check limits.
+ *     large-record limit, plus fxt_args_fit() for the arguments of a large
+ *     record) before writing: writers do not check limits.
  *   - Streams are zero-padded to a word boundary, reserved bits are 0, and
  *     every field is masked to its width.
  * Thread-safety: pure functions of their arguments; reentrant. */
@@ -81,6 +82,14 @@ static inline size_t fxt_args_words(const trace_arg_t* args, size_t num_args) {
   size_t words = 0;
   for (size_t i = 0; i < num_args; i++) words += fxt_arg_words(&args[i]);
   return words;
+}
+
+/* True when every argument fits its 12-bit size field. Normal records are
+ * bounded by FXT_MAX_RECORD_WORDS anyway; large records must check this. */
+static inline bool fxt_args_fit(const trace_arg_t* args, size_t num_args) {
+  for (size_t i = 0; i < num_args; i++)
+    if (fxt_arg_words(&args[i]) > FXT_MAX_ARG_WORDS) return false;
+  return true;
 }
 
 static inline uint64_t* fxt_put_arg(uint64_t* p, const trace_arg_t* arg) {

@@ -80,8 +80,8 @@ static bool take_string_ref(cursor_t* c, uint32_t ref, trace_reader_string_t* ou
 static bool take_thread_ref(cursor_t* c, uint32_t ref, uint64_t* pid, uint64_t* tid,
                             const char* what) {
   if (ref == 0) return take_word(c, pid, what) && take_word(c, tid, what);
-  const thread_entry_t* t = &current(c)->threads[ref & 0xffu];
-  if (!t->set)
+  const thread_entry_t* t = __threads_get(current(c), ref);
+  if (!t)
     return FAIL(c, "%s refers to thread index %u, which provider %u has not defined", what, ref,
                 current(c)->pub.id);
   *pid = t->process_koid;
@@ -100,6 +100,7 @@ static bool take_arg(cursor_t* c, trace_reader_args_t* out) {
   cursor_t a = *c;
   a.limit = c->pos + size - 1;
   c->pos = a.limit; /* trailing words of an extended argument are ignored */
+  if (type > 10) return true; /* unknown type: skipped by size, name unresolved */
   trace_reader_arg_t* arg = &out->items[out->count];
   memset(arg, 0, sizeof(*arg));
   arg->type = type;
@@ -125,7 +126,7 @@ static bool take_arg(cursor_t* c, trace_reader_args_t* out) {
       if (!take_bytes(&a, arg->blob_value.size, &bytes, "blob argument")) return false;
       arg->blob_value.data = bytes;
       break;
-    default: return true; /* unknown type: skipped */
+    default: return true;
   }
   out->count++;
   return true;
@@ -152,12 +153,12 @@ static int decode_metadata(cursor_t* c, uint64_t h, trace_record_t* rec) {
         return TRACE_READ_SKIPPED;
       p = __providers_begin(&r->providers, rec->metadata.provider_id,
                             rec->metadata.provider_name.data, rec->metadata.provider_name.length);
-      if (!p) return __reader_fail(r, TRACE_READ_ERROR, c->offset, "too many providers or out of memory");
+      if (!p) return __reader_fail(r, TRACE_READ_ERROR, c->offset, "provider table memory limit reached or out of memory");
       rec->provider = &p->pub;
       return TRACE_READ_RECORD;
     case FXT_METADATA_PROVIDER_SECTION:
       p = __providers_switch(&r->providers, rec->metadata.provider_id, &created);
-      if (!p) return __reader_fail(r, TRACE_READ_ERROR, c->offset, "too many providers or out of memory");
+      if (!p) return __reader_fail(r, TRACE_READ_ERROR, c->offset, "provider table memory limit reached or out of memory");
       rec->provider = &p->pub;
       rec->metadata.provider_name = p->pub.name;
       if (created)
@@ -168,6 +169,9 @@ static int decode_metadata(cursor_t* c, uint64_t h, trace_record_t* rec) {
       return TRACE_READ_RECORD;
     case FXT_METADATA_PROVIDER_EVENT:
       rec->metadata.event_id = (uint32_t)FXT_GET(h, 52, 55);
+      /* It may stand in another provider's section: name the one it is about. */
+      p = __providers_find(&r->providers, rec->metadata.provider_id);
+      if (p) rec->metadata.provider_name = p->pub.name;
       return TRACE_READ_RECORD;
     case FXT_METADATA_TRACE_INFO:
       rec->metadata.provider_id = 0;
@@ -284,9 +288,10 @@ static bool decode_body(cursor_t* c, uint64_t h, trace_record_t* rec) {
       rec->string.index = (uint32_t)index;
       if (!take_stream(c, (size_t)FXT_GET(h, 32, 46), &rec->string.value, "string")) return false;
       if (index == 0) return FAIL(c, "string record for index 0, which is reserved");
-      if (!__strings_set(current(c), (uint32_t)index, rec->string.value.data,
+      if (!__strings_set(&c->r->providers, current(c), (uint32_t)index, rec->string.value.data,
                          rec->string.value.length))
-        return FAIL(c, "out of memory for the string table");
+        return FAIL(c, "string table memory limit (%zu bytes) reached or out of memory",
+                    c->r->providers.table_budget);
       return true;
     case FXT_RECORD_THREAD:
       index = FXT_GET(h, 16, 23);
@@ -295,8 +300,10 @@ static bool decode_body(cursor_t* c, uint64_t h, trace_record_t* rec) {
           !take_word(c, &rec->thread.thread_koid, "thread koid"))
         return false;
       if (index == 0) return FAIL(c, "thread record for index 0, which is reserved");
-      current(c)->threads[index] =
-          (thread_entry_t){rec->thread.process_koid, rec->thread.thread_koid, true};
+      if (!__threads_set(&c->r->providers, current(c), (uint32_t)index, rec->thread.process_koid,
+                         rec->thread.thread_koid))
+        return FAIL(c, "thread table memory limit (%zu bytes) reached or out of memory",
+                    c->r->providers.table_budget);
       return true;
     case FXT_RECORD_EVENT:
       return decode_event(c, h, rec);

@@ -30,7 +30,7 @@ int __reader_fail(trace_reader_t* r, int result, uint64_t offset, const char* fm
 static trace_reader_t* open_common(const trace_reader_options_t* options) {
   trace_reader_t* r = calloc(1, sizeof(*r));
   if (!r) return NULL;
-  if (!__providers_init(&r->providers)) {
+  if (!__providers_init(&r->providers, options ? options->table_memory_limit : 0)) {
     free(r);
     return NULL;
   }

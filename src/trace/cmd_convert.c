@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace-reader/reader.h"
@@ -102,8 +103,21 @@ static int convert_all(trace_reader_t* reader, trace_record_t* record, json_conv
   return rc;
 }
 
-static FILE* open_output(const convert_options_t* o) {
+/* True when `path` names the file open as `fd` (converting a file onto
+ * itself would destroy the archive before it is read). */
+static bool same_file(int fd, const char* path) {
+  struct stat in, out;
+  return fstat(fd, &in) == 0 && stat(path, &out) == 0 && in.st_dev == out.st_dev &&
+         in.st_ino == out.st_ino;
+}
+
+static FILE* open_output(const convert_options_t* o, int input_fd) {
   if (to_stdout(o)) return stdout;
+  if (same_file(input_fd, o->output)) {
+    __cli_error("convert", "the output '%s' is the input archive; refusing to overwrite it",
+                o->output);
+    return NULL;
+  }
   FILE* f = fopen(o->output, "w");
   if (!f) __cli_error("convert", "cannot write '%s': %s", o->output, strerror(errno));
   return f;
@@ -125,7 +139,7 @@ static bool close_output(const convert_options_t* o, FILE* f, json_writer_t* j) 
   return false;
 }
 
-static int convert(const convert_options_t* o, trace_reader_t* reader) {
+static int convert(const convert_options_t* o, int input_fd, trace_reader_t* reader) {
   trace_record_t record;
   int rc = trace_reader_next(reader, &record); /* checks the magic before any output */
   if (rc == TRACE_READ_ERROR) {
@@ -133,7 +147,7 @@ static int convert(const convert_options_t* o, trace_reader_t* reader) {
     __cli_error("convert", "%s: %s", o->input, e.message);
     return EXIT_FAILED;
   }
-  FILE* out = open_output(o);
+  FILE* out = open_output(o, input_fd);
   if (!out) return EXIT_FAILED;
   static json_writer_t j; /* 64 KiB: too large for the stack of every caller */
   __json_writer_init(&j, out);
@@ -169,7 +183,7 @@ int __cmd_convert(int argc, char** argv) {
     __cli_error("convert", "out of memory");
     rc = EXIT_FAILED;
   } else {
-    rc = convert(&o, reader);
+    rc = convert(&o, fd, reader);
     trace_reader_close(reader);
   }
   if (fd != STDIN_FILENO) close(fd);

@@ -21,15 +21,22 @@ static void string_value(json_writer_t* j, const trace_reader_string_t* s) {
   __json_string(j, s->data, s->length);
 }
 
-static void ts_value(json_writer_t* j, int64_t ns) {
+static void ts_value(json_writer_t* j, uint64_t ns) {
   char buf[32];
-  __json_raw(j, buf, __format_us(buf, ns));
+  __json_raw(j, buf, __format_us(buf, false, ns));
+}
+
+/* end − begin, negative if the archive says so. */
+static void dur_value(json_writer_t* j, uint64_t begin_ns, uint64_t end_ns) {
+  char buf[32];
+  bool negative = end_ns < begin_ns;
+  __json_raw(j, buf, __format_us(buf, negative, negative ? begin_ns - end_ns : end_ns - begin_ns));
 }
 
 /* `{"cat":…,"name":…,"ph":…,"ts":…,"pid":…,"tid":…` — the caller adds the
  * phase-specific keys and the closing brace. */
 static void open_event(json_converter_t* c, const char* cat, size_t cat_len, const char* name,
-                       size_t name_len, const char* ph, int64_t ts_ns, uint64_t pid,
+                       size_t name_len, const char* ph, uint64_t ts_ns, uint64_t pid,
                        uint64_t tid) {
   json_writer_t* j = c->out;
   __json_text(j, c->events++ ? ",\n{\"cat\":" : "\n{\"cat\":");
@@ -89,7 +96,7 @@ static void write_args(json_converter_t* c, const trace_reader_args_t* args, boo
   if (written) __json_raw(j, "}", 1);
 }
 
-static void write_overflow(json_converter_t* c, const pending_overflow_t* p, int64_t ts_ns) {
+static void write_overflow(json_converter_t* c, const pending_overflow_t* p, uint64_t ts_ns) {
   json_writer_t* j = c->out;
   open_event(c, "fxtrace", 7, "buffer overflow", 15, "i", ts_ns, 0, 0);
   __json_text(j, ",\"s\":\"g\",\"args\":{\"provider_id\":");
@@ -101,7 +108,7 @@ static void write_overflow(json_converter_t* c, const pending_overflow_t* p, int
 
 /* The overflow record precedes its provider's data, so it is placed at the
  * provider's next timestamp. */
-static void flush_overflow_for(json_converter_t* c, uint32_t provider_id, int64_t ts_ns) {
+static void flush_overflow_for(json_converter_t* c, uint32_t provider_id, uint64_t ts_ns) {
   for (unsigned i = 0; i < c->num_pending; i++) {
     if (c->pending[i].provider_id != provider_id) continue;
     write_overflow(c, &c->pending[i], ts_ns);
@@ -114,7 +121,7 @@ static void note_overflow(json_converter_t* c, const trace_record_t* r) {
   c->overflows++;
   fprintf(stderr,
           "trace convert: warning: provider %u (%s) overflowed its buffer: records were dropped\n",
-          r->metadata.provider_id, r->provider->name.data);
+          r->metadata.provider_id, r->metadata.provider_name.data);
   for (unsigned i = 0; i < c->num_pending; i++)
     if (c->pending[i].provider_id == r->metadata.provider_id) return;
   if (c->num_pending == MAX_PENDING_OVERFLOWS) {
@@ -123,14 +130,14 @@ static void note_overflow(json_converter_t* c, const trace_record_t* r) {
   }
   pending_overflow_t* p = &c->pending[c->num_pending++];
   p->provider_id = r->metadata.provider_id;
-  snprintf(p->provider_name, sizeof(p->provider_name), "%s", r->provider->name.data);
+  snprintf(p->provider_name, sizeof(p->provider_name), "%s", r->metadata.provider_name.data);
 }
 
 static void write_event(json_converter_t* c, const trace_record_t* r) {
   json_writer_t* j = c->out;
   const __typeof__(r->event)* e = &r->event;
   uint64_t tps = r->provider->ticks_per_second;
-  int64_t ts = __ticks_to_ns(e->ticks, tps);
+  uint64_t ts = __ticks_to_ns(e->ticks, tps);
   if (e->event_type >= sizeof(kEventPhases) / sizeof(kEventPhases[0])) return;
   flush_overflow_for(c, r->provider->id, ts);
   c->last_ts_ns = ts;
@@ -148,7 +155,7 @@ static void write_event(json_converter_t* c, const trace_record_t* r) {
       break;
     case 4:
       key(j, "dur");
-      ts_value(j, __ticks_to_ns(e->payload, tps) - ts);
+      dur_value(j, ts, __ticks_to_ns(e->payload, tps));
       break;
     case 2: case 3: break;
     default: /* async and flow ids */
@@ -162,7 +169,7 @@ static void write_event(json_converter_t* c, const trace_record_t* r) {
 }
 
 static void write_log(json_converter_t* c, const trace_record_t* r) {
-  int64_t ts = __ticks_to_ns(r->log.ticks, r->provider->ticks_per_second);
+  uint64_t ts = __ticks_to_ns(r->log.ticks, r->provider->ticks_per_second);
   flush_overflow_for(c, r->provider->id, ts);
   c->last_ts_ns = ts;
   open_event(c, "log", 3, "log", 3, "i", ts, r->log.process_koid, r->log.thread_koid);

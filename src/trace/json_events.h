@@ -20,7 +20,7 @@ enum { MAX_PENDING_OVERFLOWS = 64 };
 typedef struct json_converter {
   json_writer_t* out; /* borrowed */
   uint64_t events;    /* JSON objects written */
-  int64_t last_ts_ns;
+  uint64_t last_ts_ns;
   pending_overflow_t pending[MAX_PENDING_OVERFLOWS];
   unsigned num_pending;
   /* What Chrome JSON cannot hold, reported once at the end. */
