@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "fxt/fxt_format.h"
+#include "trace-engine/types.h"
 #include "reader/reader_internal.h"
 
-/* The largest record decoded: a normal record's maximum, or the engine's
- * largest large record. Larger large records are skipped by their size. */
-#define MAX_DECODED_BYTES \
-  (TRACE_MAX_DECODED_LARGE > 0xfff * 8 ? TRACE_MAX_DECODED_LARGE : 0xfff * 8)
-#define TRACE_MAX_DECODED_LARGE ((size_t)1 << 18)
+/* The largest record decoded: the engine's largest large record, which is
+ * also above any normal record. Larger records are skipped by their size. */
+#define MAX_DECODED_BYTES TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE
+_Static_assert(MAX_DECODED_BYTES >= FXT_MAX_RECORD_WORDS * 8, "every normal record is decoded");
 
 int __reader_fail(trace_reader_t* r, int result, uint64_t offset, const char* fmt, ...) {
   va_list ap;
