@@ -16,6 +16,8 @@
  *     same arguments; callers check it against FXT_MAX_RECORD_WORDS (or the
  *     large-record limit, plus fxt_args_fit() for the arguments of a large
  *     record) before writing: writers do not check limits.
+ *   - The header word is stored last (fxt_commit), so a record in a shared
+ *     buffer is never seen torn.
  *   - Streams are zero-padded to a word boundary, reserved bits are 0, and
  *     every field is masked to its width.
  * Thread-safety: pure functions of their arguments; reentrant. */
@@ -97,24 +99,50 @@ static inline uint64_t* fxt_put_arg(uint64_t* p, const trace_arg_t* arg) {
   uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(fxt_arg_words(arg), 4, 15) |
                     FXT_FIELD(arg->name_ref.encoded_value, 16, 31);
   switch (v->type) {
-    case TRACE_ARG_INT32: header |= FXT_FIELD((uint32_t)v->int32_value, 32, 63); break;
-    case TRACE_ARG_UINT32: header |= FXT_FIELD(v->uint32_value, 32, 63); break;
-    case TRACE_ARG_STRING: header |= FXT_FIELD(v->string_value_ref.encoded_value, 32, 47); break;
-    case TRACE_ARG_BOOL: header |= FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32); break;
-    case TRACE_ARG_BLOB: header |= FXT_FIELD(v->blob_value.size, 32, 63); break;
-    default: break;
+    case TRACE_ARG_INT32:
+      header |= FXT_FIELD((uint32_t)v->int32_value, 32, 63);
+      break;
+    case TRACE_ARG_UINT32:
+      header |= FXT_FIELD(v->uint32_value, 32, 63);
+      break;
+    case TRACE_ARG_STRING:
+      header |= FXT_FIELD(v->string_value_ref.encoded_value, 32, 47);
+      break;
+    case TRACE_ARG_BOOL:
+      header |= FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32);
+      break;
+    case TRACE_ARG_BLOB:
+      header |= FXT_FIELD(v->blob_value.size, 32, 63);
+      break;
+    default:
+      break;
   }
   *p++ = header;
   p = fxt_put_string_ref(p, &arg->name_ref);
   switch (v->type) {
-    case TRACE_ARG_INT64: *p++ = (uint64_t)v->int64_value; break;
-    case TRACE_ARG_UINT64: *p++ = v->uint64_value; break;
-    case TRACE_ARG_DOUBLE: memcpy(p++, &v->double_value, sizeof(uint64_t)); break;
-    case TRACE_ARG_POINTER: *p++ = (uint64_t)v->pointer_value; break;
-    case TRACE_ARG_KOID: *p++ = v->koid_value; break;
-    case TRACE_ARG_STRING: p = fxt_put_string_ref(p, &v->string_value_ref); break;
-    case TRACE_ARG_BLOB: p = fxt_put_stream(p, v->blob_value.data, v->blob_value.size); break;
-    default: break;
+    case TRACE_ARG_INT64:
+      *p++ = (uint64_t)v->int64_value;
+      break;
+    case TRACE_ARG_UINT64:
+      *p++ = v->uint64_value;
+      break;
+    case TRACE_ARG_DOUBLE:
+      memcpy(p++, &v->double_value, sizeof(uint64_t));
+      break;
+    case TRACE_ARG_POINTER:
+      *p++ = (uint64_t)v->pointer_value;
+      break;
+    case TRACE_ARG_KOID:
+      *p++ = v->koid_value;
+      break;
+    case TRACE_ARG_STRING:
+      p = fxt_put_string_ref(p, &v->string_value_ref);
+      break;
+    case TRACE_ARG_BLOB:
+      p = fxt_put_stream(p, v->blob_value.data, v->blob_value.size);
+      break;
+    default:
+      break;
   }
   return p;
 }
@@ -126,6 +154,14 @@ static inline uint64_t* fxt_put_args(uint64_t* p, const trace_arg_t* args, size_
 
 static inline uint64_t fxt_header(unsigned type, size_t words) {
   return FXT_FIELD(type, 0, 3) | FXT_FIELD(words, 4, 15);
+}
+
+/* Every writer stores the header word last, with release order: a record in
+ * a shared buffer exists once its header is non-zero, and whoever reads a
+ * non-zero header with acquire order sees the whole body (the engine's
+ * commit rule, docs/buffer-layout.md). On x86 this is a plain store. */
+static inline void fxt_commit(uint64_t* record, uint64_t header) {
+  __atomic_store_n(record, header, __ATOMIC_RELEASE);
 }
 
 /* ---- metadata (type 0, FXT.md §8.1) ---- */
@@ -144,10 +180,12 @@ static inline size_t fxt_provider_info_words(size_t name_length) {
 static inline uint64_t* fxt_write_provider_info_record(uint64_t* p, uint32_t provider_id,
                                                        const char* name, size_t name_length) {
   if (name_length > FXT_MAX_PROVIDER_NAME_LENGTH) name_length = FXT_MAX_PROVIDER_NAME_LENGTH;
-  *p++ = fxt_header(FXT_RECORD_METADATA, fxt_provider_info_words(name_length)) |
-         FXT_FIELD(FXT_METADATA_PROVIDER_INFO, 16, 19) | FXT_FIELD(provider_id, 20, 51) |
-         FXT_FIELD(name_length, 52, 59);
-  return fxt_put_stream(p, name, name_length);
+  uint64_t* const record = p++;
+  uint64_t* const end = fxt_put_stream(p, name, name_length);
+  fxt_commit(record, fxt_header(FXT_RECORD_METADATA, fxt_provider_info_words(name_length)) |
+                         FXT_FIELD(FXT_METADATA_PROVIDER_INFO, 16, 19) |
+                         FXT_FIELD(provider_id, 20, 51) | FXT_FIELD(name_length, 52, 59));
+  return end;
 }
 
 static inline uint64_t* fxt_write_provider_section_record(uint64_t* p, uint32_t provider_id) {
@@ -166,8 +204,8 @@ static inline uint64_t* fxt_write_provider_event_record(uint64_t* p, uint32_t pr
 /* ---- initialization, string, thread (types 1-3) ---- */
 
 static inline uint64_t* fxt_write_initialization_record(uint64_t* p, uint64_t ticks_per_second) {
-  p[0] = fxt_header(FXT_RECORD_INITIALIZATION, 2);
   p[1] = ticks_per_second;
+  fxt_commit(p, fxt_header(FXT_RECORD_INITIALIZATION, 2));
   return p + 2;
 }
 
@@ -178,17 +216,19 @@ static inline size_t fxt_string_record_words(size_t length) {
 /* length <= TRACE_ENCODED_STRING_REF_MAX_LENGTH; index in 1..0x7fff. */
 static inline uint64_t* fxt_write_string_record(uint64_t* p, trace_string_index_t index,
                                                 const char* string, size_t length) {
-  *p++ = fxt_header(FXT_RECORD_STRING, fxt_string_record_words(length)) |
-         FXT_FIELD(index, 16, 30) | FXT_FIELD(length, 32, 46);
-  return fxt_put_stream(p, string, length);
+  uint64_t* const record = p++;
+  uint64_t* const end = fxt_put_stream(p, string, length);
+  fxt_commit(record, fxt_header(FXT_RECORD_STRING, fxt_string_record_words(length)) |
+                         FXT_FIELD(index, 16, 30) | FXT_FIELD(length, 32, 46));
+  return end;
 }
 
 static inline uint64_t* fxt_write_thread_record(uint64_t* p, trace_thread_index_t index,
                                                 trace_koid_t process_koid,
                                                 trace_koid_t thread_koid) {
-  p[0] = fxt_header(FXT_RECORD_THREAD, 3) | FXT_FIELD(index, 16, 23);
   p[1] = process_koid;
   p[2] = thread_koid;
+  fxt_commit(p, fxt_header(FXT_RECORD_THREAD, 3) | FXT_FIELD(index, 16, 23));
   return p + 3;
 }
 
@@ -198,36 +238,35 @@ static inline uint64_t* fxt_write_thread_record(uint64_t* p, trace_thread_index_
  * which Fuchsia's writers emit and its C++ reader requires. */
 
 static inline size_t fxt_event_payload_words(unsigned event_type) {
-  return (event_type == FXT_EVENT_DURATION_BEGIN || event_type == FXT_EVENT_DURATION_END) ? 0u
-                                                                                           : 1u;
+  return (event_type == FXT_EVENT_DURATION_BEGIN || event_type == FXT_EVENT_DURATION_END) ? 0u : 1u;
 }
 
 static inline size_t fxt_event_record_words(unsigned event_type, const trace_thread_ref_t* thread,
                                             const trace_string_ref_t* category,
-                                            const trace_string_ref_t* name,
-                                            const trace_arg_t* args, size_t num_args) {
+                                            const trace_string_ref_t* name, const trace_arg_t* args,
+                                            size_t num_args) {
   return 2u + fxt_thread_ref_words(thread) + fxt_string_ref_words(category) +
          fxt_string_ref_words(name) + fxt_args_words(args, num_args) +
          fxt_event_payload_words(event_type);
 }
 
-static inline uint64_t* fxt_write_event_record(uint64_t* p, size_t words, unsigned event_type,
-                                               trace_ticks_t ticks,
-                                               const trace_thread_ref_t* thread,
-                                               const trace_string_ref_t* category,
-                                               const trace_string_ref_t* name,
-                                               const trace_arg_t* args, size_t num_args,
-                                               uint64_t payload) {
-  *p++ = fxt_header(FXT_RECORD_EVENT, words) | FXT_FIELD(event_type, 16, 19) |
-         FXT_FIELD(num_args, 20, 23) | FXT_FIELD(thread->encoded_value, 24, 31) |
-         FXT_FIELD(category->encoded_value, 32, 47) | FXT_FIELD(name->encoded_value, 48, 63);
+static inline uint64_t* fxt_write_event_record(
+    uint64_t* p, size_t words, unsigned event_type, trace_ticks_t ticks,
+    const trace_thread_ref_t* thread, const trace_string_ref_t* category,
+    const trace_string_ref_t* name, const trace_arg_t* args, size_t num_args, uint64_t payload) {
+  uint64_t* const record = p++;
   *p++ = ticks;
   p = fxt_put_thread_ref(p, thread);
   p = fxt_put_string_ref(p, category);
   p = fxt_put_string_ref(p, name);
   p = fxt_put_args(p, args, num_args);
   if (fxt_event_payload_words(event_type)) *p++ = payload;
-  return p;
+  uint64_t* const end = p;
+  fxt_commit(record, fxt_header(FXT_RECORD_EVENT, words) | FXT_FIELD(event_type, 16, 19) |
+                         FXT_FIELD(num_args, 20, 23) | FXT_FIELD(thread->encoded_value, 24, 31) |
+                         FXT_FIELD(category->encoded_value, 32, 47) |
+                         FXT_FIELD(name->encoded_value, 48, 63));
+  return end;
 }
 
 /* ---- blob (type 5), payload size <= FXT_MAX_SMALL_BLOB_SIZE ---- */
@@ -239,10 +278,12 @@ static inline size_t fxt_blob_record_words(const trace_string_ref_t* name, size_
 static inline uint64_t* fxt_write_blob_record(uint64_t* p, size_t words, unsigned blob_type,
                                               const trace_string_ref_t* name, const void* data,
                                               size_t size) {
-  *p++ = fxt_header(FXT_RECORD_BLOB, words) | FXT_FIELD(name->encoded_value, 16, 31) |
-         FXT_FIELD(size, 32, 46) | FXT_FIELD(blob_type, 48, 55);
+  uint64_t* const record = p++;
   p = fxt_put_string_ref(p, name);
-  return fxt_put_stream(p, data, size);
+  uint64_t* const end = fxt_put_stream(p, data, size);
+  fxt_commit(record, fxt_header(FXT_RECORD_BLOB, words) | FXT_FIELD(name->encoded_value, 16, 31) |
+                         FXT_FIELD(size, 32, 46) | FXT_FIELD(blob_type, 48, 55));
+  return end;
 }
 
 /* ---- userspace object (type 6): the thread ref names a process; its inline
@@ -258,13 +299,15 @@ static inline size_t fxt_userspace_object_record_words(const trace_thread_ref_t*
 static inline uint64_t* fxt_write_userspace_object_record(
     uint64_t* p, size_t words, uintptr_t pointer, const trace_thread_ref_t* process,
     const trace_string_ref_t* name, const trace_arg_t* args, size_t num_args) {
-  *p++ = fxt_header(FXT_RECORD_USERSPACE_OBJECT, words) |
-         FXT_FIELD(process->encoded_value, 16, 23) | FXT_FIELD(name->encoded_value, 24, 39) |
-         FXT_FIELD(num_args, 40, 43);
+  uint64_t* const record = p++;
   *p++ = (uint64_t)pointer;
   if (trace_is_inline_thread_ref(process)) *p++ = process->inline_process_koid;
   p = fxt_put_string_ref(p, name);
-  return fxt_put_args(p, args, num_args);
+  uint64_t* const end = fxt_put_args(p, args, num_args);
+  fxt_commit(record, fxt_header(FXT_RECORD_USERSPACE_OBJECT, words) |
+                         FXT_FIELD(process->encoded_value, 16, 23) |
+                         FXT_FIELD(name->encoded_value, 24, 39) | FXT_FIELD(num_args, 40, 43));
+  return end;
 }
 
 /* ---- kernel object (type 7) ---- */
@@ -274,15 +317,17 @@ static inline size_t fxt_kernel_object_record_words(const trace_string_ref_t* na
   return 2u + fxt_string_ref_words(name) + fxt_args_words(args, num_args);
 }
 
-static inline uint64_t* fxt_write_kernel_object_record(uint64_t* p, size_t words,
-                                                       trace_koid_t koid, unsigned object_type,
+static inline uint64_t* fxt_write_kernel_object_record(uint64_t* p, size_t words, trace_koid_t koid,
+                                                       unsigned object_type,
                                                        const trace_string_ref_t* name,
                                                        const trace_arg_t* args, size_t num_args) {
-  *p++ = fxt_header(FXT_RECORD_KERNEL_OBJECT, words) | FXT_FIELD(object_type, 16, 23) |
-         FXT_FIELD(name->encoded_value, 24, 39) | FXT_FIELD(num_args, 40, 43);
+  uint64_t* const record = p++;
   *p++ = koid;
   p = fxt_put_string_ref(p, name);
-  return fxt_put_args(p, args, num_args);
+  uint64_t* const end = fxt_put_args(p, args, num_args);
+  fxt_commit(record, fxt_header(FXT_RECORD_KERNEL_OBJECT, words) | FXT_FIELD(object_type, 16, 23) |
+                         FXT_FIELD(name->encoded_value, 24, 39) | FXT_FIELD(num_args, 40, 43));
+  return end;
 }
 
 /* ---- scheduling (type 8, FXT.md §8.9) ---- */
@@ -297,31 +342,38 @@ static inline uint64_t* fxt_write_legacy_context_switch_record(
     trace_thread_state_t outgoing_state, const trace_thread_ref_t* outgoing,
     const trace_thread_ref_t* incoming, trace_thread_priority_t outgoing_priority,
     trace_thread_priority_t incoming_priority) {
-  *p++ = fxt_header(FXT_RECORD_SCHEDULING, words) | FXT_FIELD(cpu, 16, 23) |
-         FXT_FIELD(outgoing_state, 24, 27) | FXT_FIELD(outgoing->encoded_value, 28, 35) |
-         FXT_FIELD(incoming->encoded_value, 36, 43) | FXT_FIELD(outgoing_priority, 44, 51) |
-         FXT_FIELD(incoming_priority, 52, 59) |
-         FXT_FIELD(FXT_SCHED_LEGACY_CONTEXT_SWITCH, 60, 63);
+  uint64_t* const record = p++;
   *p++ = ticks;
   p = fxt_put_thread_ref(p, outgoing);
-  return fxt_put_thread_ref(p, incoming);
+  uint64_t* const end = fxt_put_thread_ref(p, incoming);
+  fxt_commit(record,
+             fxt_header(FXT_RECORD_SCHEDULING, words) | FXT_FIELD(cpu, 16, 23) |
+                 FXT_FIELD(outgoing_state, 24, 27) | FXT_FIELD(outgoing->encoded_value, 28, 35) |
+                 FXT_FIELD(incoming->encoded_value, 36, 43) | FXT_FIELD(outgoing_priority, 44, 51) |
+                 FXT_FIELD(incoming_priority, 52, 59) |
+                 FXT_FIELD(FXT_SCHED_LEGACY_CONTEXT_SWITCH, 60, 63));
+  return end;
 }
 
 static inline size_t fxt_context_switch_record_words(const trace_arg_t* args, size_t num_args) {
   return 4u + fxt_args_words(args, num_args);
 }
 
-static inline uint64_t* fxt_write_context_switch_record(
-    uint64_t* p, size_t words, trace_ticks_t ticks, trace_cpu_number_t cpu,
-    trace_thread_state_t outgoing_state, trace_koid_t outgoing_tid, trace_koid_t incoming_tid,
-    const trace_arg_t* args, size_t num_args) {
-  *p++ = fxt_header(FXT_RECORD_SCHEDULING, words) | FXT_FIELD(num_args, 16, 19) |
-         FXT_FIELD(cpu, 20, 35) | FXT_FIELD(outgoing_state, 36, 39) |
-         FXT_FIELD(FXT_SCHED_CONTEXT_SWITCH, 60, 63);
+static inline uint64_t* fxt_write_context_switch_record(uint64_t* p, size_t words,
+                                                        trace_ticks_t ticks, trace_cpu_number_t cpu,
+                                                        trace_thread_state_t outgoing_state,
+                                                        trace_koid_t outgoing_tid,
+                                                        trace_koid_t incoming_tid,
+                                                        const trace_arg_t* args, size_t num_args) {
+  uint64_t* const record = p++;
   *p++ = ticks;
   *p++ = outgoing_tid;
   *p++ = incoming_tid;
-  return fxt_put_args(p, args, num_args);
+  uint64_t* const end = fxt_put_args(p, args, num_args);
+  fxt_commit(record, fxt_header(FXT_RECORD_SCHEDULING, words) | FXT_FIELD(num_args, 16, 19) |
+                         FXT_FIELD(cpu, 20, 35) | FXT_FIELD(outgoing_state, 36, 39) |
+                         FXT_FIELD(FXT_SCHED_CONTEXT_SWITCH, 60, 63));
+  return end;
 }
 
 static inline size_t fxt_thread_wakeup_record_words(const trace_arg_t* args, size_t num_args) {
@@ -329,16 +381,16 @@ static inline size_t fxt_thread_wakeup_record_words(const trace_arg_t* args, siz
 }
 
 static inline uint64_t* fxt_write_thread_wakeup_record(uint64_t* p, size_t words,
-                                                       trace_ticks_t ticks,
-                                                       trace_cpu_number_t cpu,
+                                                       trace_ticks_t ticks, trace_cpu_number_t cpu,
                                                        trace_koid_t waking_tid,
-                                                       const trace_arg_t* args,
-                                                       size_t num_args) {
-  *p++ = fxt_header(FXT_RECORD_SCHEDULING, words) | FXT_FIELD(num_args, 16, 19) |
-         FXT_FIELD(cpu, 20, 35) | FXT_FIELD(FXT_SCHED_THREAD_WAKEUP, 60, 63);
+                                                       const trace_arg_t* args, size_t num_args) {
+  uint64_t* const record = p++;
   *p++ = ticks;
   *p++ = waking_tid;
-  return fxt_put_args(p, args, num_args);
+  uint64_t* const end = fxt_put_args(p, args, num_args);
+  fxt_commit(record, fxt_header(FXT_RECORD_SCHEDULING, words) | FXT_FIELD(num_args, 16, 19) |
+                         FXT_FIELD(cpu, 20, 35) | FXT_FIELD(FXT_SCHED_THREAD_WAKEUP, 60, 63));
+  return end;
 }
 
 /* ---- log (type 9), length <= FXT_MAX_LOG_MESSAGE_LENGTH ---- */
@@ -348,13 +400,15 @@ static inline size_t fxt_log_record_words(const trace_thread_ref_t* thread, size
 }
 
 static inline uint64_t* fxt_write_log_record(uint64_t* p, size_t words, trace_ticks_t ticks,
-                                             const trace_thread_ref_t* thread,
-                                             const char* message, size_t length) {
-  *p++ = fxt_header(FXT_RECORD_LOG, words) | FXT_FIELD(length, 16, 30) |
-         FXT_FIELD(thread->encoded_value, 32, 39);
+                                             const trace_thread_ref_t* thread, const char* message,
+                                             size_t length) {
+  uint64_t* const record = p++;
   *p++ = ticks;
   p = fxt_put_thread_ref(p, thread);
-  return fxt_put_stream(p, message, length);
+  uint64_t* const end = fxt_put_stream(p, message, length);
+  fxt_commit(record, fxt_header(FXT_RECORD_LOG, words) | FXT_FIELD(length, 16, 30) |
+                         FXT_FIELD(thread->encoded_value, 32, 39));
+  return end;
 }
 
 /* ---- large blob (type 15, large type 0, FXT.md §8.11) ----
@@ -372,15 +426,14 @@ static inline size_t fxt_large_blob_event_record_words(const trace_string_ref_t*
                                                        const trace_arg_t* args, size_t num_args,
                                                        size_t size) {
   return 4u + fxt_string_ref_words(category) + fxt_string_ref_words(name) +
-         fxt_thread_ref_words(thread) + fxt_args_words(args, num_args) +
-         fxt_words_for_bytes(size);
+         fxt_thread_ref_words(thread) + fxt_args_words(args, num_args) + fxt_words_for_bytes(size);
 }
 
 static inline uint64_t* fxt_write_large_blob_event_record(
     uint64_t* p, size_t words, const trace_string_ref_t* category, const trace_string_ref_t* name,
-    trace_ticks_t ticks, const trace_thread_ref_t* thread, const trace_arg_t* args,
-    size_t num_args, const void* data, size_t size) {
-  *p++ = fxt_large_header(words, TRACE_BLOB_FORMAT_EVENT);
+    trace_ticks_t ticks, const trace_thread_ref_t* thread, const trace_arg_t* args, size_t num_args,
+    const void* data, size_t size) {
+  uint64_t* const record = p++;
   *p++ = FXT_FIELD(category->encoded_value, 0, 15) | FXT_FIELD(name->encoded_value, 16, 31) |
          FXT_FIELD(num_args, 32, 35) | FXT_FIELD(thread->encoded_value, 36, 43);
   p = fxt_put_string_ref(p, category);
@@ -389,7 +442,9 @@ static inline uint64_t* fxt_write_large_blob_event_record(
   p = fxt_put_thread_ref(p, thread);
   p = fxt_put_args(p, args, num_args);
   *p++ = (uint64_t)size;
-  return fxt_put_stream(p, data, size);
+  uint64_t* const end = fxt_put_stream(p, data, size);
+  fxt_commit(record, fxt_large_header(words, TRACE_BLOB_FORMAT_EVENT));
+  return end;
 }
 
 static inline size_t fxt_large_blob_attachment_record_words(const trace_string_ref_t* category,
@@ -399,15 +454,18 @@ static inline size_t fxt_large_blob_attachment_record_words(const trace_string_r
          fxt_words_for_bytes(size);
 }
 
-static inline uint64_t* fxt_write_large_blob_attachment_record(
-    uint64_t* p, size_t words, const trace_string_ref_t* category, const trace_string_ref_t* name,
-    const void* data, size_t size) {
-  *p++ = fxt_large_header(words, TRACE_BLOB_FORMAT_ATTACHMENT);
+static inline uint64_t* fxt_write_large_blob_attachment_record(uint64_t* p, size_t words,
+                                                               const trace_string_ref_t* category,
+                                                               const trace_string_ref_t* name,
+                                                               const void* data, size_t size) {
+  uint64_t* const record = p++;
   *p++ = FXT_FIELD(category->encoded_value, 0, 15) | FXT_FIELD(name->encoded_value, 16, 31);
   p = fxt_put_string_ref(p, category);
   p = fxt_put_string_ref(p, name);
   *p++ = (uint64_t)size;
-  return fxt_put_stream(p, data, size);
+  uint64_t* const end = fxt_put_stream(p, data, size);
+  fxt_commit(record, fxt_large_header(words, TRACE_BLOB_FORMAT_ATTACHMENT));
+  return end;
 }
 
 #endif /* FXTRACE_FXT_ENCODE_H_ */

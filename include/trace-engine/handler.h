@@ -1,0 +1,87 @@
+/* Public API: the engine lifecycle, used by provider libraries (API.md §8,
+ * PROTOCOL.md §7-§9). One engine per process. Status codes are 0 or a
+ * negative errno: -EINVAL (bad argument), -EBUSY (wrong state: Zircon's
+ * BAD_STATE), -ENODEV (not initialized: INTERNAL), -ENOMEM.
+ *
+ * The engine runs one thread of its own while initialized. Every handler
+ * callback runs on that thread, never on a writer's thread, so a handler may
+ * block briefly and make syscalls; it must not call trace_engine_terminate()
+ * from inside a callback other than trace_stopped. */
+#ifndef TRACE_ENGINE_HANDLER_H_
+#define TRACE_ENGINE_HANDLER_H_
+
+#include "trace-engine/instrumentation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  TRACE_START_CLEAR_ENTIRE_BUFFER = 1,
+  TRACE_START_CLEAR_NONDURABLE_BUFFER = 2,
+  TRACE_START_RETAIN_BUFFER = 3,
+} trace_start_mode_t;
+
+typedef struct trace_handler trace_handler_t;
+
+typedef struct trace_handler_ops {
+  /* Any thread; the engine caches the answer per call site and per trace. */
+  bool (*is_category_enabled)(trace_handler_t* handler, const char* category);
+  /* Tracing started and every observer has caught up. */
+  void (*trace_started)(trace_handler_t* handler);
+  /* Every writer has left the buffer and the header is final. disposition is
+   * 0, or -ENOMEM if any record was dropped, or what trace_engine_stop got. */
+  void (*trace_stopped)(trace_handler_t* handler, int disposition);
+  /* After trace_engine_terminate(); the buffer is no longer touched. */
+  void (*trace_terminated)(trace_handler_t* handler);
+  /* Streaming: rolling buffer wrapped_count & 1 is full, every writer has
+   * left it and the durable buffer is committed up to durable_data_end. Save
+   * them, then call trace_engine_mark_buffer_saved(wrapped_count,
+   * durable_data_end) (from any thread). */
+  void (*notify_buffer_full)(trace_handler_t* handler, uint32_t wrapped_count,
+                             uint64_t durable_data_end);
+  /* An alert (<= 14 characters); may be NULL. */
+  void (*send_alert)(trace_handler_t* handler, const char* alert_name);
+} trace_handler_ops_t;
+
+struct trace_handler {
+  const trace_handler_ops_t* ops;
+};
+
+/* buffer: size bytes, a multiple of 4096 in [4096, 4 GiB], zero-filled or
+ * not (the engine clears what it needs), mapped shared if another process is
+ * to read it. The engine writes its header and an initialization record;
+ * the state stays STOPPED. -EINVAL, -EBUSY (not terminated), -ENOMEM. */
+TRACE_EXPORT int trace_engine_initialize(trace_handler_t* handler, trace_buffering_mode_t mode,
+                                         void* buffer, size_t size);
+
+/* -EINVAL (bad mode), -ENODEV (not initialized), -EBUSY (not stopped). */
+TRACE_EXPORT int trace_engine_start(trace_start_mode_t start_mode);
+
+/* Begins stopping (nothing if not started); trace_stopped reports the end.
+ * disposition 0 is normal. */
+TRACE_EXPORT void trace_engine_stop(int disposition);
+
+/* Stops if needed, then frees the engine; trace_terminated reports it. */
+TRACE_EXPORT void trace_engine_terminate(void);
+
+/* Streaming: the buffer reported by notify_buffer_full has been saved.
+ * -EBUSY if no trace is active, -EINVAL if it does not match. */
+TRACE_EXPORT int trace_engine_mark_buffer_saved(uint32_t wrapped_count,
+                                                uint64_t durable_data_end);
+
+typedef struct trace_engine_stats {
+  uint64_t records_written; /* committed records, all kinds */
+  uint64_t records_dropped; /* discarded records, all kinds */
+  uint32_t wrapped_count;
+  uint32_t threads;         /* writers registered in this trace */
+} trace_engine_stats_t;
+
+/* Exact once stopped; a snapshot while tracing. -ENODEV if not initialized. */
+TRACE_EXPORT int trace_engine_get_stats(trace_engine_stats_t* out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TRACE_ENGINE_HANDLER_H_ */

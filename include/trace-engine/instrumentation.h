@@ -1,0 +1,115 @@
+/* Public API: what instrumentation uses to reach the trace engine
+ * (API.md §6, Fuchsia's <lib/trace-engine/instrumentation.h> on Linux).
+ *
+ * A "context" is the calling thread's writer: acquiring it marks the thread
+ * as inside a record (one plain store to a thread-local line, no shared
+ * counter), so the engine can tell when every writer has left a buffer.
+ * Acquire, write, release promptly, on the same thread; never block while
+ * holding a context.
+ *
+ * Cost of a disabled call site: one load of __trace_engine_generation and
+ * one predictable branch (trace_acquire_context_for_category_cached). An
+ * enabled site reads its cached answer; the cache is revalidated when the
+ * generation changes (every start and stop), so a category set change takes
+ * effect at the next trace. */
+#ifndef TRACE_ENGINE_INSTRUMENTATION_H_
+#define TRACE_ENGINE_INSTRUMENTATION_H_
+
+#include "trace-engine/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  TRACE_STOPPED = 0,
+  TRACE_STARTED = 1,
+  TRACE_STOPPING = 2,
+} trace_state_t;
+
+/* The calling thread's writer; opaque. */
+typedef struct trace_context trace_context_t;
+/* A long-lived reference that keeps the engine from finishing a stop. */
+typedef struct trace_prolonged_context trace_prolonged_context_t;
+
+/* Per-call-site category cache: a zero-initialised object with static
+ * storage. state = generation << 1 | enabled, valid while the generation is
+ * current; anything else means "unknown". */
+typedef struct trace_site {
+  uint64_t state;
+} trace_site_t;
+
+/* Non-zero exactly while the engine is STARTED; a new value at every start,
+ * so call-site caches from an earlier trace never match. Read relaxed. */
+TRACE_EXPORT extern uint64_t __trace_engine_generation;
+
+/* A process-unique, never-zero id (atomic counter from 1), for async and
+ * flow ids. */
+TRACE_EXPORT uint64_t trace_generate_nonce(void);
+
+TRACE_EXPORT trace_state_t trace_state(void);
+
+/* True while the engine is STARTED or STOPPING. */
+TRACE_EXPORT bool trace_is_enabled(void);
+
+/* True if tracing is on and category_literal is enabled. May register the
+ * category string (a string record) on the calling thread. */
+TRACE_EXPORT bool trace_is_category_enabled(const char* category_literal);
+
+/* NULL when tracing is off; otherwise the thread's context, which must be
+ * released with trace_release_context(). */
+TRACE_EXPORT trace_context_t* trace_acquire_context(void);
+
+/* As trace_acquire_context(), and NULL (nothing held) if the category is
+ * disabled; else *out_ref is the category's string ref. */
+TRACE_EXPORT trace_context_t* trace_acquire_context_for_category(const char* category_literal,
+                                                                 trace_string_ref_t* out_ref);
+
+/* Out-of-line part of the cached acquire; call the inline function below. */
+TRACE_EXPORT trace_context_t* __trace_acquire_context_for_site(const char* category_literal,
+                                                               trace_site_t* site,
+                                                               trace_string_ref_t* out_ref,
+                                                               uint64_t generation);
+
+static inline trace_context_t* trace_acquire_context_for_category_cached(
+    const char* category_literal, trace_site_t* site, trace_string_ref_t* out_ref) {
+  uint64_t generation = __atomic_load_n(&__trace_engine_generation, __ATOMIC_RELAXED);
+  if (__builtin_expect(generation == 0, 1)) return NULL;
+  if (__atomic_load_n(&site->state, __ATOMIC_RELAXED) == (generation << 1)) return NULL;
+  return __trace_acquire_context_for_site(category_literal, site, out_ref, generation);
+}
+
+/* Forgets every call site's cached answer: needed only before unloading a
+ * shared object that holds sites. Returns 0, or -EBUSY unless stopped. */
+TRACE_EXPORT int trace_engine_flush_category_cache(void);
+
+TRACE_EXPORT void trace_release_context(trace_context_t* context);
+
+/* NULL when tracing is off. At most 127 at once. Not for writing. */
+TRACE_EXPORT trace_prolonged_context_t* trace_acquire_prolonged_context(void);
+TRACE_EXPORT void trace_release_prolonged_context(trace_prolonged_context_t* context);
+
+/* ---- observers ----
+ * Callback observers run on the engine's own thread, after each state change
+ * (TRACE_STARTED at start, TRACE_STOPPING at stop-begin, TRACE_STOPPED when
+ * stopped). A start is reported to the provider once every callback has
+ * returned and every eventfd observer has called
+ * trace_notify_observer_updated(). Returns 0, -EINVAL (NULL or already
+ * registered) or -ENOMEM. */
+typedef void (*trace_observer_callback_t)(trace_state_t state, void* arg);
+TRACE_EXPORT int trace_register_observer_callback(trace_observer_callback_t callback, void* arg);
+TRACE_EXPORT int trace_unregister_observer_callback(trace_observer_callback_t callback, void* arg);
+
+/* The Fuchsia event-object form: the engine adds 1 to the eventfd on every
+ * state change; the observer reads it, calls trace_state(), reconfigures and
+ * calls trace_notify_observer_updated(fd). 0, -EINVAL or -ENOMEM; unregister
+ * returns -ENOENT if fd is not registered. */
+TRACE_EXPORT int trace_register_observer(int eventfd);
+TRACE_EXPORT int trace_unregister_observer(int eventfd);
+TRACE_EXPORT void trace_notify_observer_updated(int eventfd);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TRACE_ENGINE_INSTRUMENTATION_H_ */
