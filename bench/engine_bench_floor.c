@@ -1,0 +1,185 @@
+/* bench_floor: what the hardware charges for the pieces of an event, timed
+ * by the same harness as bench_fxtrace and bench_lttng (bench/README.md).
+ *
+ *   scenario          per iteration
+ *   load_branch       a relaxed load of a global that is never set + a branch
+ *                     on it (the disabled call site's floor)
+ *   clock             the engine's clock, __trace_clock_now_ns() (TSC + multiply
+ *                     where the engine picks the TSC, else clock_gettime)
+ *   clock_vdso        clock_gettime(CLOCK_MONOTONIC) (vDSO; what LTTng-UST reads)
+ *   fetch_add         an atomic fetch-add on a cache line of the thread's own
+ *   fetch_add_shared  an atomic fetch-add on one word shared by all threads
+ *   store             --record-bytes of stores (8-byte words) into a fresh,
+ *                     pre-faulted buffer, record after record
+ *   record            one engine clock read + a record of --record-bytes
+ *                     whose second word is the timestamp (an event's floor)
+ *   record2           two clock reads + the record (a duration's floor)
+ *
+ * --record-bytes must be a multiple of 8 between 8 and 256. */
+#include "harness.h"
+
+#include "engine/clock.h" /* internal: the engine's timestamp source */
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* ---- loads and atomics ---- */
+
+int g_never_set; /* read relaxed; nobody writes it */
+uint64_t g_sink[BENCH_MAX_THREADS * 8];
+
+__attribute__((noinline)) static void never_called(void) {
+  __atomic_add_fetch(&g_sink[0], 1, __ATOMIC_RELAXED);
+}
+
+static void loop_load_branch(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    if (__builtin_expect(__atomic_load_n(&g_never_set, __ATOMIC_RELAXED), 0)) never_called();
+}
+
+static void loop_clock(uint64_t n, int t, void* arg) {
+  (void)arg;
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < n; i++) sum += __trace_clock_now_ns();
+  g_sink[t * 8] = sum;
+}
+
+static void loop_clock_vdso(uint64_t n, int t, void* arg) {
+  (void)arg;
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < n; i++) sum += __trace_clock_monotonic_ns();
+  g_sink[t * 8] = sum;
+}
+
+typedef struct counter {
+  uint64_t value;
+} __attribute__((aligned(64))) counter_t;
+static counter_t g_counters[BENCH_MAX_THREADS]; /* one line per thread */
+static counter_t g_shared_counter;
+
+static void loop_fetch_add(uint64_t n, int t, void* arg) {
+  (void)arg;
+  for (uint64_t i = 0; i < n; i++) __atomic_fetch_add(&g_counters[t].value, 8, __ATOMIC_RELAXED);
+}
+
+static void loop_fetch_add_shared(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) __atomic_fetch_add(&g_shared_counter.value, 8, __ATOMIC_RELAXED);
+}
+
+/* ---- stores: each thread writes its own region of one mapping ---- */
+
+typedef struct store_args {
+  uint8_t* base;
+  uint64_t region;                      /* bytes per thread */
+  uint64_t words;                       /* per record */
+  uint64_t* cursor[BENCH_MAX_THREADS];  /* where thread t's next record goes */
+} store_args_t;
+
+/* The record's words are stored one by one, as a writer fills a record; the
+ * compiler barrier keeps them from being merged into a memset or vectorized
+ * across records. Each pass (warm-up, then the timed loop) continues where
+ * the previous one ended, so every record lands on memory not yet written. */
+static void loop_store(uint64_t n, int t, void* arg) {
+  store_args_t* a = arg;
+  uint64_t* p = a->cursor[t];
+  const uint64_t w = a->words;
+  for (uint64_t i = 0; i < n; i++) {
+    p[0] = (w << 4) | 4 | (i << 32);
+    for (uint64_t k = 1; k < w; k++) p[k] = i + k;
+    __asm__ volatile("" ::: "memory");
+    p += w;
+  }
+  a->cursor[t] = p;
+}
+
+static void loop_record(uint64_t n, int t, void* arg) {
+  store_args_t* a = arg;
+  uint64_t* p = a->cursor[t];
+  const uint64_t w = a->words;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t ts = __trace_clock_now_ns();
+    for (uint64_t k = 2; k < w; k++) p[k] = i + k;
+    p[1] = ts;
+    __asm__ volatile("" ::: "memory");
+    __atomic_store_n(&p[0], (w << 4) | 4 | (i << 32), __ATOMIC_RELEASE);
+    p += w;
+  }
+  a->cursor[t] = p;
+}
+
+static void loop_record2(uint64_t n, int t, void* arg) {
+  store_args_t* a = arg;
+  uint64_t* p = a->cursor[t];
+  const uint64_t w = a->words;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t start = __trace_clock_now_ns();
+    __asm__ volatile("" ::: "memory"); /* the scope's body */
+    uint64_t end = __trace_clock_now_ns();
+    for (uint64_t k = 3; k < w; k++) p[k] = i + k;
+    p[1] = start;
+    p[2] = end;
+    __asm__ volatile("" ::: "memory");
+    __atomic_store_n(&p[0], (w << 4) | 4 | (i << 32), __ATOMIC_RELEASE);
+    p += w;
+  }
+  a->cursor[t] = p;
+}
+
+int main(int argc, char** argv) {
+  bench_options_t o;
+  bench_parse_options(argc, argv, &o,
+                      " [--record-bytes N]\n"
+                      "  scenarios: load_branch clock clock_vdso fetch_add fetch_add_shared\n"
+                      "             store record record2\n"
+                      "  --record-bytes N  record size for store/record/record2 (default 24)");
+  __trace_clock_init();
+  static const struct {
+    const char* name;
+    bench_loop_fn fn;
+    int stores;
+  } table[] = {
+      {"load_branch", loop_load_branch, 0}, {"clock", loop_clock, 0},
+      {"clock_vdso", loop_clock_vdso, 0},   {"fetch_add", loop_fetch_add, 0},
+      {"fetch_add_shared", loop_fetch_add_shared, 0},
+      {"store", loop_store, 1},             {"record", loop_record, 1},
+      {"record2", loop_record2, 1},
+  };
+  bench_loop_fn fn = NULL;
+  int stores = 0;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (!strcmp(table[i].name, o.scenario)) fn = table[i].fn, stores = table[i].stores;
+  if (!fn) {
+    fprintf(stderr, "bench_floor: unknown scenario %s\n", o.scenario);
+    return 2;
+  }
+  store_args_t sa = {0};
+  char extra[128] = "";
+  if (stores) {
+    uint64_t min_words = !strcmp(o.scenario, "record2") ? 3 : !strcmp(o.scenario, "record") ? 2 : 1;
+    if (o.record_bytes % 8 || o.record_bytes / 8 < min_words || o.record_bytes > 256) {
+      fprintf(stderr, "bench_floor: bad --record-bytes %llu\n", (unsigned long long)o.record_bytes);
+      return 2;
+    }
+    sa.words = o.record_bytes / 8;
+    sa.region = ((o.warmup + o.events) * o.record_bytes + 4095) & ~UINT64_C(4095);
+    sa.base = bench_map_buffer(sa.region * (uint64_t)o.threads);
+    if (!sa.base) {
+      perror("bench_floor: mmap");
+      return 1;
+    }
+    for (int i = 0; i < o.threads; i++) sa.cursor[i] = (uint64_t*)(sa.base + (uint64_t)i * sa.region);
+    snprintf(extra, sizeof extra, "record_bytes=%llu", (unsigned long long)o.record_bytes);
+  }
+  if (!strcmp(o.scenario, "clock") || !strcmp(o.scenario, "record") ||
+      !strcmp(o.scenario, "record2"))
+    snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%sclock_source=%s",
+             *extra ? " " : "", __trace_clock_source_name());
+  bench_timing_t t;
+  if (bench_run(&o, fn, &sa, &t) != 0) return 1;
+  bench_print_result("floor", &o, &t, extra);
+  if (sa.base) munmap(sa.base, sa.region * (uint64_t)o.threads);
+  return 0;
+}

@@ -1,0 +1,277 @@
+/* bench_fxtrace: the fxtrace side of the engine benchmark (bench/README.md).
+ * No daemon: the program initializes the engine itself on a pre-faulted
+ * shared anonymous buffer in circular mode, sized so that nothing wraps
+ * during the measured loop, starts it, runs the scenario, stops, and reads
+ * the buffer back to count the event records it holds and their bytes.
+ *
+ *   scenario     per iteration (category "bench" is enabled, "bench.off" is not)
+ *   off          TRACE_INSTANT("bench.off", ..., 2 x TA_INT64), tracing started
+ *   stopped      the same call site with the engine initialized but not started
+ *   instant0     TRACE_INSTANT("bench", "instant0", TRACE_SCOPE_THREAD)
+ *   instant2     ... "a", TA_INT64(i), "b", TA_INT64(thread)
+ *   instant_str  ... "s", TA_STRING(16-character string), copied inline
+ *   duration     { TRACE_DURATION("bench", "duration"); }: one duration-complete record
+ *
+ * Extra result fields: bytes=(bytes of the scenario's event records per
+ * event), buffer_bytes=(rolling-buffer chunk space used per event, so
+ * including chunk tails and any non-event records), recorded=(event records
+ * found in the buffer), expected=, written= and dropped= (engine stats),
+ * wrapped=. bytes are "na" when the buffer header is not the layout of
+ * docs/buffer-layout.md (version 1), which this program reads directly. */
+#include "harness.h"
+
+#include "engine/buffer_header.h" /* internal: the layout this program scans */
+#include "trace-engine/handler.h"
+#include "trace/event.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+/* Not const: the compiler must not fold its length (LTTng copies it too). */
+char g_bench_string[17] = "0123456789abcdef";
+
+/* ---- the scenarios ---- */
+
+static void loop_off(uint64_t n, int t, void* arg) {
+  (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench.off", "off", TRACE_SCOPE_THREAD, "a", TA_INT64((int64_t)i), "b",
+                  TA_INT64((int64_t)t));
+}
+
+static void loop_instant0(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) TRACE_INSTANT("bench", "instant0", TRACE_SCOPE_THREAD);
+}
+
+static void loop_instant2(uint64_t n, int t, void* arg) {
+  (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench", "instant2", TRACE_SCOPE_THREAD, "a", TA_INT64((int64_t)i), "b",
+                  TA_INT64((int64_t)t));
+}
+
+static void loop_instant_str(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench", "instant_str", TRACE_SCOPE_THREAD, "s", TA_STRING(g_bench_string));
+}
+
+static void loop_duration(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) {
+    TRACE_DURATION("bench", "duration");
+    __asm__ volatile("" ::: "memory"); /* the scope's body */
+  }
+}
+
+typedef struct scenario {
+  const char* name;
+  bench_loop_fn fn;
+  int start;           /* start tracing before the loop */
+  int records;         /* event records expected per iteration */
+  uint64_t max_bytes;  /* upper bound of one record, for sizing the buffer */
+} scenario_t;
+
+static const scenario_t k_scenarios[] = {
+    {"off", loop_off, 1, 0, 0},
+    {"stopped", loop_off, 0, 0, 0},
+    {"instant0", loop_instant0, 1, 1, 32},
+    {"instant2", loop_instant2, 1, 1, 64},
+    {"instant_str", loop_instant_str, 1, 1, 64},
+    {"duration", loop_duration, 1, 1, 32},
+};
+
+/* ---- the handler: every callback runs on the engine's thread ---- */
+
+static int g_started, g_stopped, g_terminated, g_disposition; /* atomic */
+static uint64_t g_buffer_full_calls;                          /* atomic */
+
+static bool h_is_category_enabled(trace_handler_t* h, const char* category) {
+  (void)h;
+  return strcmp(category, "bench") == 0;
+}
+static void h_trace_started(trace_handler_t* h) {
+  (void)h;
+  __atomic_store_n(&g_started, 1, __ATOMIC_RELEASE);
+}
+static void h_trace_stopped(trace_handler_t* h, int disposition) {
+  (void)h;
+  __atomic_store_n(&g_disposition, disposition, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_stopped, 1, __ATOMIC_RELEASE);
+}
+static void h_trace_terminated(trace_handler_t* h) {
+  (void)h;
+  __atomic_store_n(&g_terminated, 1, __ATOMIC_RELEASE);
+}
+static void h_notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
+                                 uint64_t durable_data_end) {
+  (void)h, (void)wrapped_count, (void)durable_data_end;
+  __atomic_add_fetch(&g_buffer_full_calls, 1, __ATOMIC_RELAXED); /* not in circular mode */
+}
+static void h_send_alert(trace_handler_t* h, const char* alert_name) {
+  (void)h, (void)alert_name;
+}
+
+static const trace_handler_ops_t k_ops = {
+    .is_category_enabled = h_is_category_enabled,
+    .trace_started = h_trace_started,
+    .trace_stopped = h_trace_stopped,
+    .trace_terminated = h_trace_terminated,
+    .notify_buffer_full = h_notify_buffer_full,
+    .send_alert = h_send_alert,
+};
+static trace_handler_t g_handler = {.ops = &k_ops};
+
+/* Waits up to 10 s for *flag; returns 0 or -1. */
+static int wait_flag(int* flag, const char* what) {
+  for (int i = 0; i < 10000; i++) {
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE)) return 0;
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  fprintf(stderr, "bench_fxtrace: no %s callback after 10 s\n", what);
+  return -1;
+}
+
+/* ---- reading the buffer back (docs/buffer-layout.md, scan rule) ---- */
+
+typedef struct scan_result {
+  int valid;
+  uint64_t event_records, event_bytes; /* FXT records of type 4 */
+  uint64_t chunks_used;
+  uint32_t chunk_size;
+  uint32_t wrapped;
+} scan_result_t;
+
+/* Scans one rolling buffer chunk by chunk: a zero header word ends a chunk's
+ * data; any record that does not fit its chunk makes the result invalid. */
+static int scan_rolling(const uint8_t* base, uint64_t size, uint32_t chunk, scan_result_t* r) {
+  for (uint64_t c = 0; c + chunk <= size; c += chunk) {
+    const uint8_t* p = base + c;
+    uint64_t pos = 0;
+    while (pos + 8 <= chunk) {
+      uint64_t hdr;
+      memcpy(&hdr, p + pos, 8);
+      if (hdr == 0) break;
+      uint64_t bytes = ((hdr >> 4) & 0xfff) * 8;
+      if (bytes == 0 || pos + bytes > chunk) return -1;
+      if ((hdr & 0xf) == 4) r->event_records++, r->event_bytes += bytes;
+      pos += bytes;
+    }
+    if (pos) r->chunks_used++;
+  }
+  return 0;
+}
+
+static void scan_buffer(const uint8_t* buf, uint64_t size, scan_result_t* r) {
+  trace_buffer_header_t h;
+  memcpy(&h, buf, sizeof h);
+  *r = (scan_result_t){0};
+  if (h.magic != TRACE_BUFFER_HEADER_MAGIC || h.version != 1 || h.total_size != size ||
+      h.chunk_size < 8 || h.rolling_buffer_size > size ||
+      128 + h.durable_buffer_size + 2 * h.rolling_buffer_size > size)
+    return;
+  r->chunk_size = h.chunk_size;
+  r->wrapped = h.wrapped_count;
+  const uint8_t* rolling = buf + 128 + h.durable_buffer_size;
+  for (int b = 0; b < 2; b++)
+    if (scan_rolling(rolling + b * h.rolling_buffer_size, h.rolling_buffer_size, h.chunk_size,
+                     r) != 0)
+      return;
+  r->valid = 1;
+}
+
+/* ---- main ---- */
+
+static uint64_t buffer_size_for(const bench_options_t* o, const scenario_t* sc) {
+  if (o->buffer_mib) return o->buffer_mib << 20;
+  /* Each rolling buffer takes every record plus a chunk per thread of slack;
+   * the durable buffer takes at most 1 MiB; 25% margin. */
+  uint64_t rolling = (uint64_t)o->threads * (o->warmup + o->events) * sc->max_bytes;
+  rolling += rolling / 4 + (uint64_t)o->threads * 2 * TRACE_BUFFER_MAX_CHUNK_SIZE;
+  uint64_t total = 128 + (1u << 20) + 2 * rolling;
+  if (total < (4u << 20)) total = 4u << 20;
+  return (total + 4095) & ~UINT64_C(4095);
+}
+
+int main(int argc, char** argv) {
+  bench_options_t o;
+  bench_parse_options(argc, argv, &o,
+                      " [--buffer-mib N]\n"
+                      "  scenarios: off stopped instant0 instant2 instant_str duration\n"
+                      "  --buffer-mib N  engine buffer size (default: enough for the loop)");
+  const scenario_t* sc = NULL;
+  for (size_t i = 0; i < sizeof k_scenarios / sizeof k_scenarios[0]; i++)
+    if (!strcmp(k_scenarios[i].name, o.scenario)) sc = &k_scenarios[i];
+  if (!sc) {
+    fprintf(stderr, "bench_fxtrace: unknown scenario %s\n", o.scenario);
+    return 2;
+  }
+  uint64_t size = buffer_size_for(&o, sc);
+  if (size > TRACE_BUFFER_MAX_SIZE) {
+    fprintf(stderr, "bench_fxtrace: %" PRIu64 " MiB needed, more than the engine's 4 GiB: "
+            "use fewer --events\n", size >> 20);
+    return 2;
+  }
+  uint8_t* buf = bench_map_buffer(size);
+  if (!buf) {
+    fprintf(stderr, "bench_fxtrace: mmap %" PRIu64 " bytes: %s\n", size, strerror(errno));
+    return 1;
+  }
+  int rc = trace_engine_initialize(&g_handler, TRACE_BUFFERING_MODE_CIRCULAR, buf, size);
+  if (rc != 0) {
+    fprintf(stderr, "bench_fxtrace: trace_engine_initialize: %s\n", strerror(-rc));
+    return 1;
+  }
+  if (sc->start) {
+    rc = trace_engine_start(TRACE_START_CLEAR_ENTIRE_BUFFER);
+    if (rc != 0) {
+      fprintf(stderr, "bench_fxtrace: trace_engine_start: %s\n", strerror(-rc));
+      return 1;
+    }
+    if (wait_flag(&g_started, "trace_started") != 0) return 1;
+  }
+
+  bench_timing_t t;
+  if (bench_run(&o, sc->fn, NULL, &t) != 0) return 1;
+
+  trace_engine_stats_t stats = {0};
+  if (sc->start) {
+    trace_engine_stop(0);
+    if (wait_flag(&g_stopped, "trace_stopped") != 0) return 1;
+  }
+  if (trace_engine_get_stats(&stats) != 0) fprintf(stderr, "bench_fxtrace: no stats\n");
+  scan_result_t scan;
+  scan_buffer(buf, size, &scan);
+  trace_engine_terminate();
+  wait_flag(&g_terminated, "trace_terminated");
+
+  uint64_t expected = (uint64_t)o.threads * (o.warmup + o.events) * (uint64_t)sc->records;
+  char extra[512], bytes[32] = "na", buffer_bytes[32] = "na", recorded[32] = "na";
+  if (scan.valid) {
+    snprintf(recorded, sizeof recorded, "%" PRIu64, scan.event_records);
+    if (scan.event_records) {
+      snprintf(bytes, sizeof bytes, "%.2f", (double)scan.event_bytes / (double)scan.event_records);
+      snprintf(buffer_bytes, sizeof buffer_bytes, "%.2f",
+               (double)scan.chunks_used * scan.chunk_size / (double)scan.event_records);
+    }
+  }
+  snprintf(extra, sizeof extra,
+           "bytes=%s buffer_bytes=%s recorded=%s expected=%" PRIu64 " written=%" PRIu64
+           " dropped=%" PRIu64 " wrapped=%u disposition=%d buffer_mib=%" PRIu64,
+           bytes, buffer_bytes, recorded, expected, stats.records_written, stats.records_dropped,
+           stats.wrapped_count, __atomic_load_n(&g_disposition, __ATOMIC_RELAXED), size >> 20);
+  bench_print_result("fxtrace", &o, &t, extra);
+  munmap(buf, size);
+  if (scan.valid && scan.event_records != expected) {
+    fprintf(stderr, "bench_fxtrace: %" PRIu64 " event records in the buffer, expected %" PRIu64
+            "\n", scan.event_records, expected);
+    return 4;
+  }
+  return 0;
+}

@@ -1,0 +1,69 @@
+/* Not part of fxtrace: the timing harness shared by the engine benchmarks
+ * (bench_fxtrace, bench_lttng, bench_floor; bench/README.md).
+ *
+ * One process makes one measurement: `threads` threads, each pinned to its
+ * own CPU, run an untimed warm-up, meet at a spinning barrier, then run the
+ * timed loop of `events` iterations. Timing is CLOCK_MONOTONIC around each
+ * thread's loop. The result is one line on stdout,
+ *   result key=value key=value ...
+ * which bench/run collects and bench/report.py turns into bench/RESULTS.md. */
+#ifndef FXTRACE_BENCH_HARNESS_H_
+#define FXTRACE_BENCH_HARNESS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { BENCH_MAX_THREADS = 8 };
+
+typedef struct bench_options {
+  const char* scenario; /* required */
+  int threads;          /* --threads, default 1 */
+  uint64_t events;      /* --events per thread, default 10M */
+  uint64_t warmup;      /* --warmup per thread (untimed), default 10000 */
+  uint64_t record_bytes; /* --record-bytes (floor scenarios), default 24 */
+  uint64_t buffer_mib;   /* --buffer-mib (fxtrace; 0 = computed) */
+} bench_options_t;
+
+/* Parses argv into *o (defaults first). Unknown options print usage to
+ * stderr and exit(2); `usage_extra` is appended to the usage text. */
+void bench_parse_options(int argc, char** argv, bench_options_t* o, const char* usage_extra);
+
+/* The loop body: run `n` iterations on thread `thread_index` (0-based).
+ * `arg` is passed through unchanged (borrowed). */
+typedef void (*bench_loop_fn)(uint64_t n, int thread_index, void* arg);
+
+typedef struct bench_timing {
+  int threads;
+  uint64_t events;                        /* per thread */
+  uint64_t thread_ns[BENCH_MAX_THREADS];  /* each thread's timed loop */
+  uint64_t wall_ns;                       /* first start to last end */
+  int cpu[BENCH_MAX_THREADS];             /* pinned CPU, -1 if pinning failed */
+} bench_timing_t;
+
+/* Runs fn(warmup) then, after all threads are warm, fn(events) on `threads`
+ * threads pinned to distinct CPUs. Returns 0, or -1 (message on stderr) if a
+ * thread could not be created. */
+int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timing_t* out);
+
+/* Mean over threads of thread_ns / events. */
+double bench_ns_per_event(const bench_timing_t* t);
+
+/* Aggregate rate: threads * events / wall time, in events per second. */
+double bench_events_per_second(const bench_timing_t* t);
+
+/* Prints "result system=S scenario=... threads=... events=... ns=...
+ * wall_ns=... eps=... cpus=a,b" followed by `extra` (may be NULL or ""),
+ * then a newline, and flushes stdout. */
+void bench_print_result(const char* system, const bench_options_t* o, const bench_timing_t* t,
+                        const char* extra);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t bench_now_ns(void);
+
+/* A shared anonymous mapping of `size` bytes, pre-faulted (MAP_POPULATE) so
+ * that page faults stay out of the timed loops; NULL on failure. Release
+ * with munmap(). Shared (shmem) like a real provider buffer, which also
+ * keeps transparent huge pages out of the picture. */
+void* bench_map_buffer(size_t size);
+
+#endif /* FXTRACE_BENCH_HARNESS_H_ */

@@ -1,0 +1,543 @@
+#!/usr/bin/env python3
+"""Helpers of bench/run (bench/README.md).
+
+  report.py lttng-bytes TRACE_DIR
+      Sums the CTF packet index of an LTTng trace: prints
+      "content_bytes=N file_bytes=M packets=P" (content = packet headers and
+      events, without the padding at the end of each packet).
+  report.py write --raw FILE --notes FILE --out RESULTS.md ...
+      Turns the "result ..." lines of bench/run into the "Engine" section of
+      RESULTS.md, keeping every other section of the file.
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import statistics
+import struct
+import subprocess
+import sys
+
+# ---- lttng-bytes ----------------------------------------------------------------
+
+INDEX_MAGIC = 0xC1F1DCC1
+
+
+def lttng_bytes(trace_dir):
+    content = packets = files = 0
+    for dirpath, _, names in os.walk(trace_dir):
+        if os.path.basename(dirpath) != "index":
+            continue
+        for name in names:
+            if not name.endswith(".idx"):
+                continue
+            with open(os.path.join(dirpath, name), "rb") as f:
+                data = f.read()
+            magic, _major, _minor, entry_len = struct.unpack_from(">IIII", data, 0)
+            if magic != INDEX_MAGIC or entry_len < 24:
+                raise SystemExit(f"{name}: not a CTF index")
+            for off in range(16, len(data) - entry_len + 1, entry_len):
+                _offset, _packet_bits, content_bits = struct.unpack_from(">QQQ", data, off)
+                content += content_bits // 8
+                packets += 1
+            stream = os.path.join(os.path.dirname(dirpath), name[: -len(".idx")])
+            if os.path.exists(stream):
+                files += os.path.getsize(stream)
+    print(f"content_bytes={content} file_bytes={files} packets={packets}")
+
+
+# ---- reading results ---------------------------------------------------------------
+
+
+def parse_raw(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("result "):
+                continue
+            row = {}
+            for tok in line.split()[1:]:
+                k, _, v = tok.partition("=")
+                row[k] = v
+            rows.append(row)
+    return rows
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+class Series:
+    """The measurements of one (system, scenario, threads) across rounds."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.ns = [num(r["ns"]) for r in rows]
+        self.eps = [num(r["eps"]) for r in rows]
+
+    def med(self):
+        return statistics.median(self.ns)
+
+    def lo(self):
+        return min(self.ns)
+
+    def hi(self):
+        return max(self.ns)
+
+    def eps_med(self):
+        return statistics.median(self.eps)
+
+    def field_median(self, key):
+        vals = [num(r.get(key)) for r in self.rows]
+        vals = [v for v in vals if v is not None]
+        return statistics.median(vals) if vals else None
+
+    def field_sum(self, key):
+        vals = [num(r.get(key)) for r in self.rows]
+        vals = [v for v in vals if v is not None]
+        return sum(vals) if vals else None
+
+
+def group(rows):
+    g = {}
+    for r in rows:
+        key = (r["system"], r["scenario"], int(r["threads"]), r.get("record_bytes"))
+        g.setdefault(key, []).append(r)
+    return {k: Series(v) for k, v in g.items()}
+
+
+# ---- formatting ----------------------------------------------------------------------
+
+
+def fmt_ns(v):
+    if v is None:
+        return "n/a"
+    return f"{v:.2f}" if v < 10 else f"{v:.1f}" if v < 100 else f"{v:.0f}"
+
+
+def fmt_x(v):
+    return "n/a" if v is None else f"{v:.2f}×" if v < 10 else f"{v:.1f}×"
+
+
+def fmt_rate(eps):
+    return "n/a" if eps is None else f"{eps / 1e6:.1f}"
+
+
+def ns_cell(s):
+    if s is None:
+        return "n/a", "n/a"
+    return fmt_ns(s.med()), f"{fmt_ns(s.lo())}–{fmt_ns(s.hi())}"
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            cs = f.read().strip()
+    except OSError:
+        cs = "unknown"
+    return cpu, os.cpu_count(), cs, platform.release()
+
+
+def pkg_version(name):
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", name], capture_output=True,
+                             text=True, check=False)
+        return out.stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def cc_version():
+    try:
+        out = subprocess.run(["cc", "--version"], capture_output=True, text=True, check=False)
+        return out.stdout.splitlines()[0]
+    except (OSError, IndexError):
+        return "cc"
+
+
+# ---- the Engine section ------------------------------------------------------------
+
+# scenario -> (title, FXT minimum bytes, floor (scenario, record bytes), floor label)
+SCENARIOS = [
+    ("instant0", "TRACE_INSTANT, no argument", 24, ("record", "24"),
+     "one clock read + a 24-byte record"),
+    ("instant2", "TRACE_INSTANT, 2 int64 arguments", 56, ("record", "56"),
+     "one clock read + a 56-byte record"),
+    ("instant_str", "TRACE_INSTANT, one 16-byte string argument (copied)", 48, ("record", "48"),
+     "one clock read + a 48-byte record"),
+    ("duration", "TRACE_DURATION scope (LTTng: begin + end events)", 24, ("record2", "24"),
+     "two clock reads + a 24-byte record"),
+]
+FLOORS = [
+    ("load_branch", None, "relaxed load + branch"),
+    ("clock", None, "engine clock read (__trace_clock_now_ns)"),
+    ("clock_vdso", None, "clock_gettime(CLOCK_MONOTONIC), vDSO (LTTng-UST's clock)"),
+    ("fetch_add", None, "atomic fetch-add, one cache line per thread"),
+    ("fetch_add_shared", None, "atomic fetch-add, one line shared by the threads"),
+    ("store", "24", "stores of a 24-byte record (fresh memory)"),
+    ("record", "24", "clock + 24-byte record"),
+    ("record", "48", "clock + 48-byte record"),
+    ("record", "56", "clock + 56-byte record"),
+    ("record2", "24", "2 clocks + 24-byte record"),
+]
+
+
+class Report:
+    def __init__(self, args):
+        self.a = args
+        self.g = group(parse_raw(args.raw))
+        self.threads = sorted({k[2] for k in self.g})
+        self.notes = []
+        if args.notes and os.path.exists(args.notes):
+            with open(args.notes) as f:
+                self.notes = [l.rstrip("\n") for l in f if l.strip()]
+
+    def get(self, system, scenario, threads, rb=None):
+        return self.g.get((system, scenario, threads, rb))
+
+    def floor(self, scenario, rb, threads):
+        """Floors without a record size are keyed with None."""
+        return self.get("floor", scenario, threads, rb) or self.get("floor", scenario, threads, None)
+
+    def scaling(self, system, scenario):
+        one, two = self.get(system, scenario, 1), self.get(system, scenario, 2)
+        if not one or not two:
+            return None
+        return two.eps_med() / one.eps_med()
+
+    def fx_bytes(self, scenario, threads=1):
+        s = self.get("fxtrace", scenario, threads)
+        return s.field_median("bytes") if s else None
+
+    def lttng_bytes(self, s):
+        """content bytes per iteration (a duration's two events count as one)."""
+        vals = []
+        for r in s.rows:
+            calls, lost, content = num(r.get("calls")), num(r.get("lost")), num(r.get("content_bytes"))
+            per = num(r.get("tracepoints_per_event")) or 1
+            if calls is None or lost is None or content is None or calls - lost <= 0:
+                continue
+            vals.append(content / ((calls - lost) / per))
+        return statistics.median(vals) if vals else None
+
+    def lost_cell(self, system, s):
+        if s is None:
+            return "n/a"
+        if system == "fxtrace":
+            dropped = s.field_sum("dropped")
+            wrapped = s.field_sum("wrapped")
+            total = sum(num(r["expected"]) or 0 for r in s.rows)
+            cell = f"{dropped:.0f} of {total:,.0f}" if dropped is not None else "n/a"
+            if wrapped:
+                cell += " (buffer wrapped!)"
+            return cell
+        lost = s.field_sum("lost")
+        calls = s.field_sum("calls")
+        return f"{lost:.0f} of {calls:,.0f}" if lost is not None else "n/a"
+
+    # -- sections --
+
+    def header(self):
+        cpu, cores, cs, kernel = machine()
+        a = self.a
+        today = datetime.date.today().isoformat()
+        lines = [
+            "## Engine: fxtrace against LTTng-UST and the hardware floors",
+            "",
+            f"Made by `bench/run` (see bench/README.md) on {today}: {a.rounds} rounds; in each round "
+            "the floors, then every scenario for fxtrace and LTTng-UST one after the other "
+            "(A B A B …), one process per measurement. Each figure is the **median over the rounds**, "
+            "with the min–max. **ns/event** is per thread: each thread's own timed loop "
+            "(CLOCK_MONOTONIC) divided by its events, averaged over the threads; **aggregate** is all "
+            "threads' events divided by the wall time from the first thread's start to the last "
+            "one's end, in millions of events per second. Threads are pinned to distinct CPUs.",
+            "",
+            f"- Machine: {cpu}, {cores} cores, Linux {kernel}, clocksource `{cs}`"
+            + self.clock_source_text(),
+            f"- Build: `-O2 -DNDEBUG` with {cc_version()}",
+            f"- Loops: {a.events:,} timed events per thread ({a.disabled_events:,} for the disabled call "
+            f"sites, {a.floor_events:,} for most floors), after an untimed warm-up of 10,000 "
+            "(which registers the thread, the strings and LTTng's per-thread state).",
+            f"- LTTng-UST {pkg_version('liblttng-ust-dev')}, lttng-tools {pkg_version('lttng-tools')}: "
+            "`lttng-sessiond` running, one session, channel in **discard** mode with **per-UID** "
+            "buffers (`--buffers-uid`, the default) and the default sub-buffers, the trace written to "
+            "disk by `lttng-consumerd`; the session is started before and stopped (which waits for "
+            "the consumer) after each measurement, then cleared. Events lost: the channel's "
+            "discarded-events counter. Bytes/event: the CTF packets' content (headers and events, "
+            "no padding) from the trace's packet index, over the events recorded.",
+            "- fxtrace: the engine initialized by the benchmark itself (no daemon), **circular** mode, "
+            "on a pre-faulted shared anonymous buffer sized so that nothing wraps; category `bench` "
+            "enabled, `bench.off` not. Events lost: the engine's dropped-records count. Bytes/event: "
+            "the bytes of the event records found by scanning the buffer (docs/buffer-layout.md) "
+            "over their number, which is also checked against the events issued.",
+            "- Floors: `bench_floor`, the same harness (bench/README.md lists what each one does).",
+            "",
+        ]
+        return lines
+
+    def clock_source_text(self):
+        for k, s in self.g.items():
+            if k[0] == "floor" and k[1] == "clock":
+                src = s.rows[0].get("clock_source")
+                if src:
+                    return f"; engine clock source `{src}`"
+        return ""
+
+    def targets(self):
+        L = ["### Targets of issue 5", "",
+             "| target | where we stand | |", "| --- | --- | --- |"]
+
+        def row(target, text, ok):
+            L.append(f"| {target} | {text} | {ok} |")
+
+        # Disabled call site.
+        parts, oks = [], []
+        for t in self.threads:
+            fx, fl = self.get("fxtrace", "off", t), self.floor("load_branch", "24", t)
+            fl = fl or self.floor("load_branch", None, t)
+            if fx and fl:
+                x = fx.med() / fl.med()
+                parts.append(f"{t} thread{'s' if t > 1 else ''}: {fmt_x(x)} "
+                             f"({fmt_ns(fx.med())} vs {fmt_ns(fl.med())} ns)")
+                oks.append(x <= 1.5)
+        row("disabled call site within 1.5× of a relaxed load + branch",
+            "; ".join(parts) or "n/a", verdict(oks, "by how much: see the ratio"))
+        # 5x cheaper than LTTng.
+        parts, oks = [], []
+        for t in self.threads:
+            fx, lt = self.get("fxtrace", "instant2", t), self.get("lttng", "instant2", t)
+            if fx and lt:
+                x = lt.med() / fx.med()
+                parts.append(f"{t} thread{'s' if t > 1 else ''}: {fmt_x(x)} "
+                             f"({fmt_ns(lt.med())} vs {fmt_ns(fx.med())} ns)")
+                oks.append(x >= 5)
+        row("instant with 2 int64: at least 5× cheaper than LTTng-UST", "; ".join(parts) or "n/a",
+            verdict(oks))
+        # Within 1.5x of the floor.
+        parts, oks = [], []
+        for t in self.threads:
+            fx, fl = self.get("fxtrace", "instant2", t), self.floor("record", "56", t)
+            if fx and fl:
+                x = fx.med() / fl.med()
+                parts.append(f"{t} thread{'s' if t > 1 else ''}: {fmt_x(x)} "
+                             f"({fmt_ns(fx.med())} vs {fmt_ns(fl.med())} ns)")
+                oks.append(x <= 1.5)
+        row("instant with 2 int64: within 1.5× of the floor (clock read + a 56-byte record's stores)",
+            "; ".join(parts) or "n/a", verdict(oks))
+        # Scaling.
+        parts, oks = [], []
+        for sc, *_ in SCENARIOS:
+            x = self.scaling("fxtrace", sc)
+            if x is not None:
+                parts.append(f"{sc} {fmt_x(x)}")
+                oks.append(x >= 1.7)
+        row("2 threads: aggregate rate at least 1.7× one thread's", ", ".join(parts) or "n/a",
+            verdict(oks))
+        # Bytes.
+        parts, oks = [], []
+        for sc, _title, fxt_min, *_ in SCENARIOS:
+            b = self.fx_bytes(sc)
+            if b is not None:
+                parts.append(f"{sc} {b:.0f} (min {fxt_min})")
+                oks.append(b <= fxt_min)
+        row("bytes per event no more than FXT's minimum (interned strings and thread)",
+            ", ".join(parts) or "n/a", verdict(oks))
+        row("sustained streaming: a higher zero-loss rate than LTTng-UST's consumer",
+            "not measured by this harness (needs streaming mode through the manager)", "—")
+        L.append("")
+        return L
+
+    def summary(self):
+        L = ["### Summary", "",
+             "Medians, ns per event per thread, 1 thread / 2 threads. Scaling = aggregate rate at "
+             "2 threads / rate at 1 thread. × floor = fxtrace over its floor (see the scenario).",
+             "",
+             "| scenario | fxtrace ns | LTTng-UST ns | LTTng/fxtrace | fxtrace × floor | "
+             "scaling fxtrace | scaling LTTng | bytes/event fxtrace / LTTng |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        rows = [("off", "disabled call site", ("load_branch", "24"))]
+        rows += [(sc, sc, (fs, fb)) for sc, _t, _m, (fs, fb), _l in SCENARIOS]
+        for sc, label, (fs, fb) in rows:
+            fx_c, lt_c, ratio_c, floor_c = [], [], [], []
+            for t in self.threads:
+                fx, lt, fl = self.get("fxtrace", sc, t), self.get("lttng", sc, t), self.floor(fs, fb, t)
+                fx_c.append(fmt_ns(fx.med()) if fx else "n/a")
+                lt_c.append(fmt_ns(lt.med()) if lt else "n/a")
+                ratio_c.append(fmt_x(lt.med() / fx.med()) if fx and lt else "n/a")
+                floor_c.append(fmt_x(fx.med() / fl.med()) if fx and fl else "n/a")
+            sfx, slt = self.scaling("fxtrace", sc), self.scaling("lttng", sc)
+            b_fx = self.fx_bytes(sc)
+            lt1 = self.get("lttng", sc, 1)
+            b_lt = self.lttng_bytes(lt1) if lt1 and sc != "off" else None
+            bytes_c = (f"{b_fx:.0f}" if b_fx is not None else "n/a") + " / " + \
+                      (f"{b_lt:.1f}" if b_lt is not None else "n/a")
+            if sc == "off":
+                bytes_c = "—"
+            L.append(f"| {label} | {' / '.join(fx_c)} | {' / '.join(lt_c)} | {' / '.join(ratio_c)} | "
+                     f"{' / '.join(floor_c)} | {fmt_x(sfx)} | {fmt_x(slt)} | {bytes_c} |")
+        L.append("")
+        return L
+
+    def scenario_table(self, sc, title, fxt_min, floor, floor_label):
+        L = [f"### {title}", ""]
+        L.append("| system | threads | ns/event median | min–max | aggregate M events/s | "
+                 "bytes/event | events lost | × floor |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        systems = [("fxtrace", "fxtrace")]
+        if sc == "off":
+            systems = [("fxtrace", "fxtrace, category off (tracing started)")]
+        systems.append(("lttng", "LTTng-UST" if sc != "off" else "LTTng-UST, event not enabled"))
+        for t in self.threads:
+            fl = self.floor(*floor, t)
+            entries = list(systems)
+            if sc == "off":
+                entries.insert(1, ("fxtrace-stopped", "fxtrace, tracing stopped"))
+            for system, label in entries:
+                key_sc = "stopped" if system == "fxtrace-stopped" else sc
+                key_sys = "fxtrace" if system.startswith("fxtrace") else system
+                s = self.get(key_sys, key_sc, t)
+                med, rng = ns_cell(s)
+                if s is None:
+                    b = "n/a"
+                elif sc == "off":
+                    b = "—"
+                elif key_sys == "fxtrace":
+                    v = s.field_median("bytes")
+                    bb = s.field_median("buffer_bytes")
+                    b = "n/a" if v is None else f"{v:.0f}" + (f" ({bb:.1f} in chunks)" if bb else "")
+                else:
+                    v = self.lttng_bytes(s)
+                    b = "n/a" if v is None else f"{v:.1f}"
+                lost = "—" if sc == "off" else self.lost_cell(key_sys, s)
+                xf = fmt_x(s.med() / fl.med()) if s and fl and key_sys == "fxtrace" else ""
+                L.append(f"| {label} | {t} | {med} | {rng} | "
+                         f"{fmt_rate(s.eps_med()) if s else 'n/a'} | {b} | {lost} | {xf} |")
+        parts = []
+        for t in self.threads:
+            fx, lt = self.get("fxtrace", sc, t), self.get("lttng", sc, t)
+            if fx and lt:
+                parts.append(f"{fmt_x(lt.med() / fx.med())} at {t} thread{'s' if t > 1 else ''}")
+        L.append("")
+        if parts:
+            L.append(f"LTTng/fxtrace (per-thread ns): {', '.join(parts)}.")
+        sfx, slt = self.scaling("fxtrace", sc), self.scaling("lttng", sc)
+        if sfx is not None or slt is not None:
+            L.append(f"2-thread scaling (aggregate rate at 2 threads / at 1): fxtrace {fmt_x(sfx)}, "
+                     f"LTTng-UST {fmt_x(slt)} (target for fxtrace ≥ 1.7×).")
+        fls = [self.floor(*floor, t) for t in self.threads]
+        if any(fls):
+            L.append(f"Floor: {floor_label}, "
+                     + ", ".join(f"{fmt_ns(f.med())} ns at {t} thread{'s' if t > 1 else ''}"
+                                 for t, f in zip(self.threads, fls) if f) + ".")
+        if fxt_min:
+            L.append(f"FXT's minimum for this record: {fxt_min} bytes.")
+        L.append("")
+        return L
+
+    def floors(self):
+        L = ["### Floors", "", "| floor | " + " | ".join(
+            f"{t} thread{'s' if t > 1 else ''}: median (min–max) ns" for t in self.threads) + " |",
+             "| --- |" + " ---: |" * len(self.threads)]
+        for sc, rb, label in FLOORS:
+            cells = []
+            for t in self.threads:
+                s = self.floor(sc, rb or "24", t) or self.floor(sc, None, t)
+                cells.append(f"{fmt_ns(s.med())} ({fmt_ns(s.lo())}–{fmt_ns(s.hi())})" if s else "n/a")
+            L.append(f"| {label} | " + " | ".join(cells) + " |")
+        L.append("")
+        return L
+
+    def checks(self):
+        L = ["### Checks and notes", ""]
+        if not self.a.have_fxtrace:
+            L.append("- **fxtrace was not measured** in this run: see the notes below.")
+        if not self.a.have_lttng:
+            L.append("- **LTTng-UST was not measured** in this run: see the notes below.")
+        for n in self.notes:
+            L.append(f"- {n}")
+        L.append("")
+        return L
+
+    def section(self):
+        L = self.header() + self.targets() + self.summary()
+        L.append("### Disabled call site")
+        L.append("")
+        L += self.scenario_table("off", "", None, ("load_branch", "24"),
+                                 "a relaxed load + a branch")[2:]
+        for sc, title, fxt_min, floor, label in SCENARIOS:
+            L += self.scenario_table(sc, title, fxt_min, floor, label)
+        L += self.floors() + self.checks()
+        return "\n".join(L).rstrip("\n") + "\n"
+
+
+def verdict(oks, _hint=None):
+    if not oks:
+        return "n/a"
+    return "met" if all(oks) else "**missed**" if not any(oks) else "**partly missed**"
+
+
+def replace_section(text, new_section, heading="## Engine"):
+    """Replaces the section that starts with `heading` (up to the next "## "
+    heading) or appends it."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, l in enumerate(lines) if l.startswith(heading)), None)
+    if start is None:
+        sep = "" if text.endswith("\n\n") or not text else "\n" if text.endswith("\n") else "\n\n"
+        return text + sep + new_section
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    tail = "".join(lines[end:])
+    return "".join(lines[:start]) + new_section + ("\n" + tail if tail else "")
+
+
+def write(args):
+    section = Report(args).section()
+    text = ""
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            text = f.read()
+    if not text:
+        text = "# Benchmark results\n\n"
+    out = replace_section(text, section)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(out)
+    os.replace(tmp, args.out)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    lb = sub.add_parser("lttng-bytes")
+    lb.add_argument("trace_dir")
+    w = sub.add_parser("write")
+    w.add_argument("--raw", required=True)
+    w.add_argument("--notes")
+    w.add_argument("--out", required=True)
+    w.add_argument("--rounds", type=int, default=0)
+    w.add_argument("--events", type=int, default=0)
+    w.add_argument("--disabled-events", type=int, default=0)
+    w.add_argument("--floor-events", type=int, default=0)
+    w.add_argument("--have-fxtrace", type=int, default=1)
+    w.add_argument("--have-lttng", type=int, default=1)
+    a = p.parse_args()
+    if a.cmd == "lttng-bytes":
+        lttng_bytes(a.trace_dir)
+    else:
+        write(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
