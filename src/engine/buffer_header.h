@@ -10,12 +10,15 @@
  *  40  durable_data_end             48  rolling_data_end[0]
  *  56  rolling_data_end[1]          64  num_records_dropped
  *  72  chunk_size                   76  flags (bit 0: stopped cleanly)
- *  80  records_written              88  reserved[5], 0
+ *  80  records_written              88  rolling_alloc (the allocation word)
+ *  96  durable_alloc               104  streamed_bytes (file mode)
+ * 112  saved_durable_end           120  reserved, 0
  * Validity conditions are numbered in __buffer_header_validate(). */
 #ifndef FXTRACE_ENGINE_BUFFER_HEADER_H_
 #define FXTRACE_ENGINE_BUFFER_HEADER_H_
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,12 +50,25 @@ typedef struct trace_buffer_header {
   uint32_t chunk_size;
   uint32_t flags;
   uint64_t records_written;
-  uint64_t reserved[5];
+  /* Written by writers with atomic read-modify-writes (docs/buffer-layout.md):
+   * bits 0..39 the next free offset in the current rolling buffer, bits
+   * 40..63 the number of switches (current buffer = switches & 1). */
+  uint64_t rolling_alloc;
+  uint64_t durable_alloc; /* next free offset in the durable buffer */
+  /* File mode, streaming: bytes of saved buffers appended after total_size,
+   * and how much of the durable buffer they already hold. */
+  uint64_t streamed_bytes;
+  uint64_t saved_durable_end;
+  uint64_t reserved;
 } trace_buffer_header_t;
+
+#define TRACE_BUFFER_ALLOC_OFFSET_BITS 40
+#define TRACE_BUFFER_ALLOC_OFFSET_MASK ((UINT64_C(1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) - 1)
 
 static_assert(sizeof(trace_buffer_header_t) == 128, "the header is 128 bytes");
 static_assert(offsetof(trace_buffer_header_t, num_records_dropped) == 64, "PROTOCOL.md §7.1");
 static_assert(offsetof(trace_buffer_header_t, chunk_size) == 72, "docs/buffer-layout.md");
+static_assert(offsetof(trace_buffer_header_t, rolling_alloc) == 88, "docs/buffer-layout.md");
 
 typedef struct trace_buffer_geometry {
   uint64_t durable_size; /* 0 in oneshot */

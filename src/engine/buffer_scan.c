@@ -1,0 +1,116 @@
+/* Buffer → FXT records (see buffer_scan.h). */
+#include "engine/buffer_scan.h"
+
+#include <string.h>
+
+#include "fxt/fxt_encode.h"
+
+const char* __buffer_scan_header(const void* buffer, size_t size, trace_buffer_header_t* out) {
+  if (size < sizeof(*out)) return "shorter than a buffer header";
+  memcpy(out, buffer, sizeof(*out));
+  const trace_buffer_header_t* h = out;
+  if (h->magic != TRACE_BUFFER_HEADER_MAGIC) return "not an fxtrace buffer (bad magic)";
+  if (h->version != TRACE_BUFFER_HEADER_VERSION) return "unknown buffer version";
+  if (h->total_size > size) return "buffer is shorter than its header says (truncated file?)";
+  trace_buffer_geometry_t g;
+  if (__buffer_compute_geometry(h->buffering_mode, h->total_size, &g) != 0 ||
+      g.durable_size != h->durable_buffer_size || g.rolling_size != h->rolling_buffer_size ||
+      g.chunk_size != h->chunk_size)
+    return "buffer geometry does not match its size and mode";
+  return NULL;
+}
+
+/* Scans [base, base + extent). chunk == 0: one linear run that ends at the
+ * first zero header (the durable buffer). Otherwise chunk by chunk: a zero
+ * header or a record that does not fit ends that chunk's data. */
+static int scan_region(const uint8_t* base, uint64_t from, uint64_t extent, uint64_t chunk,
+                       buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats) {
+  uint64_t pos = from;
+  while (pos + 8 <= extent) {
+    uint64_t header;
+    memcpy(&header, base + pos, 8);
+    uint64_t bytes = fxt_record_words(header) * 8;
+    if (header == 0 || bytes == 0 || bytes > extent - pos) {
+      if (header != 0) stats->bad_records++;
+      if (chunk == 0) break;
+      pos = (pos / chunk + 1) * chunk; /* on to the next chunk */
+      continue;
+    }
+    int status = emit(arg, base + pos, (size_t)bytes);
+    if (status != 0) return status;
+    stats->records++;
+    stats->bytes += bytes;
+    pos += bytes;
+  }
+  return 0;
+}
+
+int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer_emit_fn emit,
+                  void* arg, buffer_scan_stats_t* stats) {
+  trace_buffer_header_t h;
+  buffer_scan_stats_t local = {0};
+  if (!stats) stats = &local;
+  memset(stats, 0, sizeof(*stats));
+  if (__buffer_scan_header(buffer, size, &h) != NULL) return -1;
+  stats->stopped_cleanly = (h.flags & TRACE_BUFFER_FLAG_STOPPED) != 0;
+  const uint8_t* durable = (const uint8_t*)buffer + sizeof(h);
+  const uint8_t* rolling0 = durable + h.durable_buffer_size;
+  const uint8_t* rolling[2] = {rolling0, rolling0 + h.rolling_buffer_size};
+  uint64_t sw = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  uint64_t offset = h.rolling_alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+  if (offset > h.rolling_buffer_size) offset = h.rolling_buffer_size;
+  int status;
+  if (h.buffering_mode == TRACE_BUFFERING_MODE_ONESHOT) {
+    return scan_region(rolling[0], 0, offset, h.chunk_size, emit, arg, stats);
+  }
+  uint64_t durable_end = h.durable_alloc;
+  if (stats->stopped_cleanly || durable_end == 0) durable_end = h.durable_data_end;
+  if (durable_end > h.durable_buffer_size) durable_end = h.durable_buffer_size;
+  if (durable_from % 8 == 0 && durable_from < durable_end) {
+    status = scan_region(durable, durable_from, durable_end, 0, emit, arg, stats);
+    if (status) return status;
+  }
+  if (sw > 0) {
+    unsigned older = (unsigned)((sw - 1) & 1);
+    uint64_t end = h.rolling_data_end[older];
+    if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
+    if (end) {
+      status = scan_region(rolling[older], 0, end, h.chunk_size, emit, arg, stats);
+      if (status) return status;
+    }
+  }
+  return scan_region(rolling[sw & 1], 0, offset, h.chunk_size, emit, arg, stats);
+}
+
+int __buffer_emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
+                           buffer_emit_fn emit, void* arg) {
+  uint64_t words[2 + 32 + 1];
+  size_t length = name ? strnlen(name, FXT_MAX_PROVIDER_NAME_LENGTH) : 0;
+  uint64_t* p = fxt_write_magic_record(words);
+  p = fxt_write_provider_info_record(p, provider_id, name, length);
+  if (records_dropped > 0)
+    p = fxt_write_provider_event_record(p, provider_id, FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
+  return emit(arg, words, (size_t)(p - words) * 8);
+}
+
+int __buffer_scan_save(const void* buffer, size_t size, uint32_t wrapped_count,
+                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
+                       void* arg, buffer_scan_stats_t* stats) {
+  trace_buffer_header_t h;
+  buffer_scan_stats_t local = {0};
+  if (!stats) stats = &local;
+  memset(stats, 0, sizeof(*stats));
+  if (__buffer_scan_header(buffer, size, &h) != NULL ||
+      h.buffering_mode != TRACE_BUFFERING_MODE_STREAMING)
+    return -1;
+  const uint8_t* durable = (const uint8_t*)buffer + sizeof(h);
+  const uint8_t* rolling = durable + h.durable_buffer_size + (wrapped_count & 1) * h.rolling_buffer_size;
+  if (durable_end > h.durable_buffer_size) durable_end = h.durable_buffer_size;
+  if (durable_from % 8 == 0 && durable_from < durable_end) {
+    int status = scan_region(durable, durable_from, durable_end, 0, emit, arg, stats);
+    if (status) return status;
+  }
+  uint64_t end = h.rolling_data_end[wrapped_count & 1];
+  if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
+  return scan_region(rolling, 0, end, h.chunk_size, emit, arg, stats);
+}

@@ -1,0 +1,53 @@
+/* Not part of the public API: reading a trace buffer (docs/buffer-layout.md)
+ * back into FXT records, for whoever builds archives from it: the file-mode
+ * provider at exit, the reader when it opens a buffer left by a crashed
+ * process, and the trace manager.
+ *
+ * The buffer is untrusted: it may come from a process that crashed mid-write
+ * or that misbehaves. The scan checks the header's geometry against the
+ * engine's own formula, clamps every offset to its region, and emits only
+ * whole records whose size fits; it never reads outside [buffer, buffer +
+ * size). It does not look inside records (PROTOCOL.md §10.4). */
+#ifndef FXTRACE_ENGINE_BUFFER_SCAN_H_
+#define FXTRACE_ENGINE_BUFFER_SCAN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/buffer_header.h"
+
+/* Receives consecutive whole records; non-zero stops the scan. */
+typedef int (*buffer_emit_fn)(void* arg, const void* data, size_t bytes);
+
+typedef struct buffer_scan_stats {
+  uint64_t records;       /* records emitted */
+  uint64_t bytes;         /* bytes emitted */
+  uint64_t bad_records;   /* headers whose size did not fit (skipped) */
+  bool stopped_cleanly;   /* the header's stopped flag */
+} buffer_scan_stats_t;
+
+/* Copies and checks the header of a buffer of `size` bytes (size may exceed
+ * total_size: file mode appends streamed data after the buffer). NULL if
+ * usable, else why not. */
+const char* __buffer_scan_header(const void* buffer, size_t size, trace_buffer_header_t* out);
+
+/* Emits the buffer's committed records in archive order: the durable buffer
+ * from durable_from (a record boundary, e.g. what earlier saves sent), the
+ * older rolling buffer if it holds unsaved data, then the current one.
+ * Returns 0, the emitter's non-zero result, or -1 if the header is unusable. */
+int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer_emit_fn emit,
+                  void* arg, buffer_scan_stats_t* stats);
+
+/* Streaming: what one save sends (PROTOCOL.md §9): the durable records in
+ * [durable_from, durable_end), then rolling buffer wrapped_count & 1 up to
+ * its rolling_data_end. */
+int __buffer_scan_save(const void* buffer, size_t size, uint32_t wrapped_count,
+                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
+                       void* arg, buffer_scan_stats_t* stats);
+
+/* The archive prologue: magic record, provider-info record (id, name) and,
+ * if records_dropped > 0, a buffer-overflow provider event. */
+int __buffer_emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
+                           buffer_emit_fn emit, void* arg);
+
+#endif /* FXTRACE_ENGINE_BUFFER_SCAN_H_ */

@@ -1,0 +1,702 @@
+/* Engine lifecycle (PROTOCOL.md §8, API.md §6 and §8): initialize, start,
+ * stop, terminate, streaming saves, observers and the acquire/release of
+ * contexts. The record path itself is in engine_internal.h and writer.c.
+ *
+ * Stopping without a shared reference count: every writer marks itself
+ * inside a record (`nesting`, its own cache line) before it re-checks the
+ * generation. The engine thread clears the generation (and epoch), then runs
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which executes a full fence
+ * on every running thread of the process: a writer that read the old
+ * generation had stored its mark before that fence, so the engine sees it and
+ * waits; a writer that reads after the fence sees 0 and backs off. Without
+ * membarrier, writers issue the fence themselves (fence_needed). Streaming
+ * saves use the same argument with the epoch. */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/engine_internal.h"
+
+engine_t __engine = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .cond = PTHREAD_COND_INITIALIZER,
+    .wake_fd = -1,
+};
+uint64_t __trace_engine_generation;
+
+enum {
+  QUIET_TIMEOUT_MS = 1000, /* PROTOCOL.md §8: how long writers get to leave */
+  OBSERVER_TIMEOUT_MS = 5000,
+  MAX_OBSERVERS = 32,
+};
+
+typedef struct observer {
+  trace_observer_callback_t callback; /* or NULL for an eventfd observer */
+  void* arg;
+  int fd;
+  bool pending; /* eventfd observer not yet caught up */
+} observer_t;
+
+static observer_t observers[MAX_OBSERVERS];
+static size_t observer_count;
+static uint64_t nonce_counter;
+static char process_name[17];
+
+/* ---- small helpers ---- */
+
+static uint64_t now_ms(void) { return __trace_clock_monotonic_ns() / 1000000u; }
+
+static void wake_engine_thread(void) {
+  uint64_t one = 1;
+  if (write(__engine.wake_fd, &one, sizeof(one)) < 0) { /* EAGAIN: already awake */
+  }
+}
+
+static bool membarrier_registered;
+
+static void after_fork_in_child(void);
+
+/* Once per process: the clock, the name, membarrier, the fork guard. */
+static void process_setup(void) {
+  __trace_clock_init();
+  FILE* f = fopen("/proc/self/comm", "r");
+  if (f) {
+    if (fgets(process_name, sizeof(process_name), f)) process_name[strcspn(process_name, "\n")] = 0;
+    fclose(f);
+  }
+  membarrier_registered =
+      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
+/* After this, every writer that will still write under the old generation
+ * or epoch is visibly inside a record. */
+static void asymmetric_fence(void) {
+  if (membarrier_registered) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Waits (bounded) until each writer has been seen outside a record once.
+ * Called without engine.lock held by the engine thread; the writer list only
+ * grows, and writers are never freed. */
+void __engine_wait_writers_quiet(void) {
+  asymmetric_fence();
+  pthread_mutex_lock(&__engine.lock);
+  trace_context_t* head = __engine.writers;
+  pthread_mutex_unlock(&__engine.lock);
+  uint64_t deadline = now_ms() + QUIET_TIMEOUT_MS;
+  for (trace_context_t* w = head; w; w = w->next) {
+    while (ATOMIC_ACQUIRE(&w->nesting) != 0) {
+      if (now_ms() > deadline) {
+        fprintf(stderr, "fxtrace: a thread stayed inside a trace record for %d ms; "
+                        "its last record may be incomplete\n", QUIET_TIMEOUT_MS);
+        return;
+      }
+      struct timespec ts = {0, 100000};
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
+  uint64_t wr = 0, dr = 0;
+  uint32_t n = 0;
+  pthread_mutex_lock(&__engine.lock);
+  uint64_t generation = __engine.generation;
+  for (trace_context_t* w = __engine.writers; w; w = w->next) {
+    if (ATOMIC_ACQUIRE(&w->generation) != generation) continue;
+    wr += ATOMIC_LOAD(&w->records_written);
+    dr += ATOMIC_LOAD(&w->records_dropped);
+    n++;
+  }
+  pthread_mutex_unlock(&__engine.lock);
+  *written = wr + __engine.engine_written;
+  *dropped = dr;
+  if (threads) *threads = n;
+}
+
+/* The committed prefix of the durable buffer, waiting (bounded) for records
+ * that are reserved but not yet committed below the allocation point. */
+static uint64_t durable_committed_end(void) {
+  engine_t* e = &__engine;
+  uint64_t alloc = ATOMIC_ACQUIRE(&e->header->durable_alloc);
+  if (alloc > e->durable_size) alloc = e->durable_size;
+  uint64_t deadline = now_ms() + QUIET_TIMEOUT_MS;
+  uint64_t pos = 0;
+  while (pos < alloc) {
+    uint64_t header = ATOMIC_ACQUIRE((uint64_t*)(e->durable + pos));
+    uint64_t words = fxt_record_words(header);
+    if (header == 0) {
+      if (now_ms() > deadline) break;
+      sched_yield();
+      continue;
+    }
+    if (words == 0 || pos + words * 8 > alloc) break;
+    pos += words * 8;
+  }
+  return pos;
+}
+
+/* ---- buffer set-up ---- */
+
+static void write_metadata_records(uint64_t* p, size_t room_words);
+
+static size_t metadata_words(void);
+
+/* Clears the rolling buffers: allocation restarts at buffer 0. */
+static void clear_rolling(void) {
+  engine_t* e = &__engine;
+  trace_buffer_header_t* h = e->header;
+  uint64_t alloc = h->rolling_alloc;
+  uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  uint64_t off = alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+  if (sw > 0 || off > 0) e->dirty[sw & 1] = true;
+  if (sw > 0) e->dirty[(sw & 1) ^ 1] = true;
+  h->rolling_alloc = 0;
+  h->wrapped_count = 0;
+  h->rolling_data_end[0] = h->rolling_data_end[1] = 0;
+  e->saves_done = 0;
+  e->save_request = 0;
+  e->saves_pending = 0;
+}
+
+/* Clears everything: tables restart, so every thread's caches are stale. */
+static void clear_all(void) {
+  engine_t* e = &__engine;
+  trace_buffer_header_t* h = e->header;
+  clear_rolling();
+  uint64_t used = h->durable_alloc < e->durable_size ? h->durable_alloc : e->durable_size;
+  if (used) memset(e->durable, 0, used);
+  h->durable_alloc = h->durable_data_end = 0;
+  h->num_records_dropped = h->records_written = 0;
+  h->streamed_bytes = h->saved_durable_end = 0;
+  h->flags = 0;
+  e->next_string_index = 1;
+  e->next_thread_index = 1;
+  e->engine_written = 0;
+  ATOMIC_STORE(&e->cache_epoch, e->cache_epoch + 1);
+  /* The initialization and process records: durable, or chunk 0 of the
+   * oneshot buffer (which writers then never get). */
+  if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
+    if (e->dirty[0]) memset(e->rolling[0], 0, e->chunk_size);
+    write_metadata_records((uint64_t*)e->rolling[0], e->chunk_size / 8);
+    h->rolling_alloc = e->chunk_size;
+  } else {
+    size_t words = metadata_words();
+    if (words * 8 <= e->durable_size) {
+      write_metadata_records((uint64_t*)e->durable, words);
+      h->durable_alloc = words * 8;
+    }
+  }
+}
+
+static trace_string_ref_t process_name_ref(void) {
+  return trace_make_inline_c_string_ref(process_name);
+}
+
+static size_t metadata_words(void) {
+  trace_string_ref_t name = process_name_ref();
+  return 2 + fxt_kernel_object_record_words(&name, NULL, 0);
+}
+
+static void write_metadata_records(uint64_t* p, size_t room_words) {
+  trace_string_ref_t name = process_name_ref();
+  size_t kobj = fxt_kernel_object_record_words(&name, NULL, 0);
+  if (room_words < 2 + kobj) return;
+  p = fxt_write_initialization_record(p, __trace_clock_ticks_per_second());
+  fxt_write_kernel_object_record(p, kobj, __engine.pid, FXT_KOBJ_PROCESS, &name, NULL, 0);
+  __engine.engine_written += 2;
+}
+
+/* ---- initialize / start / stop / terminate ---- */
+
+static void* engine_thread_main(void* arg);
+
+static void after_fork_in_child(void) {
+  /* The child shares the parent's buffer mapping: it must never write. */
+  ATOMIC_STORE(&__trace_engine_generation, 0);
+  ATOMIC_STORE(&__engine.epoch, 0);
+  __engine.initialized = false;
+  __engine.thread_running = false;
+  ATOMIC_STORE(&__engine.state, TRACE_STOPPED);
+  __engine.forked = true;
+  __writer_self = NULL;
+}
+
+static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mode, void* buffer,
+                             size_t size, bool zeroed) {
+  engine_t* e = &__engine;
+  trace_buffer_geometry_t g;
+  if (handler == NULL || handler->ops == NULL || buffer == NULL || ((uintptr_t)buffer & 7) ||
+      __buffer_compute_geometry((unsigned)mode, size, &g) != 0)
+    return -EINVAL;
+  if (e->initialized || e->thread_running || e->forked) return -EBUSY;
+  uint32_t per_buffer = (uint32_t)(g.rolling_size / g.chunk_size);
+  uint16_t* owners = calloc((size_t)per_buffer * 2, sizeof(uint16_t));
+  if (!owners) return -ENOMEM;
+  int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (fd < 0) {
+    free(owners);
+    return -ENOMEM;
+  }
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, process_setup);
+  e->fence_needed = !membarrier_registered;
+  e->buffer = buffer;
+  e->buffer_size = size;
+  e->mode = (uint32_t)mode;
+  e->header = buffer;
+  e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
+  e->durable_size = g.durable_size;
+  e->rolling[0] = e->durable + g.durable_size;
+  e->rolling[1] = mode == TRACE_BUFFERING_MODE_ONESHOT ? e->rolling[0]
+                                                        : e->rolling[0] + g.rolling_size;
+  e->rolling_size = g.rolling_size;
+  e->chunk_size = g.chunk_size;
+  e->chunks_per_buffer = per_buffer;
+  e->owners = owners;
+  e->wake_fd = fd;
+  if (!zeroed) memset(buffer, 0, size);
+  __buffer_header_init(e->header, (unsigned)mode, size, &g);
+  e->dirty[0] = e->dirty[1] = false;
+  e->pid = (trace_koid_t)getpid();
+  e->disposition = 0;
+  e->stop_pending = e->started_pending = e->terminate_pending = e->shutdown = false;
+  ATOMIC_STORE(&e->state, TRACE_STOPPED);
+  ATOMIC_RELEASE(&e->handler, handler);
+  clear_all();
+  if (pthread_create(&e->thread, NULL, engine_thread_main, NULL) != 0) {
+    close(fd);
+    free(owners);
+    e->owners = NULL;
+    e->wake_fd = -1;
+    return -ENOMEM;
+  }
+  e->thread_running = true;
+  e->initialized = true;
+  return 0;
+}
+
+int __trace_engine_initialize_zeroed(trace_handler_t* handler, trace_buffering_mode_t mode,
+                                     void* buffer, size_t size) {
+  pthread_mutex_lock(&__engine.lock);
+  int status = initialize_locked(handler, mode, buffer, size, true);
+  pthread_mutex_unlock(&__engine.lock);
+  return status;
+}
+
+int trace_engine_initialize(trace_handler_t* handler, trace_buffering_mode_t mode, void* buffer,
+                            size_t size) {
+  pthread_mutex_lock(&__engine.lock);
+  int status = initialize_locked(handler, mode, buffer, size, false);
+  pthread_mutex_unlock(&__engine.lock);
+  return status;
+}
+
+int trace_engine_start(trace_start_mode_t start_mode) {
+  engine_t* e = &__engine;
+  if (start_mode < TRACE_START_CLEAR_ENTIRE_BUFFER || start_mode > TRACE_START_RETAIN_BUFFER)
+    return -EINVAL;
+  pthread_mutex_lock(&e->lock);
+  int status = 0;
+  if (!e->initialized) {
+    status = -ENODEV;
+  } else if (e->state != TRACE_STOPPED || e->terminate_pending) {
+    status = -EBUSY;
+  } else {
+    if (start_mode == TRACE_START_CLEAR_ENTIRE_BUFFER ||
+        (start_mode == TRACE_START_CLEAR_NONDURABLE_BUFFER &&
+         e->mode == TRACE_BUFFERING_MODE_ONESHOT))
+      clear_all();
+    else if (start_mode == TRACE_START_CLEAR_NONDURABLE_BUFFER)
+      clear_rolling();
+    /* Every writer is outside the buffer (the last stop waited for them):
+     * chunk tokens of earlier traces are void. */
+    memset(e->owners, 0, (size_t)e->chunks_per_buffer * 2 * sizeof(uint16_t));
+    trace_buffer_header_t* h = e->header;
+    uint64_t sw = h->rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    h->rolling_data_end[sw & 1] = 0;
+    h->flags &= ~TRACE_BUFFER_FLAG_STOPPED;
+    e->generation = ++e->generations;
+    e->disposition = 0;
+    ATOMIC_STORE(&e->state, TRACE_STARTED);
+    ATOMIC_STORE(&e->epoch, (e->generation << 24) | (sw & 0xffffff));
+    ATOMIC_RELEASE(&__trace_engine_generation, e->generation);
+    e->started_pending = true;
+    wake_engine_thread();
+  }
+  pthread_mutex_unlock(&e->lock);
+  return status;
+}
+
+static void begin_stop_locked(int disposition) {
+  engine_t* e = &__engine;
+  if (e->state != TRACE_STARTED) return;
+  ATOMIC_STORE(&e->state, TRACE_STOPPING);
+  e->disposition = disposition;
+  ATOMIC_RELEASE(&__trace_engine_generation, 0);
+  ATOMIC_STORE(&e->epoch, 0);
+  e->stop_pending = true;
+  wake_engine_thread();
+}
+
+void trace_engine_stop(int disposition) {
+  pthread_mutex_lock(&__engine.lock);
+  begin_stop_locked(disposition);
+  pthread_mutex_unlock(&__engine.lock);
+}
+
+void trace_engine_terminate(void) {
+  engine_t* e = &__engine;
+  pthread_mutex_lock(&e->lock);
+  if (!e->initialized || e->terminate_pending) {
+    pthread_mutex_unlock(&e->lock);
+    return;
+  }
+  e->terminate_pending = true;
+  begin_stop_locked(0);
+  wake_engine_thread();
+  if (pthread_equal(pthread_self(), e->thread)) { /* from a callback: finish in the loop */
+    e->thread_detach = true;
+    pthread_mutex_unlock(&e->lock);
+    return;
+  }
+  while (e->initialized) pthread_cond_wait(&e->cond, &e->lock);
+  pthread_t thread = e->thread;
+  bool join = e->thread_running;
+  pthread_mutex_unlock(&e->lock);
+  if (join) pthread_join(thread, NULL);
+  pthread_mutex_lock(&e->lock);
+  e->thread_running = false;
+  pthread_mutex_unlock(&e->lock);
+}
+
+int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data_end) {
+  engine_t* e = &__engine;
+  (void)durable_data_end;
+  pthread_mutex_lock(&e->lock);
+  int status = 0;
+  if (!e->initialized || e->mode != TRACE_BUFFERING_MODE_STREAMING) {
+    status = -EBUSY;
+  } else if (e->saves_pending != (uint64_t)wrapped_count + 1) {
+    status = -EINVAL;
+  } else {
+    e->saves_pending = 0;
+    ATOMIC_STORE(&e->header->rolling_data_end[wrapped_count & 1], 0);
+    ATOMIC_RELEASE(&e->saves_done, (uint64_t)wrapped_count + 1);
+  }
+  pthread_mutex_unlock(&e->lock);
+  return status;
+}
+
+int trace_engine_get_stats(trace_engine_stats_t* out) {
+  if (!__engine.header) return -ENODEV;
+  uint64_t written, dropped;
+  uint32_t threads;
+  __engine_totals(&written, &dropped, &threads);
+  out->records_written = written;
+  out->records_dropped = dropped;
+  out->wrapped_count = (uint32_t)(ATOMIC_LOAD(&__engine.header->rolling_alloc) >>
+                                  TRACE_BUFFER_ALLOC_OFFSET_BITS);
+  out->threads = threads;
+  return 0;
+}
+
+/* ---- the engine thread ---- */
+
+static void notify_observers(trace_state_t state, bool wait) {
+  engine_t* e = &__engine;
+  observer_t snapshot[MAX_OBSERVERS];
+  pthread_mutex_lock(&e->lock);
+  size_t n = observer_count;
+  for (size_t i = 0; i < n; i++) {
+    observers[i].pending = observers[i].callback == NULL;
+    snapshot[i] = observers[i];
+  }
+  pthread_mutex_unlock(&e->lock);
+  for (size_t i = 0; i < n; i++) {
+    if (snapshot[i].callback) {
+      snapshot[i].callback(state, snapshot[i].arg);
+    } else {
+      uint64_t one = 1;
+      if (write(snapshot[i].fd, &one, sizeof(one)) < 0) { /* counter full: still signalled */
+      }
+    }
+  }
+  if (!wait) return;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += OBSERVER_TIMEOUT_MS / 1000;
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    bool pending = false;
+    for (size_t i = 0; i < observer_count; i++) pending |= observers[i].pending;
+    if (!pending || pthread_cond_timedwait(&e->cond, &e->lock, &deadline) == ETIMEDOUT) break;
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
+/* Streaming: rolling buffer `sw & 1` is full. Once every writer has left it
+ * and the durable records it may use are committed, hand it to the handler. */
+static void run_save(uint64_t sw) {
+  engine_t* e = &__engine;
+  __engine_wait_writers_quiet();
+  uint64_t durable_end = durable_committed_end();
+  trace_buffer_header_t* h = e->header;
+  uint64_t written, dropped;
+  __engine_totals(&written, &dropped, NULL);
+  ATOMIC_STORE(&h->durable_data_end, durable_end);
+  ATOMIC_STORE(&h->rolling_data_end[sw & 1], e->rolling_size);
+  ATOMIC_STORE(&h->num_records_dropped, dropped);
+  ATOMIC_STORE(&h->records_written, written);
+  /* No writer can write into this buffer again (their chunks' epochs are
+   * gone), so its chunks are free for the next round once it is saved. */
+  uint32_t first = (uint32_t)(sw & 1) * e->chunks_per_buffer;
+  for (uint32_t i = 0; i < e->chunks_per_buffer; i++) ATOMIC_STORE(&e->owners[first + i], 0);
+  pthread_mutex_lock(&e->lock);
+  e->saves_pending = sw + 1;
+  pthread_mutex_unlock(&e->lock);
+  e->handler->ops->notify_buffer_full(e->handler, (uint32_t)sw, durable_end);
+}
+
+void __engine_request_save(uint64_t sw) {
+  ATOMIC_RELEASE(&__engine.save_request, sw + 1);
+  wake_engine_thread(); /* the one syscall a streaming switch makes */
+}
+
+static void finish_stop(void) {
+  engine_t* e = &__engine;
+  notify_observers(TRACE_STOPPING, false);
+  __engine_wait_writers_quiet();
+  /* a switch made by a writer that was finishing: save it before the end */
+  uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
+  if (save) run_save(save - 1);
+  while (ATOMIC_ACQUIRE(&e->prolonged) != 0) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  trace_buffer_header_t* h = e->header;
+  uint64_t alloc = ATOMIC_LOAD(&h->rolling_alloc);
+  uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  uint64_t off = alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+  uint64_t written, dropped;
+  __engine_totals(&written, &dropped, NULL);
+  if (e->mode != TRACE_BUFFERING_MODE_ONESHOT)
+    ATOMIC_STORE(&h->durable_data_end, durable_committed_end());
+  ATOMIC_STORE(&h->wrapped_count, (uint32_t)sw);
+  ATOMIC_STORE(&h->rolling_data_end[sw & 1], off < e->rolling_size ? off : e->rolling_size);
+  ATOMIC_STORE(&h->num_records_dropped, dropped);
+  ATOMIC_STORE(&h->records_written, written);
+  ATOMIC_STORE(&h->flags, h->flags | TRACE_BUFFER_FLAG_STOPPED);
+  pthread_mutex_lock(&e->lock);
+  int disposition = e->disposition;
+  if (disposition == 0 && dropped > 0) disposition = -ENOMEM;
+  ATOMIC_STORE(&e->state, TRACE_STOPPED);
+  pthread_cond_broadcast(&e->cond);
+  pthread_mutex_unlock(&e->lock);
+  e->handler->ops->trace_stopped(e->handler, disposition);
+  notify_observers(TRACE_STOPPED, false);
+}
+
+static void* engine_thread_main(void* arg) {
+  (void)arg;
+  engine_t* e = &__engine;
+  for (;;) {
+    struct pollfd pfd = {e->wake_fd, POLLIN, 0};
+    if (poll(&pfd, 1, -1) < 0 && errno != EINTR) break;
+    uint64_t count;
+    if (read(e->wake_fd, &count, sizeof(count)) < 0) { /* EAGAIN: spurious */
+    }
+    pthread_mutex_lock(&e->lock);
+    bool started = e->started_pending, stop = e->stop_pending, terminate;
+    e->started_pending = false;
+    e->stop_pending = false;
+    pthread_mutex_unlock(&e->lock);
+    uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
+    if (started) {
+      notify_observers(TRACE_STARTED, true);
+      if (e->handler->ops->trace_started) e->handler->ops->trace_started(e->handler);
+    }
+    if (save) run_save(save - 1);
+    if (stop) finish_stop();
+    pthread_mutex_lock(&e->lock);
+    terminate = e->terminate_pending && e->state == TRACE_STOPPED;
+    pthread_mutex_unlock(&e->lock);
+    if (terminate) {
+      e->handler->ops->trace_terminated(e->handler);
+      pthread_mutex_lock(&e->lock);
+      if (e->thread_detach) {
+        pthread_detach(pthread_self());
+        e->thread_running = false;
+        e->thread_detach = false;
+      }
+      free(e->owners);
+      e->owners = NULL;
+      close(e->wake_fd);
+      e->wake_fd = -1;
+      e->header = NULL;
+      ATOMIC_RELEASE(&e->handler, NULL);
+      e->initialized = false;
+      e->terminate_pending = false;
+      pthread_cond_broadcast(&e->cond);
+      pthread_mutex_unlock(&e->lock);
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+/* ---- instrumentation.h ---- */
+
+uint64_t trace_generate_nonce(void) {
+  return __atomic_add_fetch(&nonce_counter, 1, __ATOMIC_RELAXED);
+}
+
+trace_state_t trace_state(void) { return ATOMIC_LOAD(&__engine.state); }
+
+bool trace_is_enabled(void) { return trace_state() != TRACE_STOPPED; }
+
+/* The Dekker half on the writer side (see the top of this file). */
+static trace_context_t* enter(uint64_t generation) {
+  trace_context_t* w = __writer_self;
+  if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation)) {
+    w = __writer_attach(generation);
+    if (w == NULL) return NULL;
+  }
+  if (UNLIKELY(w->nesting != 0)) { /* a signal handler inside a record */
+    __writer_count_dropped(w);
+    return NULL;
+  }
+  ATOMIC_STORE(&w->nesting, 1);
+  if (UNLIKELY(__engine.fence_needed))
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  else
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (UNLIKELY(ATOMIC_LOAD(&__trace_engine_generation) != generation)) {
+    ATOMIC_RELEASE(&w->nesting, 0);
+    return NULL;
+  }
+  return w;
+}
+
+trace_context_t* __trace_acquire_context_for_site(const char* category_literal,
+                                                  trace_site_t* site,
+                                                  trace_string_ref_t* out_ref,
+                                                  uint64_t generation) {
+  /* acquire: orders the reads of the engine's set-up after its publication */
+  if (UNLIKELY(ATOMIC_ACQUIRE(&__trace_engine_generation) != generation)) return NULL;
+  if (UNLIKELY(ATOMIC_LOAD(&site->state) != ((generation << 1) | 1)) &&
+      !__writer_category_enabled(category_literal, site, generation))
+    return NULL;
+  trace_context_t* w = enter(generation);
+  if (w) *out_ref = __writer_register_literal(w, category_literal);
+  return w;
+}
+
+trace_context_t* trace_acquire_context(void) {
+  uint64_t generation = ATOMIC_ACQUIRE(&__trace_engine_generation);
+  if (generation == 0) return NULL;
+  return enter(generation);
+}
+
+trace_context_t* trace_acquire_context_for_category(const char* category_literal,
+                                                    trace_string_ref_t* out_ref) {
+  uint64_t generation = ATOMIC_ACQUIRE(&__trace_engine_generation);
+  if (generation == 0) return NULL;
+  trace_site_t site = {0};
+  if (!__writer_category_enabled(category_literal, &site, generation)) return NULL;
+  trace_context_t* w = enter(generation);
+  if (w) *out_ref = __writer_register_literal(w, category_literal);
+  return w;
+}
+
+bool trace_is_category_enabled(const char* category_literal) {
+  trace_string_ref_t ref;
+  trace_context_t* w = trace_acquire_context_for_category(category_literal, &ref);
+  if (!w) return false;
+  trace_release_context(w);
+  return true;
+}
+
+void trace_release_context(trace_context_t* context) { ATOMIC_RELEASE(&context->nesting, 0); }
+
+int trace_engine_flush_category_cache(void) {
+  /* Site caches are keyed by the trace generation, so they never outlive a
+   * trace; nothing to flush, but the contract (stopped only) is kept. */
+  return trace_state() == TRACE_STOPPED ? 0 : -EBUSY;
+}
+
+trace_prolonged_context_t* trace_acquire_prolonged_context(void) {
+  pthread_mutex_lock(&__engine.lock);
+  trace_prolonged_context_t* result = NULL;
+  if (__engine.state == TRACE_STARTED && ATOMIC_LOAD(&__engine.prolonged) < 127) {
+    __atomic_add_fetch(&__engine.prolonged, 1, __ATOMIC_RELAXED);
+    result = (trace_prolonged_context_t*)&__engine;
+  }
+  pthread_mutex_unlock(&__engine.lock);
+  return result;
+}
+
+void trace_release_prolonged_context(trace_prolonged_context_t* context) {
+  if (context) __atomic_sub_fetch(&__engine.prolonged, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- observers ---- */
+
+static int add_observer(trace_observer_callback_t callback, void* arg, int fd) {
+  int status = 0;
+  pthread_mutex_lock(&__engine.lock);
+  for (size_t i = 0; i < observer_count; i++)
+    if (observers[i].callback == callback && observers[i].arg == arg && observers[i].fd == fd)
+      status = -EINVAL;
+  if (status == 0 && observer_count == MAX_OBSERVERS) status = -ENOMEM;
+  if (status == 0) observers[observer_count++] = (observer_t){callback, arg, fd, false};
+  pthread_mutex_unlock(&__engine.lock);
+  return status;
+}
+
+static int remove_observer(trace_observer_callback_t callback, void* arg, int fd) {
+  int status = -ENOENT;
+  pthread_mutex_lock(&__engine.lock);
+  for (size_t i = 0; i < observer_count; i++)
+    if (observers[i].callback == callback && observers[i].arg == arg && observers[i].fd == fd) {
+      observers[i] = observers[--observer_count];
+      status = 0;
+      break;
+    }
+  pthread_cond_broadcast(&__engine.cond);
+  pthread_mutex_unlock(&__engine.lock);
+  return status;
+}
+
+int trace_register_observer_callback(trace_observer_callback_t callback, void* arg) {
+  if (!callback) return -EINVAL;
+  return add_observer(callback, arg, -1);
+}
+
+int trace_unregister_observer_callback(trace_observer_callback_t callback, void* arg) {
+  if (!callback) return -EINVAL;
+  return remove_observer(callback, arg, -1);
+}
+
+int trace_register_observer(int eventfd) {
+  if (eventfd < 0) return -EINVAL;
+  return add_observer(NULL, NULL, eventfd);
+}
+
+int trace_unregister_observer(int eventfd) { return remove_observer(NULL, NULL, eventfd); }
+
+void trace_notify_observer_updated(int eventfd) {
+  pthread_mutex_lock(&__engine.lock);
+  for (size_t i = 0; i < observer_count; i++)
+    if (observers[i].callback == NULL && observers[i].fd == eventfd) observers[i].pending = false;
+  pthread_cond_broadcast(&__engine.cond);
+  pthread_mutex_unlock(&__engine.lock);
+}

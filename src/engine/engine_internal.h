@@ -1,0 +1,253 @@
+/* Not part of the public API: the engine's state and the record path shared by
+ * engine.c (lifecycle), writer.c (slow paths), context.c (record writers) and
+ * event_helpers.c (the macros' helpers). docs/buffer-layout.md is the design;
+ * the invariants it argues are restated where the code relies on them.
+ *
+ * Threads:
+ *   - writer threads: any thread that records. Each owns one trace_context
+ *     (its "writer"), reached through a thread-local pointer. Between start
+ *     and stop a record takes no lock, makes no syscall and allocates nothing;
+ *     a thread's first record of a trace attaches it (mutex, malloc) once.
+ *   - the engine thread: created by trace_engine_initialize(); runs stops,
+ *     streaming saves, observers and every handler callback. It may block.
+ *   - API callers (start/stop/terminate): take engine.lock. */
+#ifndef FXTRACE_ENGINE_ENGINE_INTERNAL_H_
+#define FXTRACE_ENGINE_ENGINE_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/buffer_header.h"
+#include "engine/clock.h"
+#include "fxt/fxt_encode.h"
+#include "trace-engine/context.h"
+#include "trace-engine/handler.h"
+
+#define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define ATOMIC_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define ATOMIC_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+enum {
+  WRITER_STRING_CACHE_SIZE = 256, /* per thread, by literal address (API.md §7) */
+  WRITER_VTHREAD_CACHE_SIZE = 4,
+  NO_CHUNK = UINT32_MAX,
+};
+
+typedef struct string_cache_entry {
+  const char* literal;
+  trace_encoded_string_ref_t ref; /* indexed, or 0 = table full: use inline */
+} string_cache_entry_t;
+
+typedef struct vthread_cache_entry {
+  const char* literal;
+  trace_koid_t process_koid;
+  trace_vthread_id_t id;
+  trace_thread_ref_t ref;
+} vthread_cache_entry_t;
+
+/* One per thread that records (the public trace_context_t). Fields are
+ * written only by the owning thread; the engine thread reads `nesting` and
+ * the counters with atomic loads. The struct outlives its thread: it stays
+ * on engine.writers and is reused by a later thread, so the engine thread
+ * never sees it freed while the engine is initialized. */
+struct trace_context {
+  /* the record path, in one cache line */
+  uint64_t* pos;          /* next free word of the owned chunk */
+  uint64_t* end;          /* end of the owned chunk */
+  uint64_t chunk_epoch;   /* engine epoch the chunk belongs to */
+  uint32_t chunk;         /* first owned chunk (index over both rolling buffers) or NO_CHUNK */
+  uint32_t nesting;       /* > 0 while inside a record (atomic) */
+  uint32_t chunk_count;   /* owned chunks from `chunk` on (> 1 for a large record) */
+  uint64_t generation;    /* trace the caches below belong to */
+  uint64_t records_written; /* this trace (atomic, owner increments) */
+  uint64_t records_dropped; /* this trace (atomic, owner increments) */
+  uint16_t token;         /* chunk ownership token: slot + 1 */
+  uint16_t* owners;       /* the token array `chunk` indexes */
+  bool thread_registered;
+  trace_thread_ref_t thread_ref;
+  trace_koid_t tid;
+  char name[16];          /* the thread's OS name, read when it attaches */
+  uint64_t cache_epoch;   /* engine.cache_epoch the caches were filled in */
+  string_cache_entry_t strings[WRITER_STRING_CACHE_SIZE];
+  vthread_cache_entry_t vthreads[WRITER_VTHREAD_CACHE_SIZE];
+  unsigned vthread_next;
+  bool in_use;            /* a live thread owns it (engine.lock) */
+  struct trace_context* next; /* engine.writers (engine.lock) */
+} __attribute__((aligned(64)));
+
+typedef struct engine {
+  /* Read by every record; written only at start, stop, switches. */
+  struct {
+    /* (generation << 24) | switch count of the current rolling buffer; 0
+     * when no record may be written (stopped, durable full, oneshot full). A
+     * chunk is usable only while its epoch equals this. */
+    uint64_t epoch;
+    trace_buffer_header_t* header;
+    uint8_t* rolling[2];
+    uint8_t* durable;
+    uint64_t rolling_size;
+    uint64_t durable_size;
+    uint32_t chunk_size;
+    uint32_t mode; /* trace_buffering_mode_t */
+    uint16_t* owners; /* chunk tokens, private memory: 2 * chunks_per_buffer */
+    uint32_t chunks_per_buffer;
+    bool fence_needed; /* no membarrier(2): writers fence themselves */
+  } __attribute__((aligned(64)));
+
+  /* Written by the switch winner (atomics). */
+  bool dirty[2];           /* buffer holds old data: zero chunks before use */
+  uint64_t saves_done;     /* streaming: buffers saved so far this trace */
+  uint64_t save_request;   /* streaming: switch count + 1 of the buffer to save, 0 none */
+  uint64_t saves_pending;  /* streaming: requested, not yet marked saved */
+
+  /* Off the record path. */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  trace_handler_t* handler;
+  uint8_t* buffer;
+  uint64_t buffer_size;
+  trace_state_t state;        /* atomic; written under lock */
+  uint64_t generation;        /* this trace; __trace_engine_generation mirrors it */
+  uint64_t generations;       /* traces so far */
+  uint64_t cache_epoch;       /* changes when string and thread tables reset */
+  uint32_t next_string_index; /* atomic; next index to hand out */
+  uint32_t next_thread_index; /* atomic */
+  int disposition;
+  bool initialized;
+  bool terminate_pending;
+  bool stop_pending;
+  bool started_pending;
+  bool shutdown;
+  bool forked;           /* this is a fork child: never trace */
+  bool thread_detach;    /* terminated from a callback: the thread detaches */
+  bool thread_running;
+  pthread_t thread;
+  int wake_fd; /* eventfd: wakes the engine thread */
+  struct trace_context* writers;
+  uint16_t writer_count;
+  uint32_t prolonged;   /* atomic */
+  uint64_t engine_written; /* records the engine wrote itself (lock) */
+  trace_koid_t pid;
+} engine_t;
+
+extern engine_t __engine;
+
+/* The calling thread's writer, or NULL before its first record. */
+extern __thread trace_context_t* __writer_self __attribute__((tls_model("initial-exec")));
+
+/* writer.c */
+trace_context_t* __writer_attach(uint64_t generation);
+/* count: whether a failure counts as a dropped record (metadata records do
+ * not: their users fall back to inline references). */
+uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool count);
+uint64_t* __writer_reserve_durable(trace_context_t* w, size_t words);
+void __writer_release_chunk(trace_context_t* w);
+trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal,
+                                                 string_cache_entry_t* entry);
+trace_thread_ref_t __writer_register_current_thread_slow(trace_context_t* w);
+bool __writer_category_enabled(const char* category, trace_site_t* site, uint64_t generation);
+trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, size_t length);
+trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid,
+                                            trace_koid_t tid, const char* name,
+                                            size_t name_length);
+void __writer_write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                                const trace_string_ref_t* name_ref);
+
+/* engine.c */
+void __engine_request_save(uint64_t switch_count);
+void __engine_wait_writers_quiet(void);
+void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads);
+
+static inline void __writer_count_written(trace_context_t* w) {
+  ATOMIC_STORE(&w->records_written, w->records_written + 1);
+}
+
+static inline void __writer_count_dropped(trace_context_t* w) {
+  ATOMIC_STORE(&w->records_dropped, w->records_dropped + 1);
+}
+
+/* Reserves `words` in the thread's chunk (steps A, B and E of the design).
+ * The record is then written with an fxt_write_* function, which stores the
+ * header last (the commit, step D). NULL: dropped and counted. */
+static inline uint64_t* __writer_reserve(trace_context_t* w, size_t words) {
+  uint64_t* p = w->pos;
+  if (LIKELY(words <= (size_t)(w->end - p) &&
+             w->chunk_epoch == ATOMIC_LOAD(&__engine.epoch))) {
+    w->pos = p + words;
+    return p;
+  }
+  return __writer_reserve_slow_counted(w, words, true);
+}
+
+/* Where durable records go: the durable buffer, or the thread's chunk in
+ * oneshot mode (which has none; a thread's chunks are scanned in allocation
+ * order, so its definitions precede its uses). */
+static inline uint64_t* __writer_reserve_metadata(trace_context_t* w, size_t words) {
+  if (__engine.mode != TRACE_BUFFERING_MODE_ONESHOT) return __writer_reserve_durable(w, words);
+  uint64_t* p = w->pos;
+  if (LIKELY(words <= (size_t)(w->end - p) && w->chunk_epoch == ATOMIC_LOAD(&__engine.epoch))) {
+    w->pos = p + words;
+    return p;
+  }
+  return __writer_reserve_slow_counted(w, words, false);
+}
+
+static inline string_cache_entry_t* __writer_string_slot(trace_context_t* w,
+                                                         const char* literal) {
+  uint64_t h = ((uint64_t)(uintptr_t)literal >> 3) * UINT64_C(0x9E3779B97F4A7C15);
+  return &w->strings[h >> 56];
+}
+
+/* A literal's ref: one cache probe when it was seen before on this thread. */
+static inline trace_string_ref_t __writer_register_literal(trace_context_t* w,
+                                                           const char* literal) {
+  string_cache_entry_t* e = __writer_string_slot(w, literal);
+  if (LIKELY(e->literal == literal && e->ref != 0)) {
+    trace_string_ref_t ref = {e->ref, NULL};
+    return ref;
+  }
+  return __writer_register_literal_slow(w, literal, e);
+}
+
+static inline trace_thread_ref_t __writer_thread_ref(trace_context_t* w) {
+  if (LIKELY(w->thread_registered)) return w->thread_ref;
+  return __writer_register_current_thread_slow(w);
+}
+
+/* The macros' argument names and literal string values (event_helpers.h). */
+static inline void __writer_complete_args(trace_context_t* w, trace_arg_t* args,
+                                          size_t num_args) {
+  for (size_t i = 0; i < num_args; i++) {
+    trace_string_ref_t* n = &args[i].name_ref;
+    if (n->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && n->inline_string)
+      *n = __writer_register_literal(w, n->inline_string);
+    if (args[i].value.type == TRACE_ARG_STRING) {
+      trace_string_ref_t* v = &args[i].value.string_value_ref;
+      if (v->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && v->inline_string)
+        *v = __writer_register_literal(w, v->inline_string);
+    }
+  }
+}
+
+/* One event record (FXT.md §8.5), written in place. */
+static inline void __writer_write_event(trace_context_t* w, unsigned type, trace_ticks_t ticks,
+                                        const trace_thread_ref_t* thread,
+                                        const trace_string_ref_t* category,
+                                        const trace_string_ref_t* name, const trace_arg_t* args,
+                                        size_t num_args, uint64_t payload) {
+  size_t words = fxt_event_record_words(type, thread, category, name, args, num_args);
+  if (UNLIKELY(words > FXT_MAX_RECORD_WORDS || num_args > TRACE_MAX_ARGS)) {
+    __writer_count_dropped(w);
+    return;
+  }
+  uint64_t* p = __writer_reserve(w, words);
+  if (UNLIKELY(p == NULL)) return;
+  fxt_write_event_record(p, words, type, ticks, thread, category, name, args, num_args, payload);
+  __writer_count_written(w);
+}
+
+#endif /* FXTRACE_ENGINE_ENGINE_INTERNAL_H_ */

@@ -1,0 +1,188 @@
+/* The out-of-line halves of the <trace/event.h> macros
+ * (include/trace/internal/event_helpers.h). Each runs with the thread's
+ * context acquired: timestamp after the acquire (API.md §2), then the thread,
+ * the name and the argument names, then the record, then the release. */
+#include <string.h>
+
+#include "engine/engine_internal.h"
+#include "trace/internal/event_helpers.h"
+
+/* The common shape: one event record on the current thread. */
+static inline void event_and_release(trace_context_t* w, unsigned type,
+                                     const trace_string_ref_t* category, const char* name,
+                                     trace_arg_t* args, size_t num_args, uint64_t payload) {
+  trace_ticks_t ticks = __trace_clock_now_ns();
+  trace_thread_ref_t thread = __writer_thread_ref(w);
+  trace_string_ref_t name_ref = __writer_register_literal(w, name);
+  __writer_complete_args(w, args, num_args);
+  __writer_write_event(w, type, ticks, &thread, category, &name_ref, args, num_args, payload);
+  trace_release_context(w);
+}
+
+void trace_internal_write_instant_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    trace_scope_t scope, trace_arg_t* args, size_t num_args) {
+  event_and_release(context, FXT_EVENT_INSTANT, category_ref, name_literal, args, num_args,
+                    (uint64_t)scope);
+}
+
+void trace_internal_write_counter_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    trace_counter_id_t counter_id, trace_arg_t* args, size_t num_args) {
+  event_and_release(context, FXT_EVENT_COUNTER, category_ref, name_literal, args, num_args,
+                    counter_id);
+}
+
+void trace_internal_write_duration_begin_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    trace_arg_t* args, size_t num_args) {
+  event_and_release(context, FXT_EVENT_DURATION_BEGIN, category_ref, name_literal, args, num_args,
+                    0);
+}
+
+void trace_internal_write_duration_end_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    trace_arg_t* args, size_t num_args) {
+  event_and_release(context, FXT_EVENT_DURATION_END, category_ref, name_literal, args, num_args,
+                    0);
+}
+
+#define DEFINE_ID_HELPER(kind, id_type, event_type)                                             \
+  void trace_internal_write_##kind##_event_record_and_release_context(                          \
+      trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal, \
+      id_type id, trace_arg_t* args, size_t num_args) {                                         \
+    event_and_release(context, event_type, category_ref, name_literal, args, num_args, id);     \
+  }
+DEFINE_ID_HELPER(async_begin, trace_async_id_t, FXT_EVENT_ASYNC_BEGIN)
+DEFINE_ID_HELPER(async_instant, trace_async_id_t, FXT_EVENT_ASYNC_INSTANT)
+DEFINE_ID_HELPER(async_end, trace_async_id_t, FXT_EVENT_ASYNC_END)
+DEFINE_ID_HELPER(flow_begin, trace_flow_id_t, FXT_EVENT_FLOW_BEGIN)
+DEFINE_ID_HELPER(flow_step, trace_flow_id_t, FXT_EVENT_FLOW_STEP)
+DEFINE_ID_HELPER(flow_end, trace_flow_id_t, FXT_EVENT_FLOW_END)
+#undef DEFINE_ID_HELPER
+
+static bool is_flow_kind(unsigned kind) {
+  return kind == FXT_EVENT_FLOW_BEGIN || kind == FXT_EVENT_FLOW_STEP || kind == FXT_EVENT_FLOW_END;
+}
+
+void trace_internal_write_instaflow_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    unsigned flow_kind, trace_flow_id_t flow_id, trace_arg_t* args, size_t num_args) {
+  trace_context_t* w = context;
+  if (is_flow_kind(flow_kind)) {
+    trace_ticks_t ticks = __trace_clock_now_ns();
+    trace_thread_ref_t thread = __writer_thread_ref(w);
+    trace_string_ref_t name = __writer_register_literal(w, name_literal);
+    __writer_complete_args(w, args, num_args);
+    __writer_write_event(w, FXT_EVENT_DURATION_BEGIN, ticks, &thread, category_ref, &name, args,
+                         num_args, 0);
+    __writer_write_event(w, flow_kind, ticks, &thread, category_ref, &name, NULL, 0, flow_id);
+    __writer_write_event(w, FXT_EVENT_DURATION_END, ticks, &thread, category_ref, &name, NULL, 0,
+                         0);
+  }
+  trace_release_context(w);
+}
+
+void trace_internal_write_blob_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    const void* blob, size_t blob_size, trace_arg_t* args, size_t num_args) {
+  trace_context_t* w = context;
+  trace_ticks_t ticks = __trace_clock_now_ns();
+  trace_thread_ref_t thread = __writer_thread_ref(w);
+  trace_string_ref_t name = __writer_register_literal(w, name_literal);
+  __writer_complete_args(w, args, num_args);
+  trace_context_write_blob_event_record(w, ticks, &thread, category_ref, &name, blob, blob_size,
+                                        args, num_args);
+  trace_release_context(w);
+}
+
+void trace_internal_write_blob_attachment_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    const void* blob, size_t blob_size) {
+  trace_string_ref_t name = __writer_register_literal(context, name_literal);
+  trace_context_write_blob_attachment_record(context, category_ref, &name, blob, blob_size);
+  trace_release_context(context);
+}
+
+void trace_internal_write_blob_record_and_release_context(trace_context_t* context,
+                                                          trace_blob_type_t type,
+                                                          const char* name_literal,
+                                                          const void* blob, size_t blob_size) {
+  trace_string_ref_t name = __writer_register_literal(context, name_literal);
+  trace_context_write_blob_record(context, type, &name, blob, blob_size);
+  trace_release_context(context);
+}
+
+void trace_internal_write_kernel_object_record_and_release_context(
+    trace_context_t* context, trace_koid_t pid, trace_koid_t tid, const char* name,
+    trace_arg_t* args, size_t num_args) {
+  trace_context_t* w = context;
+  trace_arg_t all[TRACE_MAX_ARGS + 1];
+  size_t n = 0;
+  if (tid != 0) /* a thread: the "process" argument readers need (READERS.md) */
+    all[n++] = trace_make_arg(trace_internal_make_literal_ref("process"),
+                              trace_make_koid_arg_value(pid));
+  for (size_t i = 0; i < num_args && n < TRACE_MAX_ARGS; i++) all[n++] = args[i];
+  __writer_complete_args(w, all, n);
+  trace_string_ref_t name_ref =
+      name ? __writer_register_copy(w, name, strlen(name)) : trace_make_empty_string_ref();
+  trace_context_write_kernel_object_record(w, tid != 0 ? tid : pid,
+                                           tid != 0 ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS,
+                                           &name_ref, all, n);
+  trace_release_context(w);
+}
+
+static void vthread_event(trace_context_t* w, unsigned type, const trace_string_ref_t* category,
+                          const char* name_literal, const char* vthread_literal,
+                          trace_vthread_id_t vthread_id, trace_ticks_t ticks, trace_arg_t* args,
+                          size_t num_args, uint64_t payload) {
+  trace_thread_ref_t thread;
+  trace_context_register_vthread(w, 0, vthread_literal, vthread_id, &thread);
+  trace_string_ref_t name = __writer_register_literal(w, name_literal);
+  __writer_complete_args(w, args, num_args);
+  __writer_write_event(w, type, ticks, &thread, category, &name, args, num_args, payload);
+  trace_release_context(w);
+}
+
+void trace_internal_write_vthread_duration_begin_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    const char* vthread_literal, trace_vthread_id_t vthread_id, trace_ticks_t ticks,
+    trace_arg_t* args, size_t num_args) {
+  vthread_event(context, FXT_EVENT_DURATION_BEGIN, category_ref, name_literal, vthread_literal,
+                vthread_id, ticks, args, num_args, 0);
+}
+
+void trace_internal_write_vthread_duration_end_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    const char* vthread_literal, trace_vthread_id_t vthread_id, trace_ticks_t ticks,
+    trace_arg_t* args, size_t num_args) {
+  vthread_event(context, FXT_EVENT_DURATION_END, category_ref, name_literal, vthread_literal,
+                vthread_id, ticks, args, num_args, 0);
+}
+
+void trace_internal_write_vthread_flow_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    const char* vthread_literal, trace_vthread_id_t vthread_id, unsigned flow_kind,
+    trace_flow_id_t flow_id, trace_ticks_t ticks, trace_arg_t* args, size_t num_args) {
+  if (!is_flow_kind(flow_kind)) {
+    trace_release_context(context);
+    return;
+  }
+  vthread_event(context, flow_kind, category_ref, name_literal, vthread_literal, vthread_id, ticks,
+                args, num_args, flow_id);
+}
+
+void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
+  if (scope->start_time == 0) return;
+  trace_string_ref_t category;
+  trace_context_t* w =
+      trace_acquire_context_for_category_cached(scope->category_literal, scope->site, &category);
+  if (!w) return; /* stopped meanwhile: nothing (API.md §3) */
+  trace_ticks_t end = __trace_clock_now_ns();
+  trace_thread_ref_t thread = __writer_thread_ref(w);
+  trace_string_ref_t name = __writer_register_literal(w, scope->name_literal);
+  __writer_complete_args(w, scope->args, scope->num_args);
+  __writer_write_event(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &thread, &category,
+                       &name, scope->args, scope->num_args, end);
+  trace_release_context(w);
+}

@@ -1,0 +1,349 @@
+/* The record path's slow parts: attaching a thread, getting a chunk (steps F-H
+ * of docs/buffer-layout.md), switching rolling buffers, durable allocation,
+ * and string / thread registration. Everything here runs on writer threads,
+ * between start and stop, and therefore takes no lock, makes no syscall and
+ * allocates nothing — except __writer_attach (a thread's first record of a
+ * trace) and the single eventfd write per streaming switch. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "engine/engine_internal.h"
+
+__thread trace_context_t* __writer_self __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+enum { MAX_WRITERS = UINT16_MAX };
+
+/* ---- chunks ---- */
+
+void __writer_release_chunk(trace_context_t* w) {
+  if (w->chunk == NO_CHUNK) return;
+  engine_t* e = &__engine;
+  if (w->owners != e->owners) { /* a chunk of an earlier engine */
+    w->chunk = NO_CHUNK;
+    w->pos = w->end = NULL;
+    return;
+  }
+  /* A chunk run of n chunks ends at w->end; tokens are set on each. Release
+   * with a CAS: after a start or a streaming save the engine may have reset
+   * the token, and someone else may own the chunk by now. Release order
+   * publishes this thread's records to the next owner, who zeroes them. */
+  uint32_t n = w->chunk_count;
+  for (uint32_t i = 0; i < n; i++) {
+    uint16_t expected = w->token;
+    __atomic_compare_exchange_n(&e->owners[w->chunk + i], &expected, 0, false, __ATOMIC_RELEASE,
+                                __ATOMIC_RELAXED);
+  }
+  w->chunk = NO_CHUNK;
+  w->pos = w->end = NULL;
+}
+
+/* Makes the chunk start look empty before the old contents are cleared, so a
+ * scan (even after a crash mid-way) never reads a half-cleared chunk. */
+static void scrub(uint8_t* chunk, uint64_t bytes) {
+  ATOMIC_STORE((uint64_t*)chunk, 0);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  memset(chunk + 8, 0, bytes - 8);
+}
+
+/* Takes chunks [offset, offset + bytes) of the buffer of switch count `sw`,
+ * which this thread got from the allocation word (so nobody else got them in
+ * this round). false if a stale writer still owns one of them: that chunk
+ * keeps its owner's records; the free ones are cleared and left empty. */
+static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
+                  uint64_t generation_bits) {
+  engine_t* e = &__engine;
+  unsigned b = (unsigned)(sw & 1);
+  uint32_t C = e->chunk_size;
+  uint32_t first = b * e->chunks_per_buffer + (uint32_t)(offset / C);
+  uint32_t n = (uint32_t)(bytes / C);
+  uint8_t* base = e->rolling[b] + offset;
+  bool dirty = ATOMIC_LOAD(&e->dirty[b]);
+  bool free = true;
+  for (uint32_t i = 0; i < n; i++)
+    if (ATOMIC_ACQUIRE(&e->owners[first + i]) != 0) free = false;
+  if (!free) {
+    for (uint32_t i = 0; i < n; i++)
+      if (dirty && ATOMIC_ACQUIRE(&e->owners[first + i]) == 0) scrub(base + (uint64_t)i * C, C);
+    return false;
+  }
+  for (uint32_t i = 0; i < n; i++) ATOMIC_STORE(&e->owners[first + i], w->token);
+  if (dirty) scrub(base, bytes);
+  w->chunk = first;
+  w->chunk_count = n;
+  w->owners = e->owners;
+  w->pos = (uint64_t*)base;
+  w->end = (uint64_t*)(base + bytes);
+  w->chunk_epoch = generation_bits | (sw & 0xffffff);
+  return true;
+}
+
+/* Raises the epoch to `target` unless it is 0 (stopped) or already past it:
+ * winners of successive switches may publish out of order. */
+static void publish_epoch(uint64_t target) {
+  uint64_t cur = ATOMIC_LOAD(&__engine.epoch);
+  while (cur != 0 && cur < target &&
+         !__atomic_compare_exchange_n(&__engine.epoch, &cur, target, true, __ATOMIC_RELEASE,
+                                      __ATOMIC_RELAXED)) {
+  }
+}
+
+/* The winner of the switch from `sw` to `sw + 1` (circular, streaming). */
+static void switched(uint64_t sw, uint64_t generation_bits) {
+  engine_t* e = &__engine;
+  trace_buffer_header_t* h = e->header;
+  unsigned old = (unsigned)(sw & 1);
+  ATOMIC_STORE(&h->rolling_data_end[old], e->rolling_size); /* its full mark */
+  ATOMIC_STORE(&h->rolling_data_end[old ^ 1], 0);
+  ATOMIC_STORE(&h->wrapped_count, (uint32_t)(sw + 1));
+  publish_epoch(generation_bits | ((sw + 1) & 0xffffff));
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) __engine_request_save(sw);
+}
+
+/* Oneshot full, or the durable buffer full: no record is written any more in
+ * this trace (PROTOCOL.md §7.5), so none can refer to a lost string. */
+static void stop_recording(void) { ATOMIC_STORE(&__engine.epoch, 0); }
+
+static uint64_t* take(trace_context_t* w, size_t words) {
+  uint64_t* p = w->pos;
+  w->pos = p + words;
+  return p;
+}
+
+uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool count) {
+  engine_t* e = &__engine;
+  trace_buffer_header_t* h = e->header;
+  uint64_t bytes = (uint64_t)words * 8;
+  uint64_t C = e->chunk_size;
+  uint64_t need = (bytes + C - 1) / C * C;
+  if (words == 0 || bytes > TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE || need > e->rolling_size)
+    goto drop;
+  for (;;) {
+    uint64_t epoch = ATOMIC_LOAD(&e->epoch);
+    if (epoch == 0) goto drop;
+    uint64_t generation_bits = epoch & ~UINT64_C(0xffffff);
+    uint64_t cur = ATOMIC_ACQUIRE(&h->rolling_alloc);
+    uint64_t sw = cur >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    uint64_t offset = cur & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+    /* The epoch may lag the allocation word for a moment after a switch;
+     * a chunk of the current round is still good. */
+    if (w->chunk != NO_CHUNK && w->chunk_epoch == (generation_bits | (sw & 0xffffff)) &&
+        words <= (size_t)(w->end - w->pos))
+      return take(w, words);
+    __writer_release_chunk(w);
+    if (offset + need <= e->rolling_size) {
+      uint64_t prev = __atomic_fetch_add(&h->rolling_alloc, need, __ATOMIC_ACQ_REL);
+      uint64_t psw = prev >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+      uint64_t poff = prev & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+      if (poff + need <= e->rolling_size) {
+        if (claim(w, psw, poff, need, generation_bits)) return take(w, words);
+      } else if (poff < e->rolling_size) {
+        /* a multi-chunk run that did not fit: leave its chunks empty */
+        claim(w, psw, poff, e->rolling_size - poff, generation_bits);
+        __writer_release_chunk(w);
+      }
+      continue;
+    }
+    /* The current rolling buffer is full (step H). */
+    if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
+      ATOMIC_STORE(&h->rolling_data_end[0], e->rolling_size);
+      stop_recording();
+      goto drop;
+    }
+    /* Streaming: the other buffer held switch count sw - 1; it is free once
+     * that many saves are done. Until then records are dropped. */
+    if (e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_ACQUIRE(&e->saves_done) < sw)
+      goto drop;
+    ATOMIC_STORE(&e->dirty[sw & 1], true); /* before anyone can come back to it */
+    uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | need;
+    if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED)) {
+      switched(sw, generation_bits);
+      if (claim(w, sw + 1, 0, need, generation_bits)) return take(w, words);
+    }
+  }
+drop:
+  if (count) __writer_count_dropped(w);
+  return NULL;
+}
+
+uint64_t* __writer_reserve_durable(trace_context_t* w, size_t words) {
+  (void)w;
+  engine_t* e = &__engine;
+  if (ATOMIC_LOAD(&e->epoch) == 0) return NULL;
+  uint64_t bytes = (uint64_t)words * 8;
+  uint64_t offset = __atomic_fetch_add(&e->header->durable_alloc, bytes, __ATOMIC_ACQ_REL);
+  if (offset + bytes <= e->durable_size) return (uint64_t*)(e->durable + offset);
+  if (offset <= e->durable_size) { /* the one that crossed the end */
+    ATOMIC_STORE(&e->header->durable_data_end, offset);
+    stop_recording();
+  }
+  return NULL;
+}
+
+/* ---- strings ---- */
+
+static trace_string_ref_t inline_ref(const char* s) { return trace_make_inline_c_string_ref(s); }
+
+/* A string record with a fresh index, or 0 when indexes or space ran out. */
+static trace_string_index_t write_string(trace_context_t* w, const char* s, size_t length) {
+  uint32_t index = __atomic_fetch_add(&__engine.next_string_index, 1, __ATOMIC_RELAXED);
+  if (index > TRACE_ENCODED_STRING_REF_MAX_INDEX) return 0;
+  if (length > TRACE_ENCODED_STRING_REF_MAX_LENGTH) length = TRACE_ENCODED_STRING_REF_MAX_LENGTH;
+  uint64_t* p = __writer_reserve_metadata(w, fxt_string_record_words(length));
+  if (!p) return 0;
+  fxt_write_string_record(p, (trace_string_index_t)index, s, length);
+  __writer_count_written(w);
+  return (trace_string_index_t)index;
+}
+
+trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal,
+                                                 string_cache_entry_t* entry) {
+  if (literal == NULL || literal[0] == '\0') return trace_make_empty_string_ref();
+  if (entry->literal == literal) return inline_ref(literal); /* cached as "table full" */
+  trace_string_index_t index = write_string(w, literal, strlen(literal));
+  if (index == 0) {
+    if (ATOMIC_LOAD(&__engine.next_string_index) > TRACE_ENCODED_STRING_REF_MAX_INDEX) {
+      entry->literal = literal; /* no index will ever come: stop asking */
+      entry->ref = 0;
+    }
+    return inline_ref(literal);
+  }
+  entry->literal = literal;
+  entry->ref = index;
+  return trace_make_indexed_string_ref(index);
+}
+
+trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, size_t length) {
+  if (s == NULL || length == 0) return trace_make_empty_string_ref();
+  trace_string_index_t index = write_string(w, s, length);
+  if (index == 0) return trace_make_inline_string_ref(s, length);
+  return trace_make_indexed_string_ref(index);
+}
+
+/* ---- threads ---- */
+
+/* A thread-info kernel object record (durable), then a thread record with a
+ * fresh index; an inline ref when indexes or space ran out. */
+trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid,
+                                            trace_koid_t tid, const char* name,
+                                            size_t name_length) {
+  if (name != NULL && name_length > 0) {
+    trace_string_ref_t name_ref = __writer_register_copy(w, name, name_length);
+    __writer_write_thread_info(w, pid, tid, &name_ref);
+  }
+  uint32_t index = __atomic_fetch_add(&__engine.next_thread_index, 1, __ATOMIC_RELAXED);
+  if (index <= TRACE_ENCODED_THREAD_REF_MAX_INDEX) {
+    uint64_t* p = __writer_reserve_metadata(w, 3);
+    if (p) {
+      fxt_write_thread_record(p, index, pid, tid);
+      __writer_count_written(w);
+      return trace_make_indexed_thread_ref(index);
+    }
+  }
+  return trace_make_inline_thread_ref(pid, tid);
+}
+
+void __writer_write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                                const trace_string_ref_t* name_ref) {
+  trace_arg_t arg =
+      trace_make_arg(__writer_register_literal(w, "process"), trace_make_koid_arg_value(pid));
+  size_t words = fxt_kernel_object_record_words(name_ref, &arg, 1);
+  uint64_t* p = __writer_reserve_metadata(w, words);
+  if (!p) return;
+  fxt_write_kernel_object_record(p, words, tid, FXT_KOBJ_THREAD, name_ref, &arg, 1);
+  __writer_count_written(w);
+}
+
+trace_thread_ref_t __writer_register_current_thread_slow(trace_context_t* w) {
+  w->thread_ref = __writer_register_thread(w, __engine.pid, w->tid, w->name, strlen(w->name));
+  w->thread_registered = true;
+  return w->thread_ref;
+}
+
+/* ---- categories ---- */
+
+bool __writer_category_enabled(const char* category, trace_site_t* site, uint64_t generation) {
+  bool enabled = false;
+  trace_handler_t* handler = ATOMIC_ACQUIRE(&__engine.handler);
+  if (category != NULL && category[0] != '\0' && handler != NULL)
+    enabled = handler->ops->is_category_enabled(handler, category);
+  ATOMIC_STORE(&site->state, (generation << 1) | (enabled ? 1u : 0u));
+  return enabled;
+}
+
+/* ---- attaching threads ---- */
+
+static void on_thread_exit(void* arg) {
+  trace_context_t* w = arg;
+  pthread_mutex_lock(&__engine.lock);
+  if (__engine.owners) __writer_release_chunk(w);
+  w->chunk = NO_CHUNK;
+  w->pos = w->end = NULL;
+  w->in_use = false;
+  pthread_mutex_unlock(&__engine.lock);
+  __writer_self = NULL;
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, on_thread_exit); }
+
+static trace_context_t* new_writer(void) {
+  trace_context_t* w = NULL;
+  pthread_mutex_lock(&__engine.lock);
+  for (trace_context_t* it = __engine.writers; it; it = it->next)
+    if (!it->in_use) {
+      w = it;
+      break;
+    }
+  if (!w && __engine.writer_count < MAX_WRITERS) {
+    w = aligned_alloc(64, sizeof(*w));
+    if (w) {
+      memset(w, 0, sizeof(*w));
+      w->token = ++__engine.writer_count;
+      w->chunk = NO_CHUNK;
+      w->next = __engine.writers;
+      __engine.writers = w;
+    }
+  }
+  if (w) {
+    w->in_use = true;
+    w->thread_registered = false;
+    w->cache_epoch = 0; /* a new thread: its caches start empty */
+  }
+  pthread_mutex_unlock(&__engine.lock);
+  return w;
+}
+
+trace_context_t* __writer_attach(uint64_t generation) {
+  trace_context_t* w = __writer_self;
+  if (w == NULL) {
+    w = new_writer();
+    if (w == NULL) return NULL;
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, w);
+    __writer_self = w;
+    w->tid = (trace_koid_t)gettid();
+  }
+  if (ATOMIC_LOAD(&w->generation) != generation) {
+    ATOMIC_STORE(&w->records_written, 0);
+    ATOMIC_STORE(&w->records_dropped, 0);
+    ATOMIC_RELEASE(&w->generation, generation);
+  }
+  uint64_t cache_epoch = ATOMIC_LOAD(&__engine.cache_epoch);
+  if (w->cache_epoch != cache_epoch) {
+    memset(w->strings, 0, sizeof(w->strings));
+    memset(w->vthreads, 0, sizeof(w->vthreads));
+    w->thread_registered = false;
+    w->cache_epoch = cache_epoch;
+  }
+  if (!w->thread_registered) { /* the name may have changed since last trace */
+    char name[17] = {0};
+    if (prctl(PR_GET_NAME, name) != 0) name[0] = '\0';
+    memcpy(w->name, name, sizeof(w->name));
+  }
+  return w;
+}

@@ -1,0 +1,201 @@
+/* Test harness: the trace engine on an in-memory buffer, with a handler that
+ * plays the trace manager's part (categories, streaming saves) and builds the
+ * archive at the end, so tests read what the engine wrote through the reader.
+ *
+ *   harness_t h;
+ *   harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL);  // all categories
+ *   ... instrumented code ...
+ *   harness_stop(&h);                       // waits for the engine to stop
+ *   size_t n; const uint8_t* fxt = harness_archive(&h, &n);
+ *   harness_free(&h);                       // terminates the engine
+ *
+ * Streaming saves are done at once unless hold_saves is set; then they wait
+ * for harness_release_saves() (to test dropping while no buffer is free). */
+#ifndef FXTRACE_TESTS_ENGINE_HARNESS_H_
+#define FXTRACE_TESTS_ENGINE_HARNESS_H_
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "engine/buffer_scan.h"
+#include "engine/categories.h"
+#include "trace-engine/handler.h"
+
+typedef struct harness {
+  trace_handler_t handler; /* first */
+  category_set_t categories;
+  trace_buffering_mode_t mode;
+  uint8_t* buffer;
+  size_t size;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool stopped, terminated, started;
+  int disposition;
+  bool hold_saves;
+  bool save_waiting;
+  uint32_t save_wrapped;
+  uint64_t save_durable_end;
+  uint64_t durable_saved; /* durable bytes already in `saved` */
+  uint64_t saves;
+  uint8_t* saved; /* records of streaming saves, in order */
+  size_t saved_len, saved_cap;
+  uint8_t* archive;
+  size_t archive_len, archive_cap;
+  trace_engine_stats_t stats; /* at stop */
+} harness_t;
+
+static int harness_append(uint8_t** data, size_t* len, size_t* cap, const void* p, size_t n) {
+  if (*len + n > *cap) {
+    size_t c = *cap ? *cap * 2 : 1 << 16;
+    while (c < *len + n) c *= 2;
+    uint8_t* d = (uint8_t*)realloc(*data, c);
+    if (!d) return -1;
+    *data = d;
+    *cap = c;
+  }
+  memcpy(*data + *len, p, n);
+  *len += n;
+  return 0;
+}
+
+static int harness_emit_saved(void* arg, const void* p, size_t n) {
+  harness_t* h = (harness_t*)arg;
+  return harness_append(&h->saved, &h->saved_len, &h->saved_cap, p, n);
+}
+
+static int harness_emit_archive(void* arg, const void* p, size_t n) {
+  harness_t* h = (harness_t*)arg;
+  return harness_append(&h->archive, &h->archive_len, &h->archive_cap, p, n);
+}
+
+static bool harness_is_category_enabled(trace_handler_t* handler, const char* category) {
+  return __categories_match(&((harness_t*)handler)->categories, category);
+}
+
+static void harness_started(trace_handler_t* handler) {
+  harness_t* h = (harness_t*)handler;
+  pthread_mutex_lock(&h->lock);
+  h->started = true;
+  pthread_cond_broadcast(&h->cond);
+  pthread_mutex_unlock(&h->lock);
+}
+
+static void harness_stopped(trace_handler_t* handler, int disposition) {
+  harness_t* h = (harness_t*)handler;
+  pthread_mutex_lock(&h->lock);
+  h->stopped = true;
+  h->disposition = disposition;
+  pthread_cond_broadcast(&h->cond);
+  pthread_mutex_unlock(&h->lock);
+}
+
+static void harness_terminated(trace_handler_t* handler) {
+  harness_t* h = (harness_t*)handler;
+  pthread_mutex_lock(&h->lock);
+  h->terminated = true;
+  pthread_cond_broadcast(&h->cond);
+  pthread_mutex_unlock(&h->lock);
+}
+
+/* One save: what the manager does on SAVE_BUFFER, then BUFFER_SAVED. */
+static void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t durable_end) {
+  __buffer_scan_save(h->buffer, h->size, wrapped, h->durable_saved, durable_end,
+                     harness_emit_saved, h, NULL);
+  h->durable_saved = durable_end;
+  h->saves++;
+  if (trace_engine_mark_buffer_saved(wrapped, durable_end) != 0) {
+    fprintf(stderr, "harness: mark_buffer_saved refused\n");
+    abort();
+  }
+}
+
+static void harness_buffer_full(trace_handler_t* handler, uint32_t wrapped, uint64_t durable_end) {
+  harness_t* h = (harness_t*)handler;
+  pthread_mutex_lock(&h->lock);
+  if (h->hold_saves) {
+    h->save_waiting = true;
+    h->save_wrapped = wrapped;
+    h->save_durable_end = durable_end;
+    pthread_cond_broadcast(&h->cond);
+    pthread_mutex_unlock(&h->lock);
+    return;
+  }
+  harness_do_save(h, wrapped, durable_end);
+  pthread_mutex_unlock(&h->lock);
+}
+
+static void harness_alert(trace_handler_t* handler, const char* name) {
+  (void)handler;
+  (void)name;
+}
+
+static const trace_handler_ops_t harness_ops = {
+    harness_is_category_enabled, harness_started,     harness_stopped,
+    harness_terminated,          harness_buffer_full, harness_alert};
+
+/* Performs a held save, if one is waiting; returns whether it did. */
+static bool harness_release_saves(harness_t* h) {
+  pthread_mutex_lock(&h->lock);
+  bool waiting = h->save_waiting;
+  if (waiting) {
+    h->save_waiting = false;
+    harness_do_save(h, h->save_wrapped, h->save_durable_end);
+  }
+  pthread_mutex_unlock(&h->lock);
+  return waiting;
+}
+
+/* 0, or a negative errno from the engine. categories: comma list, NULL = all. */
+static int harness_start(harness_t* h, trace_buffering_mode_t mode, size_t buffer_bytes,
+                         const char* categories) {
+  memset(h, 0, sizeof(*h));
+  h->handler.ops = &harness_ops;
+  h->mode = mode;
+  h->size = buffer_bytes;
+  pthread_mutex_init(&h->lock, NULL);
+  pthread_cond_init(&h->cond, NULL);
+  if (__categories_parse(&h->categories, categories)) return -12;
+  void* b = mmap(NULL, buffer_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (b == MAP_FAILED) return -12;
+  h->buffer = (uint8_t*)b;
+  int status = trace_engine_initialize(&h->handler, mode, h->buffer, buffer_bytes);
+  if (status == 0) status = trace_engine_start(TRACE_START_CLEAR_ENTIRE_BUFFER);
+  if (status != 0) return status;
+  pthread_mutex_lock(&h->lock);
+  while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
+  pthread_mutex_unlock(&h->lock);
+  return 0;
+}
+
+/* Stops and builds the archive (prologue, streamed saves, the buffer). */
+static void harness_stop(harness_t* h) {
+  trace_engine_stop(0);
+  pthread_mutex_lock(&h->lock);
+  while (!h->stopped) pthread_cond_wait(&h->cond, &h->lock);
+  pthread_mutex_unlock(&h->lock);
+  trace_engine_get_stats(&h->stats);
+  h->archive_len = 0;
+  __buffer_emit_prologue(1, "harness", h->stats.records_dropped, harness_emit_archive, h);
+  if (h->saved_len) harness_emit_archive(h, h->saved, h->saved_len);
+  __buffer_scan(h->buffer, h->size, h->durable_saved, harness_emit_archive, h, NULL);
+}
+
+static const uint8_t* harness_archive(harness_t* h, size_t* length) {
+  *length = h->archive_len;
+  return h->archive;
+}
+
+static void harness_free(harness_t* h) {
+  trace_engine_terminate();
+  munmap(h->buffer, h->size);
+  free(h->saved);
+  free(h->archive);
+  __categories_free(&h->categories);
+  pthread_mutex_destroy(&h->lock);
+  pthread_cond_destroy(&h->cond);
+}
+
+#endif /* FXTRACE_TESTS_ENGINE_HARNESS_H_ */

@@ -1,0 +1,212 @@
+/* Buffering modes exactly as PROTOCOL.md §7.5 says, through the reader:
+ *   oneshot   stops at full; what was written is each thread's first records;
+ *   circular  keeps the newest records (a contiguous suffix per thread) and
+ *             every durable record, drops nothing;
+ *   streaming hands off every full buffer, drops only while no rolling buffer
+ *             is free, and resumes once one is saved;
+ * and in every mode written + dropped == attempted, exactly, for 1 and 2
+ * threads. The durable buffer filling up stops the trace for good. */
+#include <pthread.h>
+
+#include "engine_test_util.h"
+#include "harness.h"
+
+enum { SMALL_BUFFER = 64 * 1024 };
+
+typedef struct worker {
+  uint64_t first, count;
+} worker_t;
+
+static void* run_worker(void* arg) {
+  worker_t* w = (worker_t*)arg;
+  for (uint64_t i = 0; i < w->count; i++) emit_seq(w->first + i);
+  return NULL;
+}
+
+/* Runs `threads` threads of `per_thread` events, seq numbers per thread
+ * starting at t * 1e9, and checks the accounting. */
+static void run(harness_t* h, int threads, uint64_t per_thread, archive_summary_t* s) {
+  pthread_t tids[4];
+  worker_t work[4];
+  for (int t = 0; t < threads; t++) {
+    work[t].first = (uint64_t)t * 1000000000u;
+    work[t].count = per_thread;
+    ASSERT_EQ(pthread_create(&tids[t], NULL, run_worker, &work[t]), 0);
+  }
+  for (int t = 0; t < threads; t++) pthread_join(tids[t], NULL);
+  harness_stop(h);
+  size_t length;
+  const uint8_t* fxt = harness_archive(h, &length);
+  summarize_archive(fxt, length, s);
+  ASSERT_EQ(s->skipped, 0u);
+  /* oneshot and streaming lose only what they drop (and count); circular
+   * overwrites the oldest records, which is not dropping */
+  uint64_t attempted = (uint64_t)threads * per_thread;
+  if (threads > 0 && h->mode != TRACE_BUFFERING_MODE_CIRCULAR)
+    ASSERT_EQ(s->seq_count + h->stats.records_dropped, attempted);
+  ASSERT_EQ(s->overflow_events, h->stats.records_dropped > 0 ? 1u : 0u);
+  ASSERT_EQ(s->init_records, 1u);
+  ASSERT_EQ(s->process_objects, 1u);
+  /* a thread-info record for each thread that has events (a thread that
+   * found the oneshot buffer already full has neither) */
+  uint64_t seen_tids[4] = {0};
+  size_t distinct = 0;
+  for (size_t i = 0; i < s->seq_count; i++) {
+    bool seen = false;
+    for (size_t k = 0; k < distinct; k++) seen |= seen_tids[k] == s->seqs[i].tid;
+    if (!seen && distinct < 4) seen_tids[distinct++] = s->seqs[i].tid;
+  }
+  ASSERT_TRUE(s->thread_objects >= distinct && s->thread_objects <= (size_t)(threads ? threads : 1));
+}
+
+/* seqs of one thread (by the seq's high part), in archive order */
+static size_t thread_seqs(const archive_summary_t* s, int t, uint64_t* out) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->seq_count; i++)
+    if (s->seqs[i].seq / 1000000000u == (uint64_t)t) out[n++] = s->seqs[i].seq % 1000000000u;
+  return n;
+}
+
+static int cmp_u64(const void* a, const void* b) {
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_oneshot(int threads) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, SMALL_BUFFER, NULL), 0);
+  uint64_t per_thread = 20000; /* ~800 KB of records for a 64 KiB buffer */
+  run(&h, threads, per_thread, &s);
+  ASSERT_TRUE(h.stats.records_dropped > 0);
+  ASSERT_TRUE(s.seq_count > 500); /* the buffer really filled */
+  ASSERT_TRUE(h.disposition != 0);
+  uint64_t* seqs = malloc(sizeof(uint64_t) * s.seq_count);
+  for (int t = 0; t < threads; t++) {
+    size_t n = thread_seqs(&s, t, seqs);
+    qsort(seqs, n, sizeof(*seqs), cmp_u64);
+    for (size_t i = 0; i < n; i++) ASSERT_EQ(seqs[i], i); /* a prefix: stopped at full */
+  }
+  free(seqs);
+  free(s.seqs);
+  harness_free(&h);
+}
+
+static void test_circular(int threads) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, SMALL_BUFFER, NULL), 0);
+  uint64_t per_thread = 50000;
+  run(&h, threads, per_thread, &s);
+  ASSERT_EQ(h.stats.records_dropped, 0u);
+  ASSERT_TRUE(h.stats.wrapped_count >= 2);
+  ASSERT_TRUE(s.seq_count < per_thread * threads); /* the oldest were overwritten */
+  uint64_t* seqs = malloc(sizeof(uint64_t) * s.seq_count);
+  size_t threads_with_records = 0;
+  for (int t = 0; t < threads; t++) {
+    size_t n = thread_seqs(&s, t, seqs);
+    if (n == 0) continue; /* another thread's newer records took the space */
+    threads_with_records++;
+    qsort(seqs, n, sizeof(*seqs), cmp_u64);
+    ASSERT_EQ(seqs[n - 1], per_thread - 1); /* a thread's newest record is kept */
+    for (size_t i = 1; i < n; i++) ASSERT_TRUE(seqs[i] != seqs[i - 1]);
+    if (threads == 1) /* a contiguous suffix */
+      for (size_t i = 0; i < n; i++) ASSERT_EQ(seqs[i], per_thread - n + i);
+  }
+  ASSERT_TRUE(threads_with_records >= 1);
+  ASSERT_TRUE(s.seq_count > 500);
+  free(seqs);
+  free(s.seqs);
+  harness_free(&h);
+}
+
+static void test_streaming(int threads) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SMALL_BUFFER, NULL), 0);
+  uint64_t per_thread = 50000;
+  run(&h, threads, per_thread, &s);
+  /* every buffer that filled was handed off (the harness saves at once) */
+  ASSERT_TRUE(h.stats.wrapped_count >= 1);
+  ASSERT_EQ(h.saves, h.stats.wrapped_count);
+  uint64_t* seqs = malloc(sizeof(uint64_t) * s.seq_count);
+  for (int t = 0; t < threads; t++) {
+    size_t n = thread_seqs(&s, t, seqs);
+    qsort(seqs, n, sizeof(*seqs), cmp_u64);
+    for (size_t i = 1; i < n; i++) ASSERT_TRUE(seqs[i] != seqs[i - 1]);
+  }
+  free(seqs);
+  free(s.seqs);
+  harness_free(&h);
+}
+
+/* With the save held back, the writer fills both rolling buffers and then
+ * drops (counted); once the save is done, writing resumes. */
+static void test_streaming_drops_only_while_no_buffer_is_free(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SMALL_BUFFER, NULL), 0);
+  h.hold_saves = true;
+  trace_engine_stats_t stats;
+  uint64_t seq = 0;
+  /* fill buffer 0, switch (a save is requested), fill buffer 1 */
+  while (trace_engine_get_stats(&stats) == 0 && stats.records_dropped == 0) emit_seq(seq++);
+  uint64_t first_drop = seq - 1;
+  for (int i = 0; i < 100; i++) emit_seq(seq++); /* all dropped: no buffer is free */
+  ASSERT_EQ(trace_engine_get_stats(&stats), 0);
+  ASSERT_EQ(stats.records_dropped, 101u);
+  while (!harness_release_saves(&h)) sched_yield(); /* the engine's request may lag */
+  h.hold_saves = false;
+  uint64_t resumed = seq;
+  for (int i = 0; i < 100; i++) emit_seq(seq++); /* buffer 0 is free again */
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(s.seq_count + h.stats.records_dropped, seq);
+  ASSERT_EQ(h.stats.records_dropped, 101u);
+  bool dropped_absent = true, resumed_present = false;
+  for (size_t i = 0; i < s.seq_count; i++) {
+    if (s.seqs[i].seq >= first_drop && s.seqs[i].seq < resumed) dropped_absent = false;
+    if (s.seqs[i].seq == seq - 1) resumed_present = true;
+  }
+  ASSERT_TRUE(dropped_absent);
+  ASSERT_TRUE(resumed_present);
+  free(s.seqs);
+  harness_free(&h);
+}
+
+/* Strings registered faster than the durable buffer holds: tracing stops for
+ * good, later events are dropped and counted, and no record refers to a
+ * string that was lost. */
+static void test_durable_full_stops_the_trace(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, SMALL_BUFFER, NULL), 0);
+  trace_context_t* c = trace_acquire_context();
+  ASSERT_TRUE(c != NULL);
+  char text[64];
+  for (int i = 0; i < 2000; i++) { /* 4 KiB durable buffer: fills after ~100 */
+    int n = snprintf(text, sizeof(text), "a distinct string number %d", i);
+    trace_string_ref_t ref;
+    trace_context_register_string_copy(c, text, (size_t)n, &ref);
+  }
+  trace_release_context(c);
+  for (int i = 0; i < 10; i++) emit_seq((uint64_t)i);
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(s.seq_count, 0u);
+  ASSERT_EQ(h.stats.records_dropped, 10u);
+  ASSERT_EQ(s.skipped, 0u);
+  free(s.seqs);
+  harness_free(&h);
+}
+
+int main(void) {
+  test_oneshot(1);
+  test_oneshot(2);
+  test_circular(1);
+  test_circular(2);
+  test_streaming(1);
+  test_streaming(2);
+  test_streaming_drops_only_while_no_buffer_is_free();
+  test_durable_full_stops_the_trace();
+  printf("buffering modes: ok\n");
+  return 0;
+}
