@@ -444,6 +444,17 @@ class Report:
                                  for t, f in zip(self.threads, fls) if f) + ".")
         if fxt_min:
             L.append(f"FXT's minimum for this record: {fxt_min} bytes.")
+        losses = []
+        for t in self.threads:
+            lt = self.get("lttng", sc, t)
+            lost, calls = (lt.field_sum("lost"), lt.field_sum("calls")) if lt else (None, None)
+            if lost and calls:
+                losses.append(f"{lost:,.0f} of its events at {t} thread{'s' if t > 1 else ''} "
+                              f"({100 * lost / calls:.2g}%)")
+        if losses:
+            L.append("LTTng-UST discarded " + " and ".join(losses) + ": its consumer daemon, which "
+                     "empties the sub-buffers to disk, shares the cores with the benchmark threads. "
+                     "A discarded event skips the payload copy, so it costs a little less.")
         L.append("")
         return L
 
