@@ -39,7 +39,7 @@ enum {
 
 typedef struct string_cache_entry {
   const char* literal;
-  trace_encoded_string_ref_t ref; /* indexed, or 0 = table full: use inline */
+  trace_encoded_string_ref_t ref; /* indexed, or 0 = string indexes ran out: inline */
 } string_cache_entry_t;
 
 typedef struct vthread_cache_entry {
@@ -146,8 +146,7 @@ trace_context_t* __writer_attach(uint64_t generation);
 uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool count);
 uint64_t* __writer_reserve_durable(trace_context_t* w, size_t words);
 void __writer_release_chunk(trace_context_t* w);
-trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal,
-                                                 string_cache_entry_t* entry);
+trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal);
 trace_thread_ref_t __writer_register_current_thread_slow(trace_context_t* w);
 bool __writer_category_enabled(const char* category, trace_site_t* site, uint64_t generation);
 trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, size_t length);
@@ -196,21 +195,23 @@ static inline uint64_t* __writer_reserve_metadata(trace_context_t* w, size_t wor
   return __writer_reserve_slow_counted(w, words, false);
 }
 
-static inline string_cache_entry_t* __writer_string_slot(trace_context_t* w,
-                                                         const char* literal) {
-  uint64_t h = ((uint64_t)(uintptr_t)literal >> 3) * UINT64_C(0x9E3779B97F4A7C15);
-  return &w->strings[h >> 56];
+/* Home slot of a literal in the thread's string cache (open addressing,
+ * linear probing, never evicted: a literal keeps its index for the whole
+ * trace, so a hot literal is registered once). Literals are not aligned, so
+ * every address bit counts. */
+static inline uint32_t __writer_string_home(const char* literal) {
+  return (uint32_t)(((uint64_t)(uintptr_t)literal * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
 }
 
-/* A literal's ref: one cache probe when it was seen before on this thread. */
+/* A literal's ref: one probe when it was seen before on this thread. */
 static inline trace_string_ref_t __writer_register_literal(trace_context_t* w,
                                                            const char* literal) {
-  string_cache_entry_t* e = __writer_string_slot(w, literal);
+  string_cache_entry_t* e = &w->strings[__writer_string_home(literal)];
   if (LIKELY(e->literal == literal && e->ref != 0)) {
     trace_string_ref_t ref = {e->ref, NULL};
     return ref;
   }
-  return __writer_register_literal_slow(w, literal, e);
+  return __writer_register_literal_slow(w, literal);
 }
 
 static inline trace_thread_ref_t __writer_thread_ref(trace_context_t* w) {

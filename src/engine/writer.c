@@ -201,14 +201,27 @@ static trace_string_index_t write_string(trace_context_t* w, const char* s, size
   return (trace_string_index_t)index;
 }
 
-trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal,
-                                                 string_cache_entry_t* entry) {
+trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal) {
   if (literal == NULL || literal[0] == '\0') return trace_make_empty_string_ref();
-  if (entry->literal == literal) return inline_ref(literal); /* cached as "table full" */
+  uint32_t slot = __writer_string_home(literal);
+  string_cache_entry_t* entry = NULL;
+  for (uint32_t probe = 0; probe < WRITER_STRING_CACHE_SIZE; probe++) {
+    string_cache_entry_t* e = &w->strings[(slot + probe) % WRITER_STRING_CACHE_SIZE];
+    if (e->literal == literal) {
+      if (e->ref == 0) return inline_ref(literal); /* no index will ever come */
+      trace_string_ref_t ref = {e->ref, NULL};
+      return ref;
+    }
+    if (e->literal == NULL) {
+      entry = e;
+      break;
+    }
+  }
+  if (entry == NULL) return inline_ref(literal); /* the thread's table is full */
   trace_string_index_t index = write_string(w, literal, strlen(literal));
   if (index == 0) {
     if (ATOMIC_LOAD(&__engine.next_string_index) > TRACE_ENCODED_STRING_REF_MAX_INDEX) {
-      entry->literal = literal; /* no index will ever come: stop asking */
+      entry->literal = literal; /* indexes are used up: stop asking */
       entry->ref = 0;
     }
     return inline_ref(literal);

@@ -198,7 +198,36 @@ static void test_durable_full_stops_the_trace(void) {
   harness_free(&h);
 }
 
+/* Literals that share an address neighbourhood ("a" and "b" are adjacent in
+ * .rodata) are each registered once per thread, not once per use: a string
+ * cache that thrashed would fill the durable buffer and stop the trace. */
+static void test_each_literal_registered_once(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, NULL), 0);
+  static const char names[] = "a\0b\0c\0d";
+  for (int i = 0; i < 20000; i++) {
+    static trace_site_t site;
+    trace_string_ref_t category;
+    trace_context_t* c = trace_acquire_context_for_category_cached("test", &site, &category);
+    ASSERT_TRUE(c != NULL);
+    trace_arg_t args[4];
+    for (int k = 0; k < 4; k++)
+      args[k] = trace_make_arg(trace_internal_make_literal_ref(names + 2 * k),
+                               trace_make_int32_arg_value(k));
+    trace_internal_write_instant_event_record_and_release_context(c, &category, "ev",
+                                                                  TRACE_SCOPE_THREAD, args, 4);
+  }
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(h.stats.records_dropped, 0u);
+  /* "test", "ev", "a".."d", the thread's name and "process" */
+  ASSERT_TRUE(s.string_records <= 8);
+  free(s.seqs);
+  harness_free(&h);
+}
+
 int main(void) {
+  test_each_literal_registered_once();
   test_oneshot(1);
   test_oneshot(2);
   test_circular(1);
