@@ -213,20 +213,27 @@ static inline trace_thread_ref_t trace_make_indexed_thread_ref(trace_thread_inde
   return ref;
 }
 
-/* ---- argument values ---- */
+/* ---- argument values ----
+ * Built field by field with no memset and no intermediate copy: the macros
+ * build arrays of these on every enabled event, and a memset followed by
+ * narrow stores and a struct copy costs store-forwarding stalls (measured:
+ * about half the cost of an event with two arguments). Bytes of the union
+ * beyond the member of the given type are unspecified and never read. */
 
+#ifdef __cplusplus
 #define TRACE_INTERNAL_ARG_VALUE(kind, field, v) \
   trace_arg_value_t arg;                         \
-  memset(&arg, 0, sizeof(arg));                  \
   arg.type = (kind);                             \
   arg.field = (v);                               \
   return arg
+#else
+#define TRACE_INTERNAL_ARG_VALUE(kind, field, v)                 \
+  trace_arg_value_t arg = {.type = (kind), .field = (v)}; \
+  return arg
+#endif
 
 static inline trace_arg_value_t trace_make_null_arg_value(void) {
-  trace_arg_value_t arg;
-  memset(&arg, 0, sizeof(arg));
-  arg.type = TRACE_ARG_NULL;
-  return arg;
+  TRACE_INTERNAL_ARG_VALUE(TRACE_ARG_NULL, uint64_value, 0);
 }
 static inline trace_arg_value_t trace_make_int32_arg_value(int32_t v) {
   TRACE_INTERNAL_ARG_VALUE(TRACE_ARG_INT32, int32_value, v);
@@ -257,7 +264,6 @@ static inline trace_arg_value_t trace_make_bool_arg_value(bool v) {
 }
 static inline trace_arg_value_t trace_make_blob_arg_value(const void* data, uint32_t size) {
   trace_arg_value_t arg;
-  memset(&arg, 0, sizeof(arg));
   arg.type = TRACE_ARG_BLOB;
   arg.blob_value.data = data;
   arg.blob_value.size = size;
@@ -265,9 +271,13 @@ static inline trace_arg_value_t trace_make_blob_arg_value(const void* data, uint
 }
 
 static inline trace_arg_t trace_make_arg(trace_string_ref_t name_ref, trace_arg_value_t value) {
+#ifdef __cplusplus
   trace_arg_t arg;
   arg.name_ref = name_ref;
   arg.value = value;
+#else
+  trace_arg_t arg = {.name_ref = name_ref, .value = value}; /* see "argument values" */
+#endif
   return arg;
 }
 

@@ -50,10 +50,27 @@ static void scrub(uint8_t* chunk, uint64_t bytes) {
   memset(chunk + 8, 0, bytes - 8);
 }
 
+static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
+                  uint64_t generation_bits);
+
+/* Clears one chunk this thread was handed but does not use (unless a stale
+ * writer owns it, or the round is over). */
+static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
+  if (claim(w, sw, offset, __engine.chunk_size, 0)) __writer_release_chunk(w);
+}
+
 /* Takes chunks [offset, offset + bytes) of the buffer of switch count `sw`,
- * which this thread got from the allocation word (so nobody else got them in
- * this round). false if a stale writer still owns one of them: that chunk
- * keeps its owner's records; the free ones are cleared and left empty. */
+ * which this thread got from the allocation word. Two races make this more
+ * than setting owner words:
+ *   - a stale writer (circular) may still own one of them: that chunk keeps
+ *     its owner's records, and the run is given up;
+ *   - this thread may have been preempted between the fetch-add and here for
+ *     two whole switches, so that the buffer is in use again and the chunks
+ *     were handed out anew. Dekker-style, with sequentially consistent
+ *     order: this thread publishes its tokens, then re-reads the allocation
+ *     word; an allocator hands a chunk out (RMW on that word), then reads its
+ *     token. At least one of the two sees the other, and backs off.
+ * false: nothing owned, nothing written. */
 static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
                   uint64_t generation_bits) {
   engine_t* e = &__engine;
@@ -62,17 +79,24 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
   uint32_t first = b * e->chunks_per_buffer + (uint32_t)(offset / C);
   uint32_t n = (uint32_t)(bytes / C);
   uint8_t* base = e->rolling[b] + offset;
-  bool dirty = ATOMIC_LOAD(&e->dirty[b]);
-  bool free = true;
-  for (uint32_t i = 0; i < n; i++)
-    if (ATOMIC_ACQUIRE(&e->owners[first + i]) != 0) free = false;
-  if (!free) {
-    for (uint32_t i = 0; i < n; i++)
-      if (dirty && ATOMIC_ACQUIRE(&e->owners[first + i]) == 0) scrub(base + (uint64_t)i * C, C);
+  uint32_t taken = 0;
+  for (; taken < n; taken++) {
+    uint16_t expected = 0;
+    if (!__atomic_compare_exchange_n(&e->owners[first + taken], &expected, w->token, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      break;
+  }
+  uint64_t now = __atomic_load_n(&e->header->rolling_alloc, __ATOMIC_SEQ_CST);
+  bool reused = (now >> TRACE_BUFFER_ALLOC_OFFSET_BITS) >= sw + 2;
+  if (taken < n || reused) {
+    for (uint32_t i = 0; i < taken; i++) ATOMIC_RELEASE(&e->owners[first + i], 0);
+    /* chunks handed to this thread that it will not use must not show a
+     * scan records from an earlier round: clear each free one */
+    if (!reused && n > 1)
+      for (uint32_t i = 0; i < n; i++) clear_chunk(w, sw, offset + (uint64_t)i * C);
     return false;
   }
-  for (uint32_t i = 0; i < n; i++) ATOMIC_STORE(&e->owners[first + i], w->token);
-  if (dirty) scrub(base, bytes);
+  if (ATOMIC_LOAD(&e->dirty[b])) scrub(base, bytes);
   w->chunk = first;
   w->chunk_count = n;
   w->owners = e->owners;
@@ -135,16 +159,17 @@ uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool c
         words <= (size_t)(w->end - w->pos))
       return take(w, words);
     __writer_release_chunk(w);
-    if (offset + need <= e->rolling_size) {
+    /* Allocate while any room is left, even too little for this record: the
+     * tail is then taken and cleared below, so that every chunk under the
+     * end of a full buffer holds this round's data or nothing. */
+    if (offset < e->rolling_size) {
       uint64_t prev = __atomic_fetch_add(&h->rolling_alloc, need, __ATOMIC_ACQ_REL);
       uint64_t psw = prev >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
       uint64_t poff = prev & TRACE_BUFFER_ALLOC_OFFSET_MASK;
       if (poff + need <= e->rolling_size) {
         if (claim(w, psw, poff, need, generation_bits)) return take(w, words);
-      } else if (poff < e->rolling_size) {
-        /* a multi-chunk run that did not fit: leave its chunks empty */
-        claim(w, psw, poff, e->rolling_size - poff, generation_bits);
-        __writer_release_chunk(w);
+      } else {
+        for (uint64_t off = poff; off < e->rolling_size; off += C) clear_chunk(w, psw, off);
       }
       continue;
     }
