@@ -8,7 +8,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-for f in bin/trace include/trace-engine/types.h include/trace-reader/reader.h \
+for f in bin/trace include/trace-engine/types.h include/trace-reader/reader.h include/trace/event.h \
+         include/trace-provider/provider.h include/trace-engine/context.h \
          lib/libfxtrace.a lib/libfxtrace.so lib/libtrace-reader.a lib/libtrace-reader.so \
          lib/pkgconfig/fxtrace.pc lib/pkgconfig/trace-reader.pc; do
   [ -e "$tmp/prefix/$f" ] || { echo "FAIL: not installed: $f"; exit 1; }
@@ -31,9 +32,23 @@ for exe in count_fxtrace count_trace-reader count_static_fxtrace count_static_tr
   echo "$out" | grep -qx "event 30" || { echo "FAIL: $exe printed: $out"; exit 1; }
   echo "$out" | grep -qx "large 2" || { echo "FAIL: $exe printed: $out"; exit 1; }
 done
+# A traced program, built the way the README says, records in file mode
+# against the shared and the static library.
+for kind in shared static; do
+  if [ $kind = shared ]; then libs=$(pkg-config --libs fxtrace); else libs="$tmp/prefix/lib/libfxtrace.a -pthread"; fi
+  # shellcheck disable=SC2046,SC2086
+  cc -std=c11 -Wall -Wextra -Werror $extra "$src/examples/demo.c" $(pkg-config --cflags fxtrace) \
+    $libs -o "$tmp/demo_$kind"
+  FXTRACE_OUTPUT="$tmp/demo_$kind.fxt" LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/demo_$kind" 20 >/dev/null
+  out=$("$tmp/prefix/bin/trace" dump "$tmp/demo_$kind.fxt" | tail -n 12)
+  echo "$out" | grep -q 'kernel object *4$' || { echo "FAIL: demo_$kind trace: $out"; exit 1; }
+done
 # The C++ compiler accepts the public headers too.
 echo '#include <trace-engine/types.h>
+#include <trace-engine/handler.h>
+#include <trace-provider/provider.h>
 #include <trace-reader/reader.h>
+#include <trace/event.h>
 int main() { return trace_make_empty_string_ref().encoded_value; }' > "$tmp/cxx.cc"
 # shellcheck disable=SC2046,SC2086
 c++ -std=c++17 -Wall -Wextra -Werror $extra "$tmp/cxx.cc" $(pkg-config --cflags --libs fxtrace) -o "$tmp/cxx"
