@@ -47,7 +47,7 @@ typedef struct harness {
   trace_engine_stats_t stats; /* at stop */
 } harness_t;
 
-static int harness_append(uint8_t** data, size_t* len, size_t* cap, const void* p, size_t n) {
+static inline int harness_append(uint8_t** data, size_t* len, size_t* cap, const void* p, size_t n) {
   if (*len + n > *cap) {
     size_t c = *cap ? *cap * 2 : 1 << 16;
     while (c < *len + n) c *= 2;
@@ -61,21 +61,21 @@ static int harness_append(uint8_t** data, size_t* len, size_t* cap, const void* 
   return 0;
 }
 
-static int harness_emit_saved(void* arg, const void* p, size_t n) {
+static inline int harness_emit_saved(void* arg, const void* p, size_t n) {
   harness_t* h = (harness_t*)arg;
   return harness_append(&h->saved, &h->saved_len, &h->saved_cap, p, n);
 }
 
-static int harness_emit_archive(void* arg, const void* p, size_t n) {
+static inline int harness_emit_archive(void* arg, const void* p, size_t n) {
   harness_t* h = (harness_t*)arg;
   return harness_append(&h->archive, &h->archive_len, &h->archive_cap, p, n);
 }
 
-static bool harness_is_category_enabled(trace_handler_t* handler, const char* category) {
+static inline bool harness_is_category_enabled(trace_handler_t* handler, const char* category) {
   return __categories_match(&((harness_t*)handler)->categories, category);
 }
 
-static void harness_started(trace_handler_t* handler) {
+static inline void harness_started(trace_handler_t* handler) {
   harness_t* h = (harness_t*)handler;
   pthread_mutex_lock(&h->lock);
   h->started = true;
@@ -83,7 +83,7 @@ static void harness_started(trace_handler_t* handler) {
   pthread_mutex_unlock(&h->lock);
 }
 
-static void harness_stopped(trace_handler_t* handler, int disposition) {
+static inline void harness_stopped(trace_handler_t* handler, int disposition) {
   harness_t* h = (harness_t*)handler;
   pthread_mutex_lock(&h->lock);
   h->stopped = true;
@@ -92,7 +92,7 @@ static void harness_stopped(trace_handler_t* handler, int disposition) {
   pthread_mutex_unlock(&h->lock);
 }
 
-static void harness_terminated(trace_handler_t* handler) {
+static inline void harness_terminated(trace_handler_t* handler) {
   harness_t* h = (harness_t*)handler;
   pthread_mutex_lock(&h->lock);
   h->terminated = true;
@@ -101,7 +101,7 @@ static void harness_terminated(trace_handler_t* handler) {
 }
 
 /* One save: what the manager does on SAVE_BUFFER, then BUFFER_SAVED. */
-static void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t durable_end) {
+static inline void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t durable_end) {
   __buffer_scan_save(h->buffer, h->size, wrapped, h->durable_saved, durable_end,
                      harness_emit_saved, h, NULL);
   h->durable_saved = durable_end;
@@ -112,7 +112,7 @@ static void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t durable_end
   }
 }
 
-static void harness_buffer_full(trace_handler_t* handler, uint32_t wrapped, uint64_t durable_end) {
+static inline void harness_buffer_full(trace_handler_t* handler, uint32_t wrapped, uint64_t durable_end) {
   harness_t* h = (harness_t*)handler;
   pthread_mutex_lock(&h->lock);
   if (h->hold_saves) {
@@ -127,7 +127,7 @@ static void harness_buffer_full(trace_handler_t* handler, uint32_t wrapped, uint
   pthread_mutex_unlock(&h->lock);
 }
 
-static void harness_alert(trace_handler_t* handler, const char* name) {
+static inline void harness_alert(trace_handler_t* handler, const char* name) {
   (void)handler;
   (void)name;
 }
@@ -137,7 +137,7 @@ static const trace_handler_ops_t harness_ops = {
     harness_terminated,          harness_buffer_full, harness_alert};
 
 /* Performs a held save, if one is waiting; returns whether it did. */
-static bool harness_release_saves(harness_t* h) {
+static inline bool harness_release_saves(harness_t* h) {
   pthread_mutex_lock(&h->lock);
   bool waiting = h->save_waiting;
   if (waiting) {
@@ -149,7 +149,7 @@ static bool harness_release_saves(harness_t* h) {
 }
 
 /* 0, or a negative errno from the engine. categories: comma list, NULL = all. */
-static int harness_start(harness_t* h, trace_buffering_mode_t mode, size_t buffer_bytes,
+static inline int harness_start(harness_t* h, trace_buffering_mode_t mode, size_t buffer_bytes,
                          const char* categories) {
   memset(h, 0, sizeof(*h));
   h->handler.ops = &harness_ops;
@@ -171,7 +171,7 @@ static int harness_start(harness_t* h, trace_buffering_mode_t mode, size_t buffe
 }
 
 /* Stops and builds the archive (prologue, streamed saves, the buffer). */
-static void harness_stop(harness_t* h) {
+static inline void harness_stop(harness_t* h) {
   trace_engine_stop(0);
   pthread_mutex_lock(&h->lock);
   while (!h->stopped) pthread_cond_wait(&h->cond, &h->lock);
@@ -183,12 +183,12 @@ static void harness_stop(harness_t* h) {
   __buffer_scan(h->buffer, h->size, h->durable_saved, harness_emit_archive, h, NULL);
 }
 
-static const uint8_t* harness_archive(harness_t* h, size_t* length) {
+static inline const uint8_t* harness_archive(harness_t* h, size_t* length) {
   *length = h->archive_len;
   return h->archive;
 }
 
-static void harness_free(harness_t* h) {
+static inline void harness_free(harness_t* h) {
   trace_engine_terminate();
   munmap(h->buffer, h->size);
   free(h->saved);
