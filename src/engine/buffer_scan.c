@@ -5,9 +5,19 @@
 
 #include "fxt/fxt_encode.h"
 
+/* The header is shared with writers that keep allocating while a streaming
+ * save reads it (and, for the manager, with another process): read it word
+ * by word with atomic loads, each field once. */
+static void load_header(const void* buffer, trace_buffer_header_t* out) {
+  const uint64_t* in = buffer;
+  uint64_t words[sizeof(*out) / 8];
+  for (size_t i = 0; i < sizeof(*out) / 8; i++) words[i] = __atomic_load_n(&in[i], __ATOMIC_ACQUIRE);
+  memcpy(out, words, sizeof(*out));
+}
+
 const char* __buffer_scan_header(const void* buffer, size_t size, trace_buffer_header_t* out) {
   if (size < sizeof(*out)) return "shorter than a buffer header";
-  memcpy(out, buffer, sizeof(*out));
+  load_header(buffer, out);
   const trace_buffer_header_t* h = out;
   if (h->magic != TRACE_BUFFER_HEADER_MAGIC) return "not an fxtrace buffer (bad magic)";
   if (h->version != TRACE_BUFFER_HEADER_VERSION) return "unknown buffer version";
