@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t bench_now_ns(void) {
   struct timespec ts;
@@ -73,7 +74,19 @@ typedef struct thread_slot {
   int index;
   int cpu;
   uint64_t t0, t1;
+  int64_t delay0, delay1; /* run_delay (ns) around the loop, -1 if unknown */
 } __attribute__((aligned(64))) thread_slot_t;
+
+/* The calling thread's time spent waiting on a run queue, in ns; -1 if the
+ * kernel does not say (CONFIG_SCHED_INFO). */
+static int64_t thread_run_delay(void) {
+  FILE* f = fopen("/proc/thread-self/schedstat", "r");
+  if (!f) return -1;
+  unsigned long long run = 0, delay = 0;
+  int n = fscanf(f, "%llu %llu", &run, &delay);
+  fclose(f);
+  return n == 2 ? (int64_t)delay : -1;
+}
 
 /* The CPUs this process may run on, in order; returns how many. */
 static int allowed_cpus(int* cpus, int max) {
@@ -97,10 +110,83 @@ static void* thread_main(void* p) {
   s->fn(s->o->warmup, slot->index, s->arg);
   __atomic_add_fetch(&s->ready, 1, __ATOMIC_ACQ_REL);
   while (!__atomic_load_n(&s->go, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+  slot->delay0 = thread_run_delay(); /* a few microseconds, before the clock starts */
   slot->t0 = bench_now_ns();
   s->fn(s->o->events, slot->index, s->arg);
   slot->t1 = bench_now_ns();
+  slot->delay1 = thread_run_delay();
   return NULL;
+}
+
+/* ---- what else ran: /proc/stat against our own CPU time ---- */
+
+typedef struct cpu_sample {
+  int ok;
+  uint64_t busy_ticks;  /* all CPUs, not idle or iowait */
+  uint64_t own_ns;      /* this process */
+  uint64_t excluded_ticks; /* BENCH_EXCLUDE_PIDS */
+} cpu_sample_t;
+
+static int read_busy_ticks(uint64_t* out) {
+  FILE* f = fopen("/proc/stat", "r");
+  if (!f) return -1;
+  unsigned long long v[10] = {0};
+  int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                 &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+  fclose(f);
+  if (n < 8) return -1;
+  /* user nice system idle iowait irq softirq steal: all but idle and iowait
+   * (guest time is already inside user). */
+  *out = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  return 0;
+}
+
+/* utime + stime of one process, in ticks; 0 if it is gone. */
+static uint64_t pid_ticks(long pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE* f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char* p = strrchr(buf, ')'); /* the command name may hold spaces */
+  if (!p) return 0;
+  unsigned long long utime = 0, stime = 0;
+  /* After ")": state ppid pgrp session tty_nr tpgid flags minflt cminflt
+   * majflt cmajflt utime stime (fields 3..15). */
+  if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+    return 0;
+  return utime + stime;
+}
+
+static void cpu_sample(cpu_sample_t* s) {
+  struct timespec ts;
+  s->ok = read_busy_ticks(&s->busy_ticks) == 0 &&
+          clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0;
+  s->own_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  s->excluded_ticks = 0;
+  const char* env = getenv("BENCH_EXCLUDE_PIDS");
+  for (const char* p = env; p && *p;) {
+    char* end;
+    long pid = strtol(p, &end, 10);
+    if (end == p) {
+      p++;
+      continue;
+    }
+    s->excluded_ticks += pid_ticks(pid);
+    p = end;
+  }
+}
+
+static double other_cpu(const cpu_sample_t* a, const cpu_sample_t* b, uint64_t wall_ns) {
+  long hz = sysconf(_SC_CLK_TCK);
+  if (!a->ok || !b->ok || hz <= 0 || wall_ns == 0) return -1;
+  double tick_ns = 1e9 / (double)hz;
+  double others = (double)(b->busy_ticks - a->busy_ticks) * tick_ns -
+                  (double)(b->own_ns - a->own_ns) -
+                  (double)(b->excluded_ticks - a->excluded_ticks) * tick_ns;
+  return others > 0 ? others / (double)wall_ns : 0;
 }
 
 int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timing_t* out) {
@@ -124,19 +210,32 @@ int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timin
   }
   if (rc == 0)
     while (__atomic_load_n(&s.ready, __ATOMIC_ACQUIRE) < o->threads) sched_yield();
+  cpu_sample_t before, after;
+  cpu_sample(&before);
+  uint64_t t_go = bench_now_ns();
   __atomic_store_n(&s.go, 1, __ATOMIC_RELEASE); /* also releases threads after a failure */
   for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
+  uint64_t t_joined = bench_now_ns();
+  cpu_sample(&after);
   if (rc) return rc;
 
   *out = (bench_timing_t){.threads = o->threads, .events = o->events};
   uint64_t first = UINT64_MAX, last = 0;
+  out->wait = 0;
   for (int i = 0; i < o->threads; i++) {
     out->thread_ns[i] = slots[i].t1 - slots[i].t0;
+    if (slots[i].delay0 < 0 || slots[i].delay1 < 0 || out->wait < 0)
+      out->wait = -1;
+    else if (out->thread_ns[i] > 0) {
+      double w = (double)(slots[i].delay1 - slots[i].delay0) / (double)out->thread_ns[i];
+      if (w > out->wait) out->wait = w;
+    }
     out->cpu[i] = slots[i].cpu;
     if (slots[i].t0 < first) first = slots[i].t0;
     if (slots[i].t1 > last) last = slots[i].t1;
   }
   out->wall_ns = last - first;
+  out->other_cpu = other_cpu(&before, &after, t_joined - t_go);
   return 0;
 }
 
@@ -160,6 +259,7 @@ void bench_print_result(const char* system, const bench_options_t* o, const benc
     printf(" ns_t%d=%.3f", i, (double)t->thread_ns[i] / (double)t->events);
   printf(" cpus=");
   for (int i = 0; i < t->threads; i++) printf("%s%d", i ? "," : "", t->cpu[i]);
+  printf(" other_cpu=%.2f wait=%.3f", t->other_cpu, t->wait);
   if (extra && *extra) printf(" %s", extra);
   printf("\n");
   fflush(stdout);

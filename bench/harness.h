@@ -38,6 +38,17 @@ typedef struct bench_timing {
   uint64_t thread_ns[BENCH_MAX_THREADS];  /* each thread's timed loop */
   uint64_t wall_ns;                       /* first start to last end */
   int cpu[BENCH_MAX_THREADS];             /* pinned CPU, -1 if pinning failed */
+  /* CPU time that other processes used while the threads ran, in CPUs
+   * (0.5 = half a core on average), from /proc/stat's busy time minus this
+   * process's own CPU time and that of the processes listed in the
+   * environment variable BENCH_EXCLUDE_PIDS (e.g. LTTng's daemons, whose
+   * work is part of what is measured). -1 if unknown. Tick-sampled (1/100 s
+   * per CPU), so only a rough indicator for short loops. */
+  double other_cpu;
+  /* The largest share of its timed loop that a thread spent runnable but
+   * waiting for its CPU (run_delay of /proc/thread-self/schedstat, in ns):
+   * preemption by anything, LTTng's consumer daemon included. -1 if unknown. */
+  double wait;
 } bench_timing_t;
 
 /* Runs fn(warmup) then, after all threads are warm, fn(events) on `threads`
@@ -52,7 +63,7 @@ double bench_ns_per_event(const bench_timing_t* t);
 double bench_events_per_second(const bench_timing_t* t);
 
 /* Prints "result system=S scenario=... threads=... events=... ns=...
- * wall_ns=... eps=... cpus=a,b" followed by `extra` (may be NULL or ""),
+ * wall_ns=... eps=... ns_t0=... cpus=a,b other_cpu=x wait=y" followed by `extra` (may be NULL or ""),
  * then a newline, and flushes stdout. */
 void bench_print_result(const char* system, const bench_options_t* o, const bench_timing_t* t,
                         const char* extra);

@@ -284,6 +284,10 @@ class Report:
             "the bytes of the event records found by scanning the buffer (docs/buffer-layout.md) "
             "over their number, which is also checked against the events issued.",
             "- Floors: `bench_floor`, the same harness (bench/README.md lists what each one does).",
+            f"- The benchmark programs ran at niceness {a.nice}. Each round waited (a while) for an idle "
+            "machine; a measurement during which the threads waited for their CPU more than 2% of "
+            f"the time while other processes took more than {a.busy_threshold} CPUs was retried, up to "
+            f"{a.max_attempts} attempts, keeping the least disturbed (see the checks at the end).",
             "",
         ]
         return lines
@@ -471,8 +475,40 @@ class Report:
         L.append("")
         return L
 
+    def disturbance(self):
+        """How much else ran during the measurements (harness.h: wait, other_cpu)."""
+        rows = [r for series in self.g.values() for r in series.rows]
+        waits = [num(r.get("wait")) for r in rows]
+        waits = [w for w in waits if w is not None and w >= 0]
+        others = [num(r.get("other_cpu")) for r in rows]
+        others = [o for o in others if o is not None and o >= 0]
+        if not waits and not others:
+            return []
+        attempts = [int(num(r.get("attempts")) or 1) for r in rows]
+        retried = sum(1 for a in attempts if a > 1)
+        text = "- Disturbance: "
+        if waits:
+            text += (f"the benchmark threads waited for their CPU a median {100 * statistics.median(waits):.1f}% "
+                     f"of their timed loops (max {100 * max(waits):.1f}%); ")
+        if others:
+            text += (f"other processes (LTTng's daemons excluded) took a median "
+                     f"{statistics.median(others):.2f} CPUs meanwhile (max {max(others):.2f}; tick-sampled, "
+                     "rough for short loops). ")
+        text += (f"{retried} of {len(rows)} measurements were retried (threads waiting > 2% while others "
+                 f"took > {self.a.busy_threshold} CPUs; up to {self.a.max_attempts} attempts, the least "
+                 "disturbed kept)")
+        busy = [r for r in rows if (num(r.get("wait")) or 0) > 0.02 and
+                (num(r.get("other_cpu")) or 0) > self.a.busy_threshold]
+        if busy:
+            worst = ", ".join(f"{r['system']} {r['scenario']} ×{r['threads']} round {r.get('round', '?')} "
+                              f"(waited {100 * num(r['wait']):.0f}%)" for r in busy[:8])
+            text += (f"; {len(busy)} were still disturbed: {worst}{' …' if len(busy) > 8 else ''}. "
+                     "Their figures are too slow by up to that share")
+        return [text + "."]
+
     def checks(self):
         L = ["### Checks and notes", ""]
+        L += self.disturbance()
         if not self.a.have_fxtrace:
             L.append("- **fxtrace was not measured** in this run: see the notes below.")
         if not self.a.have_lttng:
@@ -541,6 +577,9 @@ def main():
     w.add_argument("--events", type=int, default=0)
     w.add_argument("--disabled-events", type=int, default=0)
     w.add_argument("--floor-events", type=int, default=0)
+    w.add_argument("--busy-threshold", type=float, default=0.25)
+    w.add_argument("--max-attempts", type=int, default=3)
+    w.add_argument("--nice", type=int, default=0)
     w.add_argument("--have-fxtrace", type=int, default=1)
     w.add_argument("--have-lttng", type=int, default=1)
     a = p.parse_args()
