@@ -1,14 +1,17 @@
 /* Writes the seed corpus of fuzz_reader into DIR: the sample archive whole
  * through each input path, some truncations of it, and each of its records
  * alone behind a prepended magic record (so mutations start from every
- * record type). Each seed is the flag byte fuzz_reader.c describes plus the
- * archive bytes.
+ * record type), and small raw trace buffers (the file a traced program
+ * leaves when it crashes, which the reader recovers), oneshot and streaming
+ * with streamed saves after the buffer. Each seed is the flag byte
+ * fuzz_reader.c describes plus the input bytes.
  *
  *   make_corpus DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/buffer_header.h"
 #include "fxt/fxt_format.h"
 #include "trace/sample.h"
 
@@ -26,6 +29,53 @@ static int write_seed(const char* dir, const char* name, unsigned flags, const v
   unsigned char flag_byte = (unsigned char)flags;
   int ok = fwrite(&flag_byte, 1, 1, f) == 1 && fwrite(data, 1, size, f) == size;
   return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* A raw trace buffer of TRACE_BUFFER_MIN_SIZE bytes in `mode` holding the
+ * records of the archive `data` (after its magic record) chunk by chunk in
+ * rolling buffer 0, then, for streaming, `streamed` bytes of the same records
+ * appended as a save. Returns the malloc'ed file and its size. */
+static unsigned char* raw_buffer(unsigned mode, const unsigned char* data, size_t size,
+                                 size_t streamed, size_t* out_size) {
+  trace_buffer_geometry_t g;
+  if (__buffer_compute_geometry(mode, TRACE_BUFFER_MIN_SIZE, &g) != 0) return NULL;
+  size_t total = TRACE_BUFFER_MIN_SIZE;
+  unsigned char* file = calloc(1, total + streamed);
+  if (!file) return NULL;
+  trace_buffer_header_t h;
+  __buffer_header_init(&h, mode, total, &g);
+  unsigned char* rolling = file + sizeof(h) + g.durable_size;
+  size_t pos = 0, chunk_end = g.chunk_size;
+  for (size_t off = 8; off + 8 <= size;) {
+    uint64_t header;
+    memcpy(&header, data + off, sizeof(header));
+    size_t bytes = (size_t)fxt_record_words(header) * 8;
+    if (bytes == 0 || bytes > size - off || bytes > g.chunk_size) break;
+    if (pos + bytes > chunk_end) { /* on to the next chunk */
+      pos = chunk_end;
+      chunk_end += g.chunk_size;
+      if (chunk_end > g.rolling_size) break;
+    }
+    memcpy(rolling + pos, data + off, bytes);
+    pos += bytes;
+    off += bytes;
+  }
+  h.rolling_alloc = chunk_end;
+  /* the streamed save: whole records from the start of the archive */
+  size_t saved = 0;
+  for (size_t off = 8; off + 8 <= size;) {
+    uint64_t header;
+    memcpy(&header, data + off, sizeof(header));
+    size_t bytes = (size_t)fxt_record_words(header) * 8;
+    if (bytes == 0 || bytes > size - off || saved + bytes > streamed) break;
+    memcpy(file + total + saved, data + off, bytes);
+    saved += bytes;
+    off += bytes;
+  }
+  h.streamed_bytes = saved;
+  memcpy(file, &h, sizeof(h));
+  *out_size = total + saved;
+  return file;
 }
 
 int main(int argc, char** argv) {
@@ -62,6 +112,25 @@ int main(int argc, char** argv) {
     snprintf(name, sizeof(name), "record-%03zu-type%u", n, (unsigned)FXT_GET(header, 0, 3));
     rc |= write_seed(dir, name, MEMORY | REQUIRE_MAGIC | PREPEND_MAGIC, data + off, bytes);
     off += bytes;
+  }
+  /* Raw trace buffers, through memory and a file descriptor. */
+  static const struct {
+    const char* name;
+    unsigned mode;
+    size_t streamed;
+    unsigned flags;
+  } raws[] = {{"raw-oneshot", 0, 0, MEMORY | REQUIRE_MAGIC},
+              {"raw-streaming", 2, 1024, MEMORY | REQUIRE_MAGIC},
+              {"raw-streaming-fd", 2, 512, FD_PATH}};
+  for (size_t i = 0; i < sizeof(raws) / sizeof(raws[0]); i++) {
+    size_t raw_size;
+    unsigned char* raw = raw_buffer(raws[i].mode, data, size, raws[i].streamed, &raw_size);
+    if (!raw) {
+      rc = 1;
+      continue;
+    }
+    rc |= write_seed(dir, raws[i].name, raws[i].flags, raw, raw_size);
+    free(raw);
   }
   fxt_buffer_free(&b);
   if (rc == 0) printf("make_corpus: wrote %zu record seeds and the sample to %s\n", n, dir);

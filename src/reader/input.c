@@ -104,3 +104,30 @@ bool __input_skip(input_t* in, uint64_t n) {
   }
   return true;
 }
+
+ptrdiff_t __input_read_all(input_t* in) {
+  if (in->kind == INPUT_MEMORY) return (ptrdiff_t)(in->end - in->start);
+  while (!in->eof) {
+    size_t have = in->end - in->start;
+    if (have > (size_t)PTRDIFF_MAX / 2 - READ_CHUNK) return -1;
+    if (!make_room(in, have < READ_CHUNK ? READ_CHUNK : have * 2)) return -1;
+    while (in->end < in->capacity) {
+      ptrdiff_t n = read_some(in);
+      if (n <= 0) {
+        in->eof = true; /* EOF, or an error recorded in read_errno */
+        break;
+      }
+      in->end += (size_t)n;
+    }
+  }
+  return (ptrdiff_t)(in->end - in->start);
+}
+
+void __input_replace_owned(input_t* in, unsigned char* data, size_t size) {
+  free(in->owned);
+  memset(in, 0, sizeof(*in));
+  in->kind = INPUT_MEMORY;
+  in->buf = in->owned = data;
+  in->capacity = in->end = size;
+  in->eof = true;
+}

@@ -39,6 +39,15 @@ ptrdiff_t __input_ensure(input_t* in, size_t want);
 /* Drops `n` bytes, which must have been made available by __input_ensure. */
 void __input_consume(input_t* in, size_t n);
 
+/* Reads the rest of the input into memory (a memory input is not copied) and
+ * returns its length from the current offset, the bytes at buf + start; -1
+ * when out of memory. A read error stops it early and sets read_errno. */
+ptrdiff_t __input_read_all(input_t* in);
+
+/* Makes the input the `size` bytes at `data` (malloc'ed; the input owns and
+ * frees them), from archive offset 0. */
+void __input_replace_owned(input_t* in, unsigned char* data, size_t size);
+
 /* Drops `n` bytes that need not be available (skipping a record too big to
  * buffer); returns false if the input ended first. */
 bool __input_skip(input_t* in, uint64_t n);

@@ -11,6 +11,7 @@
 #include "fxt/fxt_format.h"
 #include "trace-engine/types.h"
 #include "reader/reader_internal.h"
+#include "reader/recover.h"
 
 /* The largest record decoded: the engine's largest large record, which is
  * also above any normal record. Larger records are skipped by their size. */
@@ -87,6 +88,39 @@ static bool reserve_scratch(trace_reader_t* r, size_t record_bytes) {
   return true;
 }
 
+/* The input starts with a raw trace buffer: read all of it, rebuild the
+ * archive its program would have written (recover.h) and read that. */
+static int recover(trace_reader_t* r) {
+  input_t* in = &r->input;
+  ptrdiff_t size = __input_read_all(in);
+  if (size < 0) return FATAL(r, 0, "out of memory reading a raw trace buffer");
+  if (in->read_errno)
+    return FATAL(r, in->offset + (uint64_t)size, "read error: %s", strerror(in->read_errno));
+  unsigned char* owned = NULL;
+  if (in->kind != INPUT_MEMORY) { /* take the block over from the input */
+    if (in->start > 0) memmove(in->owned, in->owned + in->start, (size_t)size);
+    owned = in->owned;
+    in->owned = NULL;
+    in->buf = NULL;
+    in->start = in->end = in->capacity = 0;
+  }
+  unsigned char* archive;
+  size_t archive_size;
+  const char* why =
+      __recover_archive(in->kind == INPUT_MEMORY ? in->buf + in->start : owned, (size_t)size,
+                        owned, &archive, &archive_size);
+  if (why) {
+    r->truncated = strstr(why, "truncated") != NULL;
+    return FATAL(r, 0,
+                 "a raw trace buffer (the file of a traced program that did not finish) that "
+                 "cannot be recovered: %s", why);
+  }
+  __input_replace_owned(in, archive, archive_size);
+  r->recovered = true;
+  r->seen_first = false;
+  return 1;
+}
+
 /* The input ended (or failed) with `have` of `need` bytes of a record. */
 static int cut_short(trace_reader_t* r, uint64_t header, size_t have, uint64_t need) {
   input_t* in = &r->input;
@@ -118,6 +152,10 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   uint64_t header;
   memcpy(&header, in->buf + in->start, sizeof(header));
   uint64_t words = fxt_record_words(header);
+  if (!r->seen_first && !r->recovered && __recover_is_raw_buffer(in->buf + in->start, 8)) {
+    if (recover(r) != 1) return r->final_result;
+    return trace_reader_next(r, record);
+  }
   if (!r->seen_first) {
     r->seen_first = true;
     if (r->options.require_magic && header != FXT_MAGIC_RECORD)
@@ -162,3 +200,5 @@ trace_reader_error_t trace_reader_error(const trace_reader_t* r) { return r->err
 trace_reader_stats_t trace_reader_stats(const trace_reader_t* r) { return r->stats; }
 
 bool trace_reader_truncated(const trace_reader_t* r) { return r->truncated; }
+
+bool trace_reader_recovered(const trace_reader_t* r) { return r->recovered; }

@@ -18,6 +18,7 @@ struct trace_reader {
   bool seen_first;   /* the first record has been examined */
   int final_result;  /* TRACE_READ_END or TRACE_READ_ERROR once reached; else 1 */
   bool truncated;
+  bool recovered;    /* the input was a raw trace buffer, read as its archive */
   trace_reader_stats_t stats;
   trace_reader_error_t error;
   char error_text[256];
