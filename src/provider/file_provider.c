@@ -249,7 +249,9 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   stage_t stage = {fd, 0, malloc(STAGE_BYTES), 0, 0};
   if (!stage.data) stage.error = ENOMEM;
   if (!stage.error) __buffer_emit_prologue(1, s->name, dropped, stage_emit, &stage);
-  /* streamed saves, then what the buffer still holds */
+  /* streamed saves, then what the buffer still holds; the prologue goes out
+   * first, since the copy loop reuses the stage's block */
+  stage_flush(&stage);
   uint64_t streamed = header->streamed_bytes;
   for (uint64_t done = 0; done < streamed && !stage.error;) {
     size_t n = streamed - done < STAGE_BYTES ? (size_t)(streamed - done) : STAGE_BYTES;
