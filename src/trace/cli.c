@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trace-reader/reader.h"
+
 static void vreport(const char* cmd, const char* fmt, va_list ap) {
   fprintf(stderr, "trace %s: ", cmd);
   vfprintf(stderr, fmt, ap);
@@ -50,4 +52,13 @@ int __cli_open_input(const char* cmd, const char* path) {
 bool __cli_is_regular_file(FILE* f) {
   struct stat st;
   return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void __cli_warn_if_recovered(const char* path, const trace_reader_t* reader) {
+  if (!reader || !trace_reader_recovered(reader)) return;
+  fprintf(stderr,
+          "trace: warning: %s is the raw buffer of a trace that did not finish (the program "
+          "crashed or was killed); recovered %llu records\n",
+          strcmp(path, "-") == 0 ? "the input" : path,
+          (unsigned long long)trace_reader_stats(reader).records);
 }

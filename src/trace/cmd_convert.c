@@ -26,6 +26,8 @@ static const char kUsage[] =
     "  -h, --help         show this help\n"
     "\n"
     "Records JSON cannot hold (blobs, objects, context switches) are counted on stderr.\n"
+    "FILE may also be the raw trace buffer that a program traced in file mode leaves\n"
+    "when it crashes or is killed: its records are recovered, with a warning.\n"
     "Exit status: 0 on success, 1 if the archive is damaged or the output cannot be\n"
     "written (the events before the damage are still written), 2 on a usage error.\n";
 
@@ -161,6 +163,7 @@ static int convert(const convert_options_t* o, int input_fd, trace_reader_t* rea
     fprintf(stderr, "trace convert: warning: %llu records skipped in all\n",
             (unsigned long long)skipped);
   report_omitted(&c);
+  __cli_warn_if_recovered(o->input, reader);
   if (rc == TRACE_READ_ERROR) {
     trace_reader_error_t e = trace_reader_error(reader);
     __cli_error("convert", "%s: at byte offset %llu: %s", o->input, (unsigned long long)e.offset,

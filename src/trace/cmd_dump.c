@@ -15,7 +15,11 @@ static const char kUsage[] =
     "Prints every record of the FXT archive FILE ('-' for stdin) on one line: type,\n"
     "timestamp in seconds and ticks, provider, category, name, thread and arguments;\n"
     "then a count of records by type. Exit status: 0 on success, 1 if the archive is\n"
-    "damaged (the records before the damage are printed), 2 on a usage error.\n";
+    "damaged (the records before the damage are printed), 2 on a usage error.\n"
+    "\n"
+    "FILE may also be the raw trace buffer that a program traced in file mode leaves\n"
+    "when it crashes or is killed: its records are recovered, with a warning on\n"
+    "stderr (exit status 0; offsets are then those of the recovered archive).\n";
 
 static const char* const kSchedNames[] = {"context-switch (legacy)", "context-switch",
                                           "thread-wakeup"};
@@ -201,6 +205,7 @@ static int dump(const char* path, trace_reader_t* reader) {
     }
   }
   trace_reader_stats_t stats = trace_reader_stats(reader);
+  __cli_warn_if_recovered(path, reader);
   printf("-- %" PRIu64 " records, %" PRIu64 " skipped, %" PRIu64 " bytes\n", stats.records,
          stats.records_skipped, stats.bytes_read);
   for (unsigned t = 0; t < 16; t++)

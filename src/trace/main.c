@@ -14,6 +14,7 @@ typedef struct command {
 static const command_t kCommands[] = {
     {"convert", __cmd_convert, "convert an FXT archive to Chrome Trace Event JSON"},
     {"dump", __cmd_dump, "print every record of an FXT archive, one per line"},
+    {"recover", __cmd_recover, "rebuild the FXT archive of a program that crashed while tracing"},
     {"gen-sample", __cmd_gen_sample, NULL},
 };
 

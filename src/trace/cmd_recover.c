@@ -1,0 +1,148 @@
+/* `trace recover`: the FXT archive of a program that crashed while tracing in
+ * file mode, rebuilt from the raw trace buffer it left in its file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fxt/fxt_format.h"
+#include "reader/recover.h"
+#include "trace/cli.h"
+
+static const char kUsage[] =
+    "Usage: trace recover FILE [-o OUT]\n"
+    "\n"
+    "FILE is the raw trace buffer that a program traced in file mode (FXTRACE_OUTPUT)\n"
+    "leaves when it crashes or is killed before finishing it. Writes the FXT archive\n"
+    "the program would have written: every record it had committed, under a\n"
+    "provider named \"recovered\". 'trace dump' and 'trace convert' read such a file\n"
+    "directly; this command keeps the archive for other tools (Perfetto, ...).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output=OUT   write to OUT ('-' for stdout, the default)\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "Exit status: 0 on success, 1 if FILE is not a raw trace buffer (an archive that\n"
+    "is already complete, say), its header is unusable, or OUT cannot be written\n"
+    "(a partial OUT is removed), 2 on a usage error.\n";
+
+/* Reads all of fd into a malloc'ed block; NULL (with errno) on failure. */
+static unsigned char* read_all(int fd, size_t* size) {
+  size_t used = 0, capacity = 1 << 20;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size < SIZE_MAX - 1)
+    capacity = (size_t)st.st_size + 1; /* +1: EOF is seen without growing */
+  unsigned char* data = malloc(capacity);
+  if (!data) return NULL;
+  for (;;) {
+    if (used == capacity) {
+      unsigned char* grown = capacity < SIZE_MAX / 2 ? realloc(data, capacity * 2) : NULL;
+      if (!grown) {
+        free(data);
+        errno = ENOMEM;
+        return NULL;
+      }
+      data = grown;
+      capacity *= 2;
+    }
+    ssize_t n = read(fd, data + used, capacity - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      free(data);
+      errno = err;
+      return NULL;
+    }
+    if (n == 0) break;
+    used += (size_t)n;
+  }
+  *size = used;
+  return data;
+}
+
+static bool same_file(int fd, const char* path) {
+  struct stat in, out;
+  return fstat(fd, &in) == 0 && stat(path, &out) == 0 && in.st_dev == out.st_dev &&
+         in.st_ino == out.st_ino;
+}
+
+static int write_output(const char* output, const unsigned char* data, size_t size) {
+  bool to_stdout = output == NULL || strcmp(output, "-") == 0;
+  FILE* f = to_stdout ? stdout : fopen(output, "wb");
+  if (!f) {
+    __cli_error("recover", "cannot write '%s': %s", output, strerror(errno));
+    return EXIT_FAILED;
+  }
+  bool removable = !to_stdout && __cli_is_regular_file(f);
+  int err = 0;
+  if (fwrite(data, 1, size, f) != size || fflush(f) != 0) err = errno ? errno : EIO;
+  if (!to_stdout && fclose(f) != 0 && !err) err = errno;
+  if (!err) return EXIT_OK;
+  __cli_error("recover", "writing %s failed: %s", to_stdout ? "standard output" : output,
+              strerror(err));
+  if (removable && unlink(output) == 0)
+    fprintf(stderr, "trace recover: removed the incomplete '%s'\n", output);
+  return EXIT_FAILED;
+}
+
+int __cmd_recover(int argc, char** argv) {
+  static const struct option kLong[] = {{"output", required_argument, NULL, 'o'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  const char* output = NULL;
+  int opt;
+  opterr = 0;
+  optind = 1;
+  while ((opt = getopt_long(argc, argv, ":o:h", kLong, NULL)) != -1) {
+    switch (opt) {
+      case 'o': output = optarg; break;
+      case 'h': fputs(kUsage, stdout); return EXIT_OK;
+      case ':': return __cli_usage_error("recover", "option '%s' needs a value", argv[optind - 1]);
+      default: return __cli_usage_error("recover", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1)
+    return __cli_usage_error("recover", optind == argc ? "missing the input FILE"
+                                                       : "expected one input FILE");
+  const char* input = argv[optind];
+  int fd = __cli_open_input("recover", input);
+  if (fd < 0) return EXIT_FAILED;
+  if (output && strcmp(output, "-") != 0 && same_file(fd, output)) {
+    __cli_error("recover", "the output '%s' is the input; refusing to overwrite it", output);
+    if (fd != STDIN_FILENO) close(fd);
+    return EXIT_FAILED;
+  }
+  size_t size = 0;
+  unsigned char* raw = read_all(fd, &size);
+  int err = errno;
+  if (fd != STDIN_FILENO) close(fd);
+  if (!raw) {
+    __cli_error("recover", "cannot read '%s': %s", input, strerror(err));
+    return EXIT_FAILED;
+  }
+  if (!__recover_is_raw_buffer(raw, size)) {
+    uint64_t first = 0;
+    if (size >= 8) memcpy(&first, raw, 8);
+    free(raw);
+    if (first == FXT_MAGIC_RECORD)
+      __cli_error("recover", "%s is already a complete FXT archive: nothing to recover", input);
+    else
+      __cli_error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
+    return EXIT_FAILED;
+  }
+  unsigned char* archive;
+  size_t archive_size;
+  const char* why = __recover_archive(raw, size, raw, &archive, &archive_size);
+  if (why) {
+    __cli_error("recover", "%s: the raw trace buffer cannot be recovered: %s", input, why);
+    return EXIT_FAILED;
+  }
+  int rc = write_output(output, archive, archive_size);
+  free(archive);
+  return rc;
+}
