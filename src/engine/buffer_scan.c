@@ -1,6 +1,7 @@
 /* Buffer → FXT records (see buffer_scan.h). */
 #include "engine/buffer_scan.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "fxt/fxt_encode.h"
@@ -46,10 +47,14 @@ static int scan_region(const uint8_t* base, uint64_t from, uint64_t extent, uint
       pos = (pos / chunk + 1) * chunk; /* on to the next chunk */
       continue;
     }
-    int status = emit(arg, base + pos, (size_t)bytes);
-    if (status != 0) return status;
-    stats->records++;
-    stats->bytes += bytes;
+    bool provisional = (header & 0xf) == 15 &&
+                       ((header >> 36) & 0xf) == TRACE_BUFFER_PROVISIONAL_LARGE_TYPE;
+    if (!provisional) { /* a record never committed: skip its whole run */
+      int status = emit(arg, base + pos, (size_t)bytes);
+      if (status != 0) return status;
+      stats->records++;
+      stats->bytes += bytes;
+    }
     pos += bytes;
   }
   return 0;
@@ -82,7 +87,11 @@ int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer
   }
   if (sw > 0) {
     unsigned older = (unsigned)((sw - 1) & 1);
-    uint64_t end = h.rolling_data_end[older];
+    /* circular: the older buffer is always full (its header mark may lag,
+     * written by a switch winner that was preempted); streaming: full until
+     * saved, then 0 */
+    uint64_t end = h.buffering_mode == TRACE_BUFFERING_MODE_CIRCULAR ? h.rolling_buffer_size
+                                                                      : h.rolling_data_end[older];
     if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
     if (end) {
       status = scan_region(rolling[older], 0, end, h.chunk_size, emit, arg, stats);

@@ -16,6 +16,15 @@
 
 #include "engine/buffer_header.h"
 
+/* The header a writer puts at the start of a multi-chunk record until its
+ * commit: a large record (type 15) of the reserved large type 15, `words`
+ * long. Scans skip it without emitting it. */
+#define TRACE_BUFFER_PROVISIONAL_LARGE_TYPE 15u
+static inline uint64_t __buffer_provisional_header(uint64_t words) {
+  return UINT64_C(15) | (words & 0xffffffffu) << 4 |
+         (uint64_t)TRACE_BUFFER_PROVISIONAL_LARGE_TYPE << 36;
+}
+
 /* Receives consecutive whole records; non-zero stops the scan. */
 typedef int (*buffer_emit_fn)(void* arg, const void* data, size_t bytes);
 

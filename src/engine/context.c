@@ -182,6 +182,10 @@ void trace_context_write_blob_record(trace_context_t* context, trace_blob_type_t
     return;
   }
   size_t words = fxt_blob_record_words(name_ref, blob_size);
+  if (words > FXT_MAX_RECORD_WORDS) { /* a long inline name: the size field would wrap */
+    __writer_count_dropped(context);
+    return;
+  }
   uint64_t* p = __writer_reserve(context, words);
   if (!p) return;
   fxt_write_blob_record(p, words, type, name_ref, blob, blob_size);

@@ -83,26 +83,34 @@ static void asymmetric_fence(void) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-/* Waits (bounded) until each writer has been seen outside a record once.
- * Called without engine.lock held by the engine thread; the writer list only
- * grows, and writers are never freed. */
-void __engine_wait_writers_quiet(void) {
+/* Waits until each writer has been seen outside a record once. Called
+ * without engine.lock held by the engine thread; the writer list only grows,
+ * and writers are never freed. With `bounded` (stop), gives up after
+ * QUIET_TIMEOUT_MS (PROTOCOL.md §8) and returns false; otherwise (a streaming
+ * save, which must never hand over a buffer someone still writes) it waits
+ * as long as it takes, saying so once. */
+bool __engine_wait_writers_quiet(bool bounded) {
   asymmetric_fence();
   pthread_mutex_lock(&__engine.lock);
   trace_context_t* head = __engine.writers;
   pthread_mutex_unlock(&__engine.lock);
   uint64_t deadline = now_ms() + QUIET_TIMEOUT_MS;
+  bool warned = false;
   for (trace_context_t* w = head; w; w = w->next) {
     while (ATOMIC_ACQUIRE(&w->nesting) != 0) {
-      if (now_ms() > deadline) {
-        fprintf(stderr, "fxtrace: a thread stayed inside a trace record for %d ms; "
-                        "its last record may be incomplete\n", QUIET_TIMEOUT_MS);
-        return;
+      if (!warned && now_ms() > deadline) {
+        warned = true;
+        fprintf(stderr, "fxtrace: a thread has held a trace context for over %d ms%s\n",
+                QUIET_TIMEOUT_MS,
+                bounded ? "; stopping without it (its last record may be missing)"
+                        : "; the buffer save waits for it (records are dropped meanwhile)");
+        if (bounded) return false;
       }
       struct timespec ts = {0, 100000};
       nanosleep(&ts, NULL);
     }
   }
+  return true;
 }
 
 void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
@@ -127,7 +135,9 @@ void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
 static uint64_t durable_committed_end(void) {
   engine_t* e = &__engine;
   uint64_t alloc = ATOMIC_ACQUIRE(&e->header->durable_alloc);
-  if (alloc > e->durable_size) alloc = e->durable_size;
+  /* full: the record that crossed the end was never written; the data ends
+   * where it would have started */
+  if (alloc > e->durable_size) alloc = ATOMIC_LOAD(&e->header->durable_data_end);
   uint64_t deadline = now_ms() + QUIET_TIMEOUT_MS;
   uint64_t pos = 0;
   while (pos < alloc) {
@@ -356,7 +366,13 @@ void trace_engine_stop(int disposition) {
 void trace_engine_terminate(void) {
   engine_t* e = &__engine;
   pthread_mutex_lock(&e->lock);
-  if (!e->initialized || e->terminate_pending) {
+  if (!e->initialized) {
+    pthread_mutex_unlock(&e->lock);
+    return;
+  }
+  if (e->terminate_pending) { /* another thread is terminating: wait for it */
+    if (!pthread_equal(pthread_self(), e->thread))
+      while (e->initialized) pthread_cond_wait(&e->cond, &e->lock);
     pthread_mutex_unlock(&e->lock);
     return;
   }
@@ -447,7 +463,7 @@ static void notify_observers(trace_state_t state, bool wait) {
  * and the durable records it may use are committed, hand it to the handler. */
 static void run_save(uint64_t sw) {
   engine_t* e = &__engine;
-  __engine_wait_writers_quiet();
+  __engine_wait_writers_quiet(false);
   uint64_t durable_end = durable_committed_end();
   trace_buffer_header_t* h = e->header;
   uint64_t written, dropped;
@@ -474,7 +490,7 @@ void __engine_request_save(uint64_t sw) {
 static void finish_stop(void) {
   engine_t* e = &__engine;
   notify_observers(TRACE_STOPPING, false);
-  __engine_wait_writers_quiet();
+  __engine_wait_writers_quiet(true);
   /* a switch made by a writer that was finishing: save it before the end */
   uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
   if (save) run_save(save - 1);
@@ -492,6 +508,10 @@ static void finish_stop(void) {
     ATOMIC_STORE(&h->durable_data_end, durable_committed_end());
   ATOMIC_STORE(&h->wrapped_count, (uint32_t)sw);
   ATOMIC_STORE(&h->rolling_data_end[sw & 1], off < e->rolling_size ? off : e->rolling_size);
+  /* circular: switch winners write the marks without ordering among
+   * themselves; the older buffer is full by definition */
+  if (e->mode == TRACE_BUFFERING_MODE_CIRCULAR && sw > 0)
+    ATOMIC_STORE(&h->rolling_data_end[(sw - 1) & 1], e->rolling_size);
   ATOMIC_STORE(&h->num_records_dropped, dropped);
   ATOMIC_STORE(&h->records_written, written);
   ATOMIC_STORE(&h->flags, h->flags | TRACE_BUFFER_FLAG_STOPPED);
@@ -570,17 +590,18 @@ static trace_context_t* enter(uint64_t generation) {
     w = __writer_attach(generation);
     if (w == NULL) return NULL;
   }
-  if (UNLIKELY(w->nesting != 0)) { /* a signal handler inside a record */
+  uint32_t nesting = w->nesting;
+  if (UNLIKELY(nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
     __writer_count_dropped(w);
     return NULL;
   }
-  ATOMIC_STORE(&w->nesting, 1);
+  ATOMIC_STORE(&w->nesting, nesting + 1);
   if (UNLIKELY(__engine.fence_needed))
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
   else
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
   if (UNLIKELY(ATOMIC_LOAD(&__trace_engine_generation) != generation)) {
-    ATOMIC_RELEASE(&w->nesting, 0);
+    ATOMIC_RELEASE(&w->nesting, nesting);
     return NULL;
   }
   return w;
@@ -625,7 +646,9 @@ bool trace_is_category_enabled(const char* category_literal) {
   return true;
 }
 
-void trace_release_context(trace_context_t* context) { ATOMIC_RELEASE(&context->nesting, 0); }
+void trace_release_context(trace_context_t* context) {
+  ATOMIC_RELEASE(&context->nesting, context->nesting - 1);
+}
 
 int trace_engine_flush_category_cache(void) {
   /* Site caches are keyed by the trace generation, so they never outlive a

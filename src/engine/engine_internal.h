@@ -60,8 +60,9 @@ struct trace_context {
   uint64_t* end;          /* end of the owned chunk */
   uint64_t chunk_epoch;   /* engine epoch the chunk belongs to */
   uint32_t chunk;         /* first owned chunk (index over both rolling buffers) or NO_CHUNK */
-  uint32_t nesting;       /* > 0 while inside a record (atomic) */
+  uint32_t nesting;       /* contexts held by the thread (atomic); > 0 = inside a record */
   uint32_t chunk_count;   /* owned chunks from `chunk` on (> 1 for a large record) */
+  uint32_t reserving;     /* 1 while pos/end/chunk change (signal-handler guard) */
   uint64_t generation;    /* trace the caches below belong to */
   uint64_t records_written; /* this trace (atomic, owner increments) */
   uint64_t records_dropped; /* this trace (atomic, owner increments) */
@@ -158,7 +159,7 @@ void __writer_write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid
 
 /* engine.c */
 void __engine_request_save(uint64_t switch_count);
-void __engine_wait_writers_quiet(void);
+bool __engine_wait_writers_quiet(bool bounded);
 void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads);
 
 static inline void __writer_count_written(trace_context_t* w) {
@@ -171,39 +172,44 @@ static inline void __writer_count_dropped(trace_context_t* w) {
 
 /* Reserves `words` in the thread's chunk (steps A, B and E of the design).
  * The record is then written with an fxt_write_* function, which stores the
- * header last (the commit, step D). NULL: dropped and counted. */
-static inline uint64_t* __writer_reserve(trace_context_t* w, size_t words) {
+ * header last (the commit, step D). NULL: dropped and counted.
+ * `reserving` brackets the moment pos/end/chunk change: an event from a signal
+ * handler that interrupts it is dropped (see enter() in engine.c); anywhere
+ * else a nested record simply lands after the interrupted one's space. */
+static inline uint64_t* __writer_reserve_counted(trace_context_t* w, size_t words, bool count) {
+  w->reserving = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   uint64_t* p = w->pos;
   if (LIKELY(words <= (size_t)(w->end - p) &&
              w->chunk_epoch == ATOMIC_LOAD(&__engine.epoch))) {
     w->pos = p + words;
-    return p;
+  } else {
+    p = __writer_reserve_slow_counted(w, words, count);
   }
-  return __writer_reserve_slow_counted(w, words, true);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  w->reserving = 0;
+  return p;
+}
+
+static inline uint64_t* __writer_reserve(trace_context_t* w, size_t words) {
+  return __writer_reserve_counted(w, words, true);
 }
 
 /* Where durable records go: the durable buffer, or the thread's chunk in
  * oneshot mode (which has none; a thread's chunks are scanned in allocation
- * order, so its definitions precede its uses). */
+ * order, so its definitions precede its uses). A failure is not counted as a
+ * dropped record: registration falls back to inline references. */
 static inline uint64_t* __writer_reserve_metadata(trace_context_t* w, size_t words) {
   if (__engine.mode != TRACE_BUFFERING_MODE_ONESHOT) return __writer_reserve_durable(w, words);
-  uint64_t* p = w->pos;
-  if (LIKELY(words <= (size_t)(w->end - p) && w->chunk_epoch == ATOMIC_LOAD(&__engine.epoch))) {
-    w->pos = p + words;
-    return p;
-  }
-  return __writer_reserve_slow_counted(w, words, false);
+  return __writer_reserve_counted(w, words, false);
 }
 
-/* Home slot of a literal in the thread's string cache (open addressing,
- * linear probing, never evicted: a literal keeps its index for the whole
- * trace, so a hot literal is registered once). Literals are not aligned, so
- * every address bit counts. */
 static inline uint32_t __writer_string_home(const char* literal) {
   return (uint32_t)(((uint64_t)(uintptr_t)literal * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
 }
 
-/* A literal's ref: one probe when it was seen before on this thread. */
+/* A literal's ref: one probe when it was seen before on this thread (and
+ * landed in its home slot; others are found by the slow path's probing). */
 static inline trace_string_ref_t __writer_register_literal(trace_context_t* w,
                                                            const char* literal) {
   string_cache_entry_t* e = &w->strings[__writer_string_home(literal)];

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "engine/buffer_scan.h"
 #include "engine/engine_internal.h"
 
 __thread trace_context_t* __writer_self __attribute__((tls_model("initial-exec")));
@@ -19,6 +20,28 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 enum { MAX_WRITERS = UINT16_MAX };
 
 /* ---- chunks ---- */
+
+static void scrub(uint8_t* chunk, uint64_t bytes);
+
+/* A multi-chunk run left over from two or more switches ago (circular): its
+ * first chunk may have been skipped by the allocator (this thread owned it)
+ * while the others get handed out once released, and then the large record
+ * at its start would claim chunks that now hold someone else's records. So
+ * the run is cleared, while this thread still owns it, before release. */
+static void clear_stale_run(trace_context_t* w) {
+  engine_t* e = &__engine;
+  uint64_t epoch = ATOMIC_LOAD(&e->epoch);
+  if ((epoch & ~UINT64_C(0xffffff)) != (w->chunk_epoch & ~UINT64_C(0xffffff))) return;
+  uint64_t now = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  if (((now - w->chunk_epoch) & 0xffffff) < 2) return; /* the data is still current */
+  uint32_t C = e->chunk_size;
+  for (uint32_t i = 0; i < w->chunk_count; i++) {
+    uint32_t chunk = w->chunk + i;
+    if (ATOMIC_LOAD(&e->owners[chunk]) != w->token) continue;
+    unsigned b = chunk / e->chunks_per_buffer;
+    scrub(e->rolling[b] + (uint64_t)(chunk % e->chunks_per_buffer) * C, C);
+  }
+}
 
 void __writer_release_chunk(trace_context_t* w) {
   if (w->chunk == NO_CHUNK) return;
@@ -33,6 +56,7 @@ void __writer_release_chunk(trace_context_t* w) {
    * the token, and someone else may own the chunk by now. Release order
    * publishes this thread's records to the next owner, who zeroes them. */
   uint32_t n = w->chunk_count;
+  if (n > 1) clear_stale_run(w);
   for (uint32_t i = 0; i < n; i++) {
     uint16_t expected = w->token;
     __atomic_compare_exchange_n(&e->owners[w->chunk + i], &expected, 0, false, __ATOMIC_RELEASE,
@@ -138,6 +162,17 @@ static uint64_t* take(trace_context_t* w, size_t words) {
   return p;
 }
 
+/* The start of a fresh run. A record spanning several chunks gets a
+ * provisional header first (a large record of reserved type 15, as long as
+ * the record), which scans skip: if the writer dies before the commit replaces it,
+ * a scan must not jump to the next chunk boundary, which is the middle of
+ * this record's body. */
+static uint64_t* take_run(trace_context_t* w, size_t words, uint64_t run_bytes) {
+  uint64_t* p = take(w, words);
+  if (run_bytes > __engine.chunk_size) ATOMIC_RELEASE(p, __buffer_provisional_header(words));
+  return p;
+}
+
 uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool count) {
   engine_t* e = &__engine;
   trace_buffer_header_t* h = e->header;
@@ -167,7 +202,7 @@ uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool c
       uint64_t psw = prev >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
       uint64_t poff = prev & TRACE_BUFFER_ALLOC_OFFSET_MASK;
       if (poff + need <= e->rolling_size) {
-        if (claim(w, psw, poff, need, generation_bits)) return take(w, words);
+        if (claim(w, psw, poff, need, generation_bits)) return take_run(w, words, need);
       } else {
         for (uint64_t off = poff; off < e->rolling_size; off += C) clear_chunk(w, psw, off);
       }
@@ -188,7 +223,7 @@ uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool c
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_RELAXED)) {
       switched(sw, generation_bits);
-      if (claim(w, sw + 1, 0, need, generation_bits)) return take(w, words);
+      if (claim(w, sw + 1, 0, need, generation_bits)) return take_run(w, words, need);
     }
   }
 drop:
@@ -212,12 +247,24 @@ uint64_t* __writer_reserve_durable(trace_context_t* w, size_t words) {
 
 /* ---- strings ---- */
 
+/* The next index from a shared counter, or 0 once `max` was handed out: a
+ * capped CAS, so that failed attempts never wrap the counter around to live
+ * indexes. */
+static uint32_t take_index(uint32_t* counter, uint32_t max) {
+  uint32_t index = ATOMIC_LOAD(counter);
+  while (index <= max &&
+         !__atomic_compare_exchange_n(counter, &index, index + 1, true, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED)) {
+  }
+  return index <= max ? index : 0;
+}
+
 static trace_string_ref_t inline_ref(const char* s) { return trace_make_inline_c_string_ref(s); }
 
 /* A string record with a fresh index, or 0 when indexes or space ran out. */
 static trace_string_index_t write_string(trace_context_t* w, const char* s, size_t length) {
-  uint32_t index = __atomic_fetch_add(&__engine.next_string_index, 1, __ATOMIC_RELAXED);
-  if (index > TRACE_ENCODED_STRING_REF_MAX_INDEX) return 0;
+  uint32_t index = take_index(&__engine.next_string_index, TRACE_ENCODED_STRING_REF_MAX_INDEX);
+  if (index == 0) return 0;
   if (length > TRACE_ENCODED_STRING_REF_MAX_LENGTH) length = TRACE_ENCODED_STRING_REF_MAX_LENGTH;
   uint64_t* p = __writer_reserve_metadata(w, fxt_string_record_words(length));
   if (!p) return 0;
@@ -274,8 +321,8 @@ trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid
     trace_string_ref_t name_ref = __writer_register_copy(w, name, name_length);
     __writer_write_thread_info(w, pid, tid, &name_ref);
   }
-  uint32_t index = __atomic_fetch_add(&__engine.next_thread_index, 1, __ATOMIC_RELAXED);
-  if (index <= TRACE_ENCODED_THREAD_REF_MAX_INDEX) {
+  uint32_t index = take_index(&__engine.next_thread_index, TRACE_ENCODED_THREAD_REF_MAX_INDEX);
+  if (index != 0) {
     uint64_t* p = __writer_reserve_metadata(w, 3);
     if (p) {
       fxt_write_thread_record(p, index, pid, tid);
@@ -322,6 +369,8 @@ static void on_thread_exit(void* arg) {
   if (__engine.owners) __writer_release_chunk(w);
   w->chunk = NO_CHUNK;
   w->pos = w->end = NULL;
+  w->reserving = 0;
+  ATOMIC_RELEASE(&w->nesting, 0); /* a thread may exit holding a context */
   w->in_use = false;
   pthread_mutex_unlock(&__engine.lock);
   __writer_self = NULL;
@@ -349,6 +398,8 @@ static trace_context_t* new_writer(void) {
   }
   if (w) {
     w->in_use = true;
+    w->nesting = 0;
+    w->reserving = 0;
     w->thread_registered = false;
     w->cache_epoch = 0; /* a new thread: its caches start empty */
   }
