@@ -7,7 +7,8 @@
  * or that misbehaves. The scan checks the header's geometry against the
  * engine's own formula, clamps every offset to its region, and emits only
  * whole records whose size fits; it never reads outside [buffer, buffer +
- * size). It does not look inside records (PROTOCOL.md §10.4). */
+ * size). It does not look inside records (PROTOCOL.md §10.4). `buffer` must be
+ * 8-byte aligned (the header is read with atomic 8-byte loads). */
 #ifndef FXTRACE_ENGINE_BUFFER_SCAN_H_
 #define FXTRACE_ENGINE_BUFFER_SCAN_H_
 

@@ -27,6 +27,7 @@ enum { DEFAULT_BUFFER_MIB = 4, MAX_BUFFER_MIB = 4096, STAGE_BYTES = 1 << 20 };
 
 struct file_session {
   trace_handler_t handler; /* first: the engine hands it back to us */
+  pid_t pid;               /* the process that records; a fork child never finishes */
   category_set_t categories;
   char* path;
   char name[101];
@@ -125,8 +126,10 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   stage_flush(&stage);
   free(stage.data);
   if (stage.error == 0) {
-    header->saved_durable_end = durable_data_end;
+    /* length first: a crash between the two stores then only repeats some
+     * durable records (harmless redefinitions), never loses any */
     __atomic_store_n(&header->streamed_bytes, (uint64_t)stage.offset - s->size, __ATOMIC_RELEASE);
+    __atomic_store_n(&header->saved_durable_end, durable_data_end, __ATOMIC_RELEASE);
   } else if (s->save_errno == 0) {
     s->save_errno = stage.error;
     fprintf(stderr, "fxtrace: cannot append a saved buffer to %s: %s; its records are lost\n",
@@ -192,6 +195,7 @@ file_session_t* __file_session_start(const char* path, const char* name) {
   file_session_t* s = calloc(1, sizeof(*s));
   if (!s) return NULL;
   s->fd = -1;
+  s->pid = getpid();
   s->handler.ops = &ops;
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->cond, NULL);
@@ -279,6 +283,10 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
 }
 
 void __file_session_finish(file_session_t* s) {
+  if (getpid() != s->pid) { /* a fork child: the file is the parent's; just let go */
+    free_session(s);
+    return;
+  }
   trace_engine_stop(0);
   pthread_mutex_lock(&s->lock);
   while (!s->stopped) pthread_cond_wait(&s->cond, &s->lock);

@@ -58,8 +58,10 @@ trace_provider_t* trace_provider_create(void) { return trace_provider_create_wit
 void trace_provider_destroy(trace_provider_t* provider) {
   if (!provider) return;
   pthread_mutex_lock(&lock);
-  if (current == provider) current = NULL;
+  bool mine = current == provider; /* else the exit handler has taken it */
+  if (mine) current = NULL;
   pthread_mutex_unlock(&lock);
+  if (!mine) return;
   if (provider->file) __file_session_finish(provider->file);
   free(provider);
 }
