@@ -12,7 +12,8 @@
 static void load_header(const void* buffer, trace_buffer_header_t* out) {
   const uint64_t* in = buffer;
   uint64_t words[sizeof(*out) / 8];
-  for (size_t i = 0; i < sizeof(*out) / 8; i++) words[i] = __atomic_load_n(&in[i], __ATOMIC_ACQUIRE);
+  for (size_t i = 0; i < sizeof(*out) / 8; i++)
+    words[i] = __atomic_load_n(&in[i], __ATOMIC_ACQUIRE);
   memcpy(out, words, sizeof(*out));
 }
 
@@ -47,8 +48,8 @@ static int scan_region(const uint8_t* base, uint64_t from, uint64_t extent, uint
       pos = (pos / chunk + 1) * chunk; /* on to the next chunk */
       continue;
     }
-    bool provisional = (header & 0xf) == 15 &&
-                       ((header >> 36) & 0xf) == TRACE_BUFFER_PROVISIONAL_LARGE_TYPE;
+    bool provisional =
+        (header & 0xf) == 15 && ((header >> 36) & 0xf) == TRACE_BUFFER_PROVISIONAL_LARGE_TYPE;
     if (!provisional) { /* a record never committed: skip its whole run */
       int status = emit(arg, base + pos, (size_t)bytes);
       if (status != 0) return status;
@@ -91,7 +92,7 @@ int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer
      * written by a switch winner that was preempted); streaming: full until
      * saved, then 0 */
     uint64_t end = h.buffering_mode == TRACE_BUFFERING_MODE_CIRCULAR ? h.rolling_buffer_size
-                                                                      : h.rolling_data_end[older];
+                                                                     : h.rolling_data_end[older];
     if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
     if (end) {
       status = scan_region(rolling[older], 0, end, h.chunk_size, emit, arg, stats);
@@ -113,8 +114,8 @@ int __buffer_emit_prologue(uint32_t provider_id, const char* name, uint64_t reco
 }
 
 int __buffer_scan_save(const void* buffer, size_t size, uint32_t wrapped_count,
-                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
-                       void* arg, buffer_scan_stats_t* stats) {
+                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
+                       buffer_scan_stats_t* stats) {
   trace_buffer_header_t h;
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
@@ -123,7 +124,8 @@ int __buffer_scan_save(const void* buffer, size_t size, uint32_t wrapped_count,
       h.buffering_mode != TRACE_BUFFERING_MODE_STREAMING)
     return -1;
   const uint8_t* durable = (const uint8_t*)buffer + sizeof(h);
-  const uint8_t* rolling = durable + h.durable_buffer_size + (wrapped_count & 1) * h.rolling_buffer_size;
+  const uint8_t* rolling =
+      durable + h.durable_buffer_size + (wrapped_count & 1) * h.rolling_buffer_size;
   if (durable_end > h.durable_buffer_size) durable_end = h.durable_buffer_size;
   if (durable_from % 8 == 0 && durable_from < durable_end) {
     int status = scan_region(durable, durable_from, durable_end, 0, emit, arg, stats);

@@ -30,10 +30,10 @@ static inline uint64_t __buffer_provisional_header(uint64_t words) {
 typedef int (*buffer_emit_fn)(void* arg, const void* data, size_t bytes);
 
 typedef struct buffer_scan_stats {
-  uint64_t records;       /* records emitted */
-  uint64_t bytes;         /* bytes emitted */
-  uint64_t bad_records;   /* headers whose size did not fit (skipped) */
-  bool stopped_cleanly;   /* the header's stopped flag */
+  uint64_t records;     /* records emitted */
+  uint64_t bytes;       /* bytes emitted */
+  uint64_t bad_records; /* headers whose size did not fit (skipped) */
+  bool stopped_cleanly; /* the header's stopped flag */
 } buffer_scan_stats_t;
 
 /* Copies and checks the header of a buffer of `size` bytes (size may exceed
@@ -52,8 +52,8 @@ int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer
  * [durable_from, durable_end), then rolling buffer wrapped_count & 1 up to
  * its rolling_data_end. */
 int __buffer_scan_save(const void* buffer, size_t size, uint32_t wrapped_count,
-                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
-                       void* arg, buffer_scan_stats_t* stats);
+                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
+                       buffer_scan_stats_t* stats);
 
 /* The archive prologue: magic record, provider-info record (id, name) and,
  * if records_dropped > 0, a buffer-overflow provider event. */

@@ -20,21 +20,19 @@ void trace_context_register_string_literal(trace_context_t* context, const char*
   *out_ref = __writer_register_literal(context, string_literal);
 }
 
-void trace_context_register_string_copy(trace_context_t* context, const char* string,
-                                        size_t length, trace_string_ref_t* out_ref) {
+void trace_context_register_string_copy(trace_context_t* context, const char* string, size_t length,
+                                        trace_string_ref_t* out_ref) {
   *out_ref = __writer_register_copy(context, string, length);
 }
 
-bool trace_context_register_category_literal(trace_context_t* context,
-                                             const char* category_literal,
+bool trace_context_register_category_literal(trace_context_t* context, const char* category_literal,
                                              trace_string_ref_t* out_ref) {
   if (!trace_context_is_category_enabled(context, category_literal)) return false;
   *out_ref = __writer_register_literal(context, category_literal);
   return true;
 }
 
-void trace_context_register_current_thread(trace_context_t* context,
-                                           trace_thread_ref_t* out_ref) {
+void trace_context_register_current_thread(trace_context_t* context, trace_thread_ref_t* out_ref) {
   *out_ref = __writer_thread_ref(context);
 }
 
@@ -75,7 +73,7 @@ void trace_context_write_instant_event_record(trace_context_t* context, trace_ti
                                               trace_scope_t scope, const trace_arg_t* args,
                                               size_t num_args) {
   __writer_write_event(context, FXT_EVENT_INSTANT, ticks, thread_ref, category_ref, name_ref, args,
-              num_args, (uint64_t)scope);
+                       num_args, (uint64_t)scope);
 }
 
 void trace_context_write_counter_event_record(trace_context_t* context, trace_ticks_t ticks,
@@ -85,27 +83,26 @@ void trace_context_write_counter_event_record(trace_context_t* context, trace_ti
                                               trace_counter_id_t counter_id,
                                               const trace_arg_t* args, size_t num_args) {
   __writer_write_event(context, FXT_EVENT_COUNTER, ticks, thread_ref, category_ref, name_ref, args,
-              num_args, counter_id);
+                       num_args, counter_id);
 }
 
-void trace_context_write_duration_event_record(trace_context_t* context,
-                                               trace_ticks_t start_ticks, trace_ticks_t end_ticks,
+void trace_context_write_duration_event_record(trace_context_t* context, trace_ticks_t start_ticks,
+                                               trace_ticks_t end_ticks,
                                                const trace_thread_ref_t* thread_ref,
                                                const trace_string_ref_t* category_ref,
                                                const trace_string_ref_t* name_ref,
                                                const trace_arg_t* args, size_t num_args) {
   __writer_write_event(context, FXT_EVENT_DURATION_COMPLETE, start_ticks, thread_ref, category_ref,
-              name_ref, args, num_args, end_ticks);
+                       name_ref, args, num_args, end_ticks);
 }
 
-void trace_context_write_duration_begin_event_record(trace_context_t* context,
-                                                     trace_ticks_t ticks,
+void trace_context_write_duration_begin_event_record(trace_context_t* context, trace_ticks_t ticks,
                                                      const trace_thread_ref_t* thread_ref,
                                                      const trace_string_ref_t* category_ref,
                                                      const trace_string_ref_t* name_ref,
                                                      const trace_arg_t* args, size_t num_args) {
-  __writer_write_event(context, FXT_EVENT_DURATION_BEGIN, ticks, thread_ref, category_ref, name_ref, args,
-              num_args, 0);
+  __writer_write_event(context, FXT_EVENT_DURATION_BEGIN, ticks, thread_ref, category_ref, name_ref,
+                       args, num_args, 0);
 }
 
 void trace_context_write_duration_end_event_record(trace_context_t* context, trace_ticks_t ticks,
@@ -113,17 +110,17 @@ void trace_context_write_duration_end_event_record(trace_context_t* context, tra
                                                    const trace_string_ref_t* category_ref,
                                                    const trace_string_ref_t* name_ref,
                                                    const trace_arg_t* args, size_t num_args) {
-  __writer_write_event(context, FXT_EVENT_DURATION_END, ticks, thread_ref, category_ref, name_ref, args,
-              num_args, 0);
+  __writer_write_event(context, FXT_EVENT_DURATION_END, ticks, thread_ref, category_ref, name_ref,
+                       args, num_args, 0);
 }
 
 #define DEFINE_ID_WRITER(kind, id_type, event_type)                                            \
   void trace_context_write_##kind##_event_record(                                              \
       trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,     \
-      const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref, id_type id, \
+      const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref, id_type id,  \
       const trace_arg_t* args, size_t num_args) {                                              \
-    __writer_write_event(context, event_type, ticks, thread_ref, category_ref, name_ref, args,         \
-                num_args, id);                                                                 \
+    __writer_write_event(context, event_type, ticks, thread_ref, category_ref, name_ref, args, \
+                         num_args, id);                                                        \
   }
 DEFINE_ID_WRITER(async_begin, trace_async_id_t, FXT_EVENT_ASYNC_BEGIN)
 DEFINE_ID_WRITER(async_instant, trace_async_id_t, FXT_EVENT_ASYNC_INSTANT)
@@ -224,11 +221,13 @@ void trace_context_write_thread_info_record(trace_context_t* context, trace_koid
   __writer_write_thread_info(context, process_koid, thread_koid, name_ref);
 }
 
-void trace_context_write_context_switch_record(
-    trace_context_t* context, trace_ticks_t ticks, trace_cpu_number_t cpu_number,
-    trace_thread_state_t outgoing_thread_state, const trace_thread_ref_t* outgoing_thread_ref,
-    const trace_thread_ref_t* incoming_thread_ref, trace_thread_priority_t outgoing_priority,
-    trace_thread_priority_t incoming_priority) {
+void trace_context_write_context_switch_record(trace_context_t* context, trace_ticks_t ticks,
+                                               trace_cpu_number_t cpu_number,
+                                               trace_thread_state_t outgoing_thread_state,
+                                               const trace_thread_ref_t* outgoing_thread_ref,
+                                               const trace_thread_ref_t* incoming_thread_ref,
+                                               trace_thread_priority_t outgoing_priority,
+                                               trace_thread_priority_t incoming_priority) {
   size_t words = fxt_legacy_context_switch_record_words(outgoing_thread_ref, incoming_thread_ref);
   uint64_t* p = __writer_reserve(context, words);
   if (!p) return;

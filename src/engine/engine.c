@@ -266,8 +266,8 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
   e->durable_size = g.durable_size;
   e->rolling[0] = e->durable + g.durable_size;
-  e->rolling[1] = mode == TRACE_BUFFERING_MODE_ONESHOT ? e->rolling[0]
-                                                        : e->rolling[0] + g.rolling_size;
+  e->rolling[1] =
+      mode == TRACE_BUFFERING_MODE_ONESHOT ? e->rolling[0] : e->rolling[0] + g.rolling_size;
   e->rolling_size = g.rolling_size;
   e->chunk_size = g.chunk_size;
   e->chunks_per_buffer = per_buffer;
@@ -419,8 +419,8 @@ int trace_engine_get_stats(trace_engine_stats_t* out) {
   __engine_totals(&written, &dropped, &threads);
   out->records_written = written;
   out->records_dropped = dropped;
-  out->wrapped_count = (uint32_t)(ATOMIC_LOAD(&__engine.header->rolling_alloc) >>
-                                  TRACE_BUFFER_ALLOC_OFFSET_BITS);
+  out->wrapped_count =
+      (uint32_t)(ATOMIC_LOAD(&__engine.header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS);
   out->threads = threads;
   return 0;
 }
@@ -607,8 +607,7 @@ static trace_context_t* enter(uint64_t generation) {
   return w;
 }
 
-trace_context_t* __trace_acquire_context_for_site(const char* category_literal,
-                                                  trace_site_t* site,
+trace_context_t* __trace_acquire_context_for_site(const char* category_literal, trace_site_t* site,
                                                   trace_string_ref_t* out_ref,
                                                   uint64_t generation) {
   /* acquire: orders the reads of the engine's set-up after its publication */

@@ -56,27 +56,27 @@ typedef struct vthread_cache_entry {
  * never sees it freed while the engine is initialized. */
 struct trace_context {
   /* the record path, in one cache line */
-  uint64_t* pos;          /* next free word of the owned chunk */
-  uint64_t* end;          /* end of the owned chunk */
-  uint64_t chunk_epoch;   /* engine epoch the chunk belongs to */
-  uint32_t chunk;         /* first owned chunk (index over both rolling buffers) or NO_CHUNK */
-  uint32_t nesting;       /* contexts held by the thread (atomic); > 0 = inside a record */
-  uint32_t chunk_count;   /* owned chunks from `chunk` on (> 1 for a large record) */
-  uint32_t reserving;     /* 1 while pos/end/chunk change (signal-handler guard) */
-  uint64_t generation;    /* trace the caches below belong to */
+  uint64_t* pos;            /* next free word of the owned chunk */
+  uint64_t* end;            /* end of the owned chunk */
+  uint64_t chunk_epoch;     /* engine epoch the chunk belongs to */
+  uint32_t chunk;           /* first owned chunk (index over both rolling buffers) or NO_CHUNK */
+  uint32_t nesting;         /* contexts held by the thread (atomic); > 0 = inside a record */
+  uint32_t chunk_count;     /* owned chunks from `chunk` on (> 1 for a large record) */
+  uint32_t reserving;       /* 1 while pos/end/chunk change (signal-handler guard) */
+  uint64_t generation;      /* trace the caches below belong to */
   uint64_t records_written; /* this trace (atomic, owner increments) */
   uint64_t records_dropped; /* this trace (atomic, owner increments) */
-  uint16_t token;         /* chunk ownership token: slot + 1 */
-  uint16_t* owners;       /* the token array `chunk` indexes */
+  uint16_t token;           /* chunk ownership token: slot + 1 */
+  uint16_t* owners;         /* the token array `chunk` indexes */
   bool thread_registered;
   trace_thread_ref_t thread_ref;
   trace_koid_t tid;
-  char name[16];          /* the thread's OS name, read when it attaches */
-  uint64_t cache_epoch;   /* engine.cache_epoch the caches were filled in */
+  char name[16];        /* the thread's OS name, read when it attaches */
+  uint64_t cache_epoch; /* engine.cache_epoch the caches were filled in */
   string_cache_entry_t strings[WRITER_STRING_CACHE_SIZE];
   vthread_cache_entry_t vthreads[WRITER_VTHREAD_CACHE_SIZE];
   unsigned vthread_next;
-  bool in_use;            /* a live thread owns it (engine.lock) */
+  bool in_use;                /* a live thread owns it (engine.lock) */
   struct trace_context* next; /* engine.writers (engine.lock) */
 } __attribute__((aligned(64)));
 
@@ -93,17 +93,17 @@ typedef struct engine {
     uint64_t rolling_size;
     uint64_t durable_size;
     uint32_t chunk_size;
-    uint32_t mode; /* trace_buffering_mode_t */
+    uint32_t mode;    /* trace_buffering_mode_t */
     uint16_t* owners; /* chunk tokens, private memory: 2 * chunks_per_buffer */
     uint32_t chunks_per_buffer;
     bool fence_needed; /* no membarrier(2): writers fence themselves */
   } __attribute__((aligned(64)));
 
   /* Written by the switch winner (atomics). */
-  bool dirty[2];           /* buffer holds old data: zero chunks before use */
-  uint64_t saves_done;     /* streaming: buffers saved so far this trace */
-  uint64_t save_request;   /* streaming: switch count + 1 of the buffer to save, 0 none */
-  uint64_t saves_pending;  /* streaming: requested, not yet marked saved */
+  bool dirty[2];          /* buffer holds old data: zero chunks before use */
+  uint64_t saves_done;    /* streaming: buffers saved so far this trace */
+  uint64_t save_request;  /* streaming: switch count + 1 of the buffer to save, 0 none */
+  uint64_t saves_pending; /* streaming: requested, not yet marked saved */
 
   /* Off the record path. */
   pthread_mutex_t lock;
@@ -123,14 +123,14 @@ typedef struct engine {
   bool stop_pending;
   bool started_pending;
   bool shutdown;
-  bool forked;           /* this is a fork child: never trace */
-  bool thread_detach;    /* terminated from a callback: the thread detaches */
+  bool forked;        /* this is a fork child: never trace */
+  bool thread_detach; /* terminated from a callback: the thread detaches */
   bool thread_running;
   pthread_t thread;
   int wake_fd; /* eventfd: wakes the engine thread */
   struct trace_context* writers;
   uint16_t writer_count;
-  uint32_t prolonged;   /* atomic */
+  uint32_t prolonged;      /* atomic */
   uint64_t engine_written; /* records the engine wrote itself (lock) */
   trace_koid_t pid;
 } engine_t;
@@ -151,9 +151,8 @@ trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char
 trace_thread_ref_t __writer_register_current_thread_slow(trace_context_t* w);
 bool __writer_category_enabled(const char* category, trace_site_t* site, uint64_t generation);
 trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, size_t length);
-trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid,
-                                            trace_koid_t tid, const char* name,
-                                            size_t name_length);
+trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                                            const char* name, size_t name_length);
 void __writer_write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
                                 const trace_string_ref_t* name_ref);
 
@@ -180,8 +179,7 @@ static inline uint64_t* __writer_reserve_counted(trace_context_t* w, size_t word
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   uint64_t* p = w->pos;
-  if (LIKELY(words <= (size_t)(w->end - p) &&
-             w->chunk_epoch == ATOMIC_LOAD(&__engine.epoch))) {
+  if (LIKELY(words <= (size_t)(w->end - p) && w->chunk_epoch == ATOMIC_LOAD(&__engine.epoch))) {
     w->pos = p + words;
   } else {
     p = __writer_reserve_slow_counted(w, words, count);
@@ -226,8 +224,7 @@ static inline trace_thread_ref_t __writer_thread_ref(trace_context_t* w) {
 }
 
 /* The macros' argument names and literal string values (event_helpers.h). */
-static inline void __writer_complete_args(trace_context_t* w, trace_arg_t* args,
-                                          size_t num_args) {
+static inline void __writer_complete_args(trace_context_t* w, trace_arg_t* args, size_t num_args) {
   for (size_t i = 0; i < num_args; i++) {
     trace_string_ref_t* n = &args[i].name_ref;
     if (n->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && n->inline_string)

@@ -2,10 +2,11 @@
  * (include/trace/internal/event_helpers.h). Each runs with the thread's
  * context acquired: timestamp after the acquire (API.md §2), then the thread,
  * the name and the argument names, then the record, then the release. */
+#include "trace/internal/event_helpers.h"
+
 #include <string.h>
 
 #include "engine/engine_internal.h"
-#include "trace/internal/event_helpers.h"
 
 /* The common shape: one event record on the current thread. */
 static inline void event_and_release(trace_context_t* w, unsigned type,
@@ -43,15 +44,14 @@ void trace_internal_write_duration_begin_event_record_and_release_context(
 void trace_internal_write_duration_end_event_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     trace_arg_t* args, size_t num_args) {
-  event_and_release(context, FXT_EVENT_DURATION_END, category_ref, name_literal, args, num_args,
-                    0);
+  event_and_release(context, FXT_EVENT_DURATION_END, category_ref, name_literal, args, num_args, 0);
 }
 
-#define DEFINE_ID_HELPER(kind, id_type, event_type)                                             \
-  void trace_internal_write_##kind##_event_record_and_release_context(                          \
+#define DEFINE_ID_HELPER(kind, id_type, event_type)                                               \
+  void trace_internal_write_##kind##_event_record_and_release_context(                            \
       trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal, \
-      id_type id, trace_arg_t* args, size_t num_args) {                                         \
-    event_and_release(context, event_type, category_ref, name_literal, args, num_args, id);     \
+      id_type id, trace_arg_t* args, size_t num_args) {                                           \
+    event_and_release(context, event_type, category_ref, name_literal, args, num_args, id);       \
   }
 DEFINE_ID_HELPER(async_begin, trace_async_id_t, FXT_EVENT_ASYNC_BEGIN)
 DEFINE_ID_HELPER(async_instant, trace_async_id_t, FXT_EVENT_ASYNC_INSTANT)
@@ -65,9 +65,11 @@ static bool is_flow_kind(unsigned kind) {
   return kind == FXT_EVENT_FLOW_BEGIN || kind == FXT_EVENT_FLOW_STEP || kind == FXT_EVENT_FLOW_END;
 }
 
-void trace_internal_write_instaflow_and_release_context(
-    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
-    unsigned flow_kind, trace_flow_id_t flow_id, trace_arg_t* args, size_t num_args) {
+void trace_internal_write_instaflow_and_release_context(trace_context_t* context,
+                                                        const trace_string_ref_t* category_ref,
+                                                        const char* name_literal,
+                                                        unsigned flow_kind, trace_flow_id_t flow_id,
+                                                        trace_arg_t* args, size_t num_args) {
   trace_context_t* w = context;
   if (is_flow_kind(flow_kind)) {
     trace_ticks_t ticks = __trace_clock_now_ns();
@@ -120,15 +122,14 @@ void trace_internal_write_kernel_object_record_and_release_context(
   trace_arg_t all[TRACE_MAX_ARGS + 1];
   size_t n = 0;
   if (tid != 0) /* a thread: the "process" argument readers need (READERS.md) */
-    all[n++] = trace_make_arg(trace_internal_make_literal_ref("process"),
-                              trace_make_koid_arg_value(pid));
+    all[n++] =
+        trace_make_arg(trace_internal_make_literal_ref("process"), trace_make_koid_arg_value(pid));
   for (size_t i = 0; i < num_args && n < TRACE_MAX_ARGS; i++) all[n++] = args[i];
   __writer_complete_args(w, all, n);
   trace_string_ref_t name_ref =
       name ? __writer_register_copy(w, name, strlen(name)) : trace_make_empty_string_ref();
-  trace_context_write_kernel_object_record(w, tid != 0 ? tid : pid,
-                                           tid != 0 ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS,
-                                           &name_ref, all, n);
+  trace_context_write_kernel_object_record(
+      w, tid != 0 ? tid : pid, tid != 0 ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS, &name_ref, all, n);
   trace_release_context(w);
 }
 
@@ -182,7 +183,7 @@ void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
   trace_thread_ref_t thread = __writer_thread_ref(w);
   trace_string_ref_t name = __writer_register_literal(w, scope->name_literal);
   __writer_complete_args(w, scope->args, scope->num_args);
-  __writer_write_event(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &thread, &category,
-                       &name, scope->args, scope->num_args, end);
+  __writer_write_event(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &thread, &category, &name,
+                       scope->args, scope->num_args, end);
   trace_release_context(w);
 }

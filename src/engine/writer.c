@@ -216,8 +216,7 @@ uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool c
     }
     /* Streaming: the other buffer held switch count sw - 1; it is free once
      * that many saves are done. Until then records are dropped. */
-    if (e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_ACQUIRE(&e->saves_done) < sw)
-      goto drop;
+    if (e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_ACQUIRE(&e->saves_done) < sw) goto drop;
     ATOMIC_STORE(&e->dirty[sw & 1], true); /* before anyone can come back to it */
     uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | need;
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
@@ -252,9 +251,8 @@ uint64_t* __writer_reserve_durable(trace_context_t* w, size_t words) {
  * indexes. */
 static uint32_t take_index(uint32_t* counter, uint32_t max) {
   uint32_t index = ATOMIC_LOAD(counter);
-  while (index <= max &&
-         !__atomic_compare_exchange_n(counter, &index, index + 1, true, __ATOMIC_RELAXED,
-                                      __ATOMIC_RELAXED)) {
+  while (index <= max && !__atomic_compare_exchange_n(counter, &index, index + 1, true,
+                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
   return index <= max ? index : 0;
 }
@@ -314,9 +312,8 @@ trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, siz
 
 /* A thread-info kernel object record (durable), then a thread record with a
  * fresh index; an inline ref when indexes or space ran out. */
-trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid,
-                                            trace_koid_t tid, const char* name,
-                                            size_t name_length) {
+trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                                            const char* name, size_t name_length) {
   if (name != NULL && name_length > 0) {
     trace_string_ref_t name_ref = __writer_register_copy(w, name, name_length);
     __writer_write_thread_info(w, pid, tid, &name_ref);
