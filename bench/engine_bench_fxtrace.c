@@ -21,6 +21,7 @@
 #include "harness.h"
 
 #include "engine/buffer_header.h" /* internal: the layout this program scans */
+#include "engine/clock.h"         /* internal: which clock the engine picked */
 #include "trace-engine/handler.h"
 #include "trace/event.h"
 
@@ -239,6 +240,7 @@ int main(int argc, char** argv) {
 
   bench_timing_t t;
   if (bench_run(&o, sc->fn, NULL, &t) != 0) return 1;
+  const char* clock_source = __trace_clock_source_name();
 
   trace_engine_stats_t stats = {0};
   if (sc->start) {
@@ -252,7 +254,7 @@ int main(int argc, char** argv) {
   wait_flag(&g_terminated, "trace_terminated");
 
   uint64_t expected = (uint64_t)o.threads * (o.warmup + o.events) * (uint64_t)sc->records;
-  char extra[512], bytes[32] = "na", buffer_bytes[32] = "na", recorded[32] = "na";
+  char extra[600], bytes[32] = "na", buffer_bytes[32] = "na", recorded[32] = "na";
   if (scan.valid) {
     snprintf(recorded, sizeof recorded, "%" PRIu64, scan.event_records);
     if (scan.event_records) {
@@ -263,9 +265,10 @@ int main(int argc, char** argv) {
   }
   snprintf(extra, sizeof extra,
            "bytes=%s buffer_bytes=%s recorded=%s expected=%" PRIu64 " written=%" PRIu64
-           " dropped=%" PRIu64 " wrapped=%u disposition=%d buffer_mib=%" PRIu64,
+           " dropped=%" PRIu64 " wrapped=%u disposition=%d buffer_mib=%" PRIu64 " clock_source=%s",
            bytes, buffer_bytes, recorded, expected, stats.records_written, stats.records_dropped,
-           stats.wrapped_count, __atomic_load_n(&g_disposition, __ATOMIC_RELAXED), size >> 20);
+           stats.wrapped_count, __atomic_load_n(&g_disposition, __ATOMIC_RELAXED), size >> 20,
+           clock_source);
   bench_print_result("fxtrace", &o, &t, extra);
   munmap(buf, size);
   if (scan.valid && scan.event_records != expected) {

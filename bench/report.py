@@ -317,8 +317,15 @@ class Report:
                 parts.append(f"{t} thread{'s' if t > 1 else ''}: {fmt_x(x)} "
                              f"({fmt_ns(fx.med())} vs {fmt_ns(fl.med())} ns)")
                 oks.append(x <= 1.5)
-        row("disabled call site within 1.5× of a relaxed load + branch",
-            "; ".join(parts) or "n/a", verdict(oks, "by how much: see the ratio"))
+        stopped = []
+        for t in self.threads:
+            st, fl = self.get("fxtrace", "stopped", t), self.floor("load_branch", None, t)
+            if st and fl:
+                stopped.append(f"{fmt_x(st.med() / fl.med())} at {t} thread{'s' if t > 1 else ''}")
+        text = "; ".join(parts) or "n/a"
+        if stopped:
+            text += " (category off while tracing; with tracing stopped: " + ", ".join(stopped) + ")"
+        row("disabled call site within 1.5× of a relaxed load + branch", text, verdict(oks))
         # 5x cheaper than LTTng.
         parts, oks = [], []
         for t in self.threads:
@@ -502,13 +509,29 @@ class Report:
         if busy:
             worst = ", ".join(f"{r['system']} {r['scenario']} ×{r['threads']} round {r.get('round', '?')} "
                               f"(waited {100 * num(r['wait']):.0f}%)" for r in busy[:8])
-            text += (f"; {len(busy)} were still disturbed: {worst}{' …' if len(busy) > 8 else ''}. "
-                     "Their figures are too slow by up to that share")
+            text += (f"; {len(busy)} {'was' if len(busy) == 1 else 'were'} still disturbed: {worst}"
+                     f"{' …' if len(busy) > 8 else ''}. Such a figure is too slow by up to that share")
         return [text + "."]
+
+    def spread(self):
+        """The widest max/min among the tracers' enabled scenarios."""
+        worst = None
+        for (system, sc, t, _rb), s in self.g.items():
+            if system == "floor" or sc in ("off", "stopped") or s.lo() <= 0:
+                continue
+            x = s.hi() / s.lo()
+            if worst is None or x > worst[0]:
+                worst = (x, system, sc, t)
+        if worst is None or worst[0] < 1.3:
+            return []
+        x, system, sc, t = worst
+        return [f"- Spread between rounds: up to {x:.1f}× between the fastest and the slowest round "
+                f"({system} {sc}, {t} thread{'s' if t > 1 else ''}), also when nothing else ran. Read "
+                "the medians, and compare systems within one run."]
 
     def checks(self):
         L = ["### Checks and notes", ""]
-        L += self.disturbance()
+        L += self.disturbance() + self.spread()
         if not self.a.have_fxtrace:
             L.append("- **fxtrace was not measured** in this run: see the notes below.")
         if not self.a.have_lttng:
