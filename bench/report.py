@@ -240,13 +240,13 @@ class Report:
             dropped = s.field_sum("dropped")
             wrapped = s.field_sum("wrapped")
             total = sum(num(r["expected"]) or 0 for r in s.rows)
-            cell = f"{dropped:.0f} of {total:,.0f}" if dropped is not None else "n/a"
+            cell = f"{dropped:,.0f} of {total:,.0f}" if dropped is not None else "n/a"
             if wrapped:
                 cell += " (buffer wrapped!)"
             return cell
         lost = s.field_sum("lost")
         calls = s.field_sum("calls")
-        return f"{lost:.0f} of {calls:,.0f}" if lost is not None else "n/a"
+        return f"{lost:,.0f} of {calls:,.0f}" if lost is not None else "n/a"
 
     # -- sections --
 
@@ -455,6 +455,9 @@ class Report:
                                  for t, f in zip(self.threads, fls) if f) + ".")
         if fxt_min:
             L.append(f"FXT's minimum for this record: {fxt_min} bytes.")
+        if sc == "duration":
+            L.append("Per scope: LTTng-UST's two events (begin, end) count as one event here, for ns, "
+                     "bytes and the aggregate rate; its events-lost column counts single events.")
         losses = []
         for t in self.threads:
             lt = self.get("lttng", sc, t)
@@ -526,8 +529,12 @@ class Report:
             return []
         x, system, sc, t = worst
         return [f"- Spread between rounds: up to {x:.1f}× between the fastest and the slowest round "
-                f"({system} {sc}, {t} thread{'s' if t > 1 else ''}), also when nothing else ran. Read "
-                "the medians, and compare systems within one run."]
+                f"({system} {sc}, {t} thread{'s' if t > 1 else ''}). It is there also when nothing else "
+                "runs in the machine (threads not waiting, no other process busy): repeated runs on an "
+                "idle machine show phases, seconds long, in which the same loop is up to ~1.7× slower "
+                "(the record path more than the clock-bound floors), most likely the host's other "
+                "load, which a guest does not see as steal time. Read the medians with the min–max, "
+                "and compare systems within one run."]
 
     def checks(self):
         L = ["### Checks and notes", ""]
