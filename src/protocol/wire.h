@@ -1,0 +1,178 @@
+/* Not part of the public API: fxtrace's control protocol between providers,
+ * the trace manager and controller clients (docs/protocol.md). It carries
+ * PROTOCOL.md's Registry, Provider and Controller calls as framed messages
+ * over Unix SOCK_SEQPACKET sockets (one message per packet, so framing is the
+ * kernel's), with file descriptors passed as SCM_RIGHTS.
+ *
+ * Message = 16-byte header + payload:
+ *   0  u32 magic 0x4d545846 ("FXTM")     4  u16 version (1)   6  u16 type
+ *   8  u32 length (header + payload)    12  u32 request id (echoed in replies)
+ * Payload fields, little-endian, in the order each type lists below:
+ *   u8 / u16 / u32 / u64, str = u16 length + bytes (no NUL), and
+ *   list = u16 count + items. Limits are PROTOCOL.md's (names ≤ 100 bytes,
+ *   descriptions ≤ 400, ≤ 5000 categories, ≤ 100 providers); a message is at
+ *   most WIRE_MAX_MESSAGE bytes. A reader checks every length against what
+ *   is left; a malformed message is answered with MSG_ERROR (if a reply is
+ *   due) or drops the connection, never trusted.
+ *
+ * Every connection starts with MSG_HELLO from the connecting side:
+ *   HELLO { u8 role: 1 provider, 2 controller }
+ * Provider connection (the Registry + Provider protocols on one socket):
+ *   P→M REGISTER_PROVIDER { u64 pid, str name, u8 synchronous }
+ *   M→P REGISTER_RESULT  { i32 status, u8 started }        (synchronous only)
+ *   M→P INITIALIZE { u8 buffering_mode (engine enum 0..2), list<str> categories }
+ *                  + fds [buffer memfd, fifo]  — the fifo is a SOCK_SEQPACKET
+ *                    socket carrying PROTOCOL.md §6's 16-byte packets
+ *   M→P START { u8 buffer_disposition (1..3), list<str> additional_categories }
+ *   M→P STOP {}
+ *   M→P TERMINATE {}
+ *   M→P GET_KNOWN_CATEGORIES {}
+ *   P→M KNOWN_CATEGORIES { list<{str name, str description}> }
+ * Controller connection (PROTOCOL.md §5):
+ *   C→M GET_PROVIDERS {}              M→C PROVIDERS { list<{u32 id, u64 pid, str name}> }
+ *   C→M GET_KNOWN_CATEGORIES {}       M→C KNOWN_CATEGORIES (as above)
+ *   C→M INITIALIZE_TRACING { list<str> categories, u32 buffer_size_mb, u64 start_timeout_ms,
+ *                            u8 buffering_mode (engine enum), u64 stop_timeout_ms,
+ *                            list<{str name, u32 buffer_size_mb, list<str> categories}> specs }
+ *                          + fd [the archive's write end: pipe, socket or file]
+ *                          no reply on success; MSG_ERROR if refused
+ *   C→M START_TRACING { u8 buffer_disposition, list<str> additional_categories }
+ *                                     M→C START_RESULT { u32 error (0, or 1..4 of §5.1) }
+ *   C→M STOP_TRACING { u8 write_results }
+ *                                     M→C STOP_RESULT { list<provider_stats> }
+ *   C→M TERMINATE_TRACING { u8 write_results }
+ *                                     M→C TERMINATE_RESULT { list<provider_stats> }
+ *   provider_stats = { str name, u64 pid, u8 buffering_mode, u32 wrapped_count,
+ *                      u64 records_dropped, u32 durable_percent, u64 non_durable_bytes,
+ *                      u8 state (1 stopped, 2 terminated, 3 did not stop in time,
+ *                      4 died) }
+ * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
+ * The manager closes the archive fd when the session ends (terminate, or the
+ * last controller connection closing). */
+#ifndef FXTRACE_PROTOCOL_WIRE_H_
+#define FXTRACE_PROTOCOL_WIRE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define WIRE_MAGIC UINT32_C(0x4d545846)
+#define WIRE_VERSION 1u
+#define WIRE_HEADER_SIZE 16u
+#define WIRE_MAX_MESSAGE (256u * 1024u)
+#define WIRE_MAX_FDS 2u
+
+enum wire_limits {
+  WIRE_MAX_NAME = 100,        /* provider and category names */
+  WIRE_MAX_DESCRIPTION = 400, /* category descriptions */
+  WIRE_MAX_CATEGORIES = 5000,
+  WIRE_MAX_PROVIDERS = 100,
+};
+
+enum wire_role { WIRE_ROLE_PROVIDER = 1, WIRE_ROLE_CONTROLLER = 2 };
+
+enum wire_type {
+  MSG_HELLO = 1,
+  MSG_ERROR = 2,
+  /* provider connection */
+  MSG_REGISTER_PROVIDER = 10,
+  MSG_REGISTER_RESULT = 11,
+  MSG_INITIALIZE = 12,
+  MSG_START = 13,
+  MSG_STOP = 14,
+  MSG_TERMINATE = 15,
+  MSG_GET_KNOWN_CATEGORIES = 16,
+  MSG_KNOWN_CATEGORIES = 17,
+  /* controller connection */
+  MSG_GET_PROVIDERS = 30,
+  MSG_PROVIDERS = 31,
+  MSG_INITIALIZE_TRACING = 32,
+  MSG_START_TRACING = 33,
+  MSG_START_RESULT = 34,
+  MSG_STOP_TRACING = 35,
+  MSG_STOP_RESULT = 36,
+  MSG_TERMINATE_TRACING = 37,
+  MSG_TERMINATE_RESULT = 38,
+};
+
+/* PROTOCOL.md §6: the FIFO's 16-byte packets, host byte order. */
+typedef struct fifo_packet {
+  uint16_t request;
+  uint16_t data16;
+  uint32_t data32;
+  uint64_t data64;
+} fifo_packet_t;
+
+enum fifo_request {
+  FIFO_STARTED = 0x0001,
+  FIFO_SAVE_BUFFER = 0x0002,
+  FIFO_STOPPED = 0x0003,
+  FIFO_ALERT = 0x0004,
+  FIFO_BUFFER_SAVED = 0x0100,
+};
+#define FIFO_PROTOCOL_VERSION 1u
+
+/* ---- building a message ---- */
+
+typedef struct wire_writer {
+  uint8_t data[WIRE_MAX_MESSAGE];
+  size_t length;
+  bool overflow; /* a put did not fit: do not send */
+} wire_writer_t;
+
+void __wire_begin(wire_writer_t* w, uint16_t type, uint32_t request_id);
+void __wire_put_u8(wire_writer_t* w, uint8_t v);
+void __wire_put_u16(wire_writer_t* w, uint16_t v);
+void __wire_put_u32(wire_writer_t* w, uint32_t v);
+void __wire_put_u64(wire_writer_t* w, uint64_t v);
+void __wire_put_str(wire_writer_t* w, const char* s, size_t length);
+void __wire_put_cstr(wire_writer_t* w, const char* s);
+/* Stores the final length in the header; false if anything overflowed. */
+bool __wire_end(wire_writer_t* w);
+
+/* ---- reading a message ---- */
+
+typedef struct wire_reader {
+  const uint8_t* data;
+  size_t length;
+  size_t pos;
+  bool error; /* a get ran past the end or broke a limit: reject the message */
+  uint16_t type;
+  uint32_t request_id;
+} wire_reader_t;
+
+/* Checks the header (magic, version, length == bytes received); NULL if good,
+ * else why not. */
+const char* __wire_open(wire_reader_t* r, const void* data, size_t length);
+uint8_t __wire_get_u8(wire_reader_t* r);
+uint16_t __wire_get_u16(wire_reader_t* r);
+uint32_t __wire_get_u32(wire_reader_t* r);
+uint64_t __wire_get_u64(wire_reader_t* r);
+/* A string of at most max_length bytes, copied NUL-terminated into out
+ * (out_size > max_length). Longer, or past the end: error. */
+void __wire_get_str(wire_reader_t* r, char* out, size_t out_size, size_t max_length);
+/* true when every byte was consumed and nothing failed. */
+bool __wire_done(const wire_reader_t* r);
+
+/* ---- sockets ---- */
+
+/* Sends one message with up to WIRE_MAX_FDS descriptors. 0 or -errno. */
+int __wire_send(int socket, const wire_writer_t* w, const int* fds, size_t fd_count);
+
+/* Receives one message into buffer (WIRE_MAX_MESSAGE bytes). Returns its
+ * length, 0 at end of stream (peer closed), or -errno (-EMSGSIZE when the
+ * packet was truncated). Received descriptors go to fds (CLOEXEC); extra ones
+ * are closed; *fd_count says how many. */
+ssize_t __wire_recv(int socket, void* buffer, int* fds, size_t* fd_count);
+
+/* The manager's socket path: FXTRACE_SOCKET, else
+ * $XDG_RUNTIME_DIR/fxtrace/manager.sock, else /run/fxtrace/manager.sock for
+ * root and /tmp/fxtrace-$UID/manager.sock otherwise. 0 or -ENAMETOOLONG. */
+int __wire_socket_path(char* out, size_t out_size);
+
+/* Connects a SOCK_SEQPACKET socket to path and sends HELLO(role). The fd or
+ * -errno (-ENOENT / -ECONNREFUSED: no manager). */
+int __wire_connect(const char* path, enum wire_role role);
+
+#endif /* FXTRACE_PROTOCOL_WIRE_H_ */

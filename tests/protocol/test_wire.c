@@ -1,0 +1,143 @@
+/* The control protocol's encoding: round trips of every field kind, header
+ * checks, limits, truncated and oversized input, and descriptors passed with
+ * SCM_RIGHTS over a SOCK_SEQPACKET pair. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "protocol/wire.h"
+#include "test.h"
+
+static wire_writer_t w;
+static uint8_t buffer[WIRE_MAX_MESSAGE];
+
+static void test_round_trip(void) {
+  __wire_begin(&w, MSG_REGISTER_PROVIDER, 77);
+  __wire_put_u64(&w, 1234);
+  __wire_put_cstr(&w, "my provider");
+  __wire_put_u8(&w, 1);
+  __wire_put_u16(&w, 65535);
+  __wire_put_u32(&w, 0xdeadbeef);
+  ASSERT_TRUE(__wire_end(&w));
+  wire_reader_t r;
+  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
+  ASSERT_EQ(r.type, MSG_REGISTER_PROVIDER);
+  ASSERT_EQ(r.request_id, 77u);
+  ASSERT_EQ(__wire_get_u64(&r), 1234u);
+  char name[WIRE_MAX_NAME + 1];
+  __wire_get_str(&r, name, sizeof(name), WIRE_MAX_NAME);
+  ASSERT_STREQ(name, "my provider");
+  ASSERT_EQ(__wire_get_u8(&r), 1u);
+  ASSERT_EQ(__wire_get_u16(&r), 65535u);
+  ASSERT_EQ(__wire_get_u32(&r), 0xdeadbeefu);
+  ASSERT_TRUE(__wire_done(&r));
+  /* reading past the end is an error, not garbage */
+  ASSERT_EQ(__wire_get_u64(&r), 0u);
+  ASSERT_TRUE(r.error);
+}
+
+static void test_header_checks(void) {
+  wire_reader_t r;
+  __wire_begin(&w, MSG_HELLO, 0);
+  __wire_put_u8(&w, WIRE_ROLE_PROVIDER);
+  ASSERT_TRUE(__wire_end(&w));
+  ASSERT_TRUE(__wire_open(&r, w.data, w.length - 1) != NULL); /* length mismatch */
+  ASSERT_TRUE(__wire_open(&r, w.data, 10) != NULL);           /* shorter than a header */
+  w.data[0] ^= 1;
+  ASSERT_TRUE(__wire_open(&r, w.data, w.length) != NULL); /* magic */
+  w.data[0] ^= 1;
+  w.data[4] = 2;
+  ASSERT_TRUE(__wire_open(&r, w.data, w.length) != NULL); /* version */
+}
+
+static void test_string_limits(void) {
+  char long_name[WIRE_MAX_NAME + 2];
+  memset(long_name, 'x', sizeof(long_name) - 1);
+  long_name[sizeof(long_name) - 1] = '\0';
+  __wire_begin(&w, MSG_REGISTER_PROVIDER, 1);
+  __wire_put_cstr(&w, long_name);
+  ASSERT_TRUE(__wire_end(&w));
+  wire_reader_t r;
+  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
+  char out[WIRE_MAX_NAME + 1];
+  __wire_get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
+  ASSERT_TRUE(r.error); /* 101 bytes > 100 */
+  /* a declared length running past the message */
+  __wire_begin(&w, MSG_REGISTER_PROVIDER, 1);
+  __wire_put_u16(&w, 50);
+  __wire_put_u32(&w, 0);
+  ASSERT_TRUE(__wire_end(&w));
+  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
+  __wire_get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
+  ASSERT_TRUE(r.error);
+  /* a message that would not fit is refused at the end */
+  __wire_begin(&w, MSG_KNOWN_CATEGORIES, 1);
+  static char big[60000];
+  memset(big, 'c', sizeof(big));
+  for (int i = 0; i < 5; i++) __wire_put_str(&w, big, sizeof(big));
+  ASSERT_TRUE(!__wire_end(&w));
+  ASSERT_EQ(__wire_send(0, &w, NULL, 0), -EINVAL);
+}
+
+static void test_fd_passing(void) {
+  int pair[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  __wire_begin(&w, MSG_INITIALIZE, 5);
+  __wire_put_u8(&w, 2);
+  __wire_put_u16(&w, 0);
+  ASSERT_TRUE(__wire_end(&w));
+  int fds[2] = {pipefd[0], pipefd[1]};
+  ASSERT_EQ(__wire_send(pair[0], &w, fds, 2), 0);
+  int got[WIRE_MAX_FDS];
+  size_t count;
+  ssize_t n = __wire_recv(pair[1], buffer, got, &count);
+  ASSERT_EQ((size_t)n, w.length);
+  ASSERT_EQ(count, 2u);
+  ASSERT_EQ(write(got[1], "ok", 2), 2); /* the received write end works */
+  char text[3] = {0};
+  ASSERT_EQ(read(pipefd[0], text, 2), 2);
+  ASSERT_STREQ(text, "ok");
+  close(got[0]);
+  close(got[1]);
+  /* end of stream */
+  close(pair[0]);
+  ASSERT_EQ(__wire_recv(pair[1], buffer, got, &count), 0);
+  close(pair[1]);
+  close(pipefd[0]);
+  close(pipefd[1]);
+}
+
+static void test_socket_path(void) {
+  char path[256];
+  setenv("FXTRACE_SOCKET", "/tmp/x.sock", 1);
+  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), 0);
+  ASSERT_STREQ(path, "/tmp/x.sock");
+  unsetenv("FXTRACE_SOCKET");
+  setenv("XDG_RUNTIME_DIR", "/run/user/5", 1);
+  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), 0);
+  ASSERT_STREQ(path, "/run/user/5/fxtrace/manager.sock");
+  unsetenv("XDG_RUNTIME_DIR");
+  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), 0);
+  ASSERT_TRUE(strcmp(path, geteuid() == 0 ? "/run/fxtrace/manager.sock" : "") == 0 ||
+              strncmp(path, "/tmp/fxtrace-", 13) == 0);
+  char long_path[300];
+  memset(long_path, 'p', sizeof(long_path) - 1);
+  long_path[sizeof(long_path) - 1] = '\0';
+  setenv("FXTRACE_SOCKET", long_path, 1);
+  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), -ENAMETOOLONG);
+  unsetenv("FXTRACE_SOCKET");
+  ASSERT_EQ(__wire_connect("/nonexistent/fxtrace.sock", WIRE_ROLE_CONTROLLER), -ENOENT);
+}
+
+int main(void) {
+  test_round_trip();
+  test_header_checks();
+  test_string_limits();
+  test_fd_passing();
+  test_socket_path();
+  printf("wire: ok\n");
+  return 0;
+}
