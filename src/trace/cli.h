@@ -12,6 +12,9 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 int __cmd_convert(int argc, char** argv);
 int __cmd_dump(int argc, char** argv);
 int __cmd_gen_sample(int argc, char** argv);
+int __cmd_list_categories(int argc, char** argv);
+int __cmd_list_providers(int argc, char** argv);
+int __cmd_record(int argc, char** argv);
 int __cmd_recover(int argc, char** argv);
 
 /* Prints "trace CMD: message" to stderr. */

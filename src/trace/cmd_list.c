@@ -1,0 +1,112 @@
+/* `trace list-providers` and `trace list-categories`: ask the running trace
+ * manager (GetProviders, GetKnownCategories). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/cli.h"
+#include "trace/controller.h"
+
+static const char kProvidersUsage[] =
+    "Usage: trace list-providers\n"
+    "\n"
+    "Lists the providers registered with the running trace manager: id, process id\n"
+    "and name, one per line. The manager's socket is FXTRACE_SOCKET if set, else\n"
+    "$XDG_RUNTIME_DIR/fxtrace/manager.sock, /run/fxtrace/manager.sock (root) or\n"
+    "/tmp/fxtrace-$UID/manager.sock.\n"
+    "\n"
+    "Exit status: 0 on success, 1 if no manager is running or it fails to answer,\n"
+    "2 on a usage error.\n";
+
+static const char kCategoriesUsage[] =
+    "Usage: trace list-categories\n"
+    "\n"
+    "Lists the categories the running trace manager knows (declared by its\n"
+    "configuration and by registered providers), with their descriptions.\n"
+    "The manager's socket is found as for 'trace list-providers'.\n"
+    "\n"
+    "Exit status: 0 on success, 1 if no manager is running or it fails to answer,\n"
+    "2 on a usage error.\n";
+
+/* No options but --help. 0 to go on, -1 after --help, else the exit status. */
+static int parse(const char* cmd, const char* usage, int argc, char** argv) {
+  static const struct option kLong[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  int opt;
+  opterr = 0;
+  optind = 1;
+  while ((opt = getopt_long(argc, argv, ":h", kLong, NULL)) != -1) {
+    if (opt == 'h') {
+      fputs(usage, stdout);
+      return -1;
+    }
+    return __cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+  }
+  if (optind != argc) return __cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+  return 0;
+}
+
+static bool connect_manager(const char* cmd, controller_t* c) {
+  char path[128];
+  if (__wire_socket_path(path, sizeof(path)) != 0) {
+    __cli_error(cmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
+    return false;
+  }
+  if (__controller_open(c, path) != 0) {
+    __cli_error(cmd, "%s", c->error);
+    return false;
+  }
+  return true;
+}
+
+int __cmd_list_providers(int argc, char** argv) {
+  static const char kCmd[] = "list-providers";
+  int rc = parse(kCmd, kProvidersUsage, argc, argv);
+  if (rc != 0) return rc < 0 ? EXIT_OK : rc;
+  controller_t c;
+  if (!connect_manager(kCmd, &c)) return EXIT_FAILED;
+  controller_provider_t* list;
+  size_t count;
+  rc = EXIT_OK;
+  if (__controller_get_providers(&c, &list, &count) != 0) {
+    __cli_error(kCmd, "%s", c.error);
+    rc = EXIT_FAILED;
+  } else {
+    printf("%-6s %-10s %s\n", "ID", "PID", "NAME");
+    for (size_t i = 0; i < count; i++)
+      printf("%-6u %-10llu %s\n", (unsigned)list[i].id, (unsigned long long)list[i].pid,
+             list[i].name);
+    if (count == 0) fprintf(stderr, "trace %s: no provider is registered\n", kCmd);
+    free(list);
+  }
+  __controller_close(&c);
+  if (fflush(stdout) != 0) rc = EXIT_FAILED;
+  return rc;
+}
+
+int __cmd_list_categories(int argc, char** argv) {
+  static const char kCmd[] = "list-categories";
+  int rc = parse(kCmd, kCategoriesUsage, argc, argv);
+  if (rc != 0) return rc < 0 ? EXIT_OK : rc;
+  controller_t c;
+  if (!connect_manager(kCmd, &c)) return EXIT_FAILED;
+  controller_category_t* list;
+  size_t count;
+  rc = EXIT_OK;
+  if (__controller_get_known_categories(&c, &list, &count) != 0) {
+    __cli_error(kCmd, "%s", c.error);
+    rc = EXIT_FAILED;
+  } else {
+    int width = 8;
+    for (size_t i = 0; i < count; i++)
+      if ((int)strlen(list[i].name) > width) width = (int)strlen(list[i].name);
+    if (width > 40) width = 40;
+    for (size_t i = 0; i < count; i++)
+      printf("%-*s  %s\n", width, list[i].name, list[i].description);
+    if (count == 0) fprintf(stderr, "trace %s: no category is known\n", kCmd);
+    free(list);
+  }
+  __controller_close(&c);
+  if (fflush(stdout) != 0) rc = EXIT_FAILED;
+  return rc;
+}

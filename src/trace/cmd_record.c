@@ -1,0 +1,804 @@
+/* `trace record`: records a trace through the trace manager (PROTOCOL.md
+ * §12.1): InitializeTracing with the write end of a pipe, StartTracing
+ * (RETAIN), optionally a command to trace, then TerminateTracing with
+ * write_results while a thread reads the archive from the pipe into the
+ * output file (FXT as received, or converted to JSON on the fly). With no
+ * manager running, one runs inside this process for the recording. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace-reader/reader.h"
+#include "trace/cli.h"
+#include "trace/controller.h"
+#include "trace/json_events.h"
+#include "trace/local_manager.h"
+
+extern char** environ;
+
+static const char kCmd[] = "record";
+
+static const char kUsage[] =
+    "Usage: trace record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+    "\n"
+    "Records a trace of every registered provider through the trace manager and\n"
+    "writes the archive. With COMMAND, tracing starts first, then COMMAND runs (with\n"
+    "FXTRACE_SOCKET set so its provider finds the same manager) and recording ends\n"
+    "when it exits; otherwise after --duration. Ctrl-C ends recording cleanly.\n"
+    "With no manager running, trace runs one of its own for the recording.\n"
+    "\n"
+    "Options:\n"
+    "      --categories=LIST     comma-separated categories to record ('prefix*' works);\n"
+    "                            default: all\n"
+    "      --buffering-mode=MODE oneshot (default), circular or streaming\n"
+    "      --buffer-size=MB      each provider's buffer, 1 to 64 MB (default 4)\n"
+    "      --duration=SECONDS    how long to record (default 10 without COMMAND; with\n"
+    "                            COMMAND, until it exits unless given)\n"
+    "      --stop-timeout=SECONDS how long the manager waits for a provider to stop\n"
+    "                            (default 60)\n"
+    "  -o, --output=FILE         where to write the trace ('-' for stdout; default\n"
+    "                            trace.fxt, or trace.json with --format=json)\n"
+    "      --format=FORMAT       fxt (the archive as received, default) or json\n"
+    "                            (Chrome Trace Event JSON, converted as it arrives)\n"
+    "  -h, --help                show this help\n"
+    "\n"
+    "While recording, stderr shows the elapsed time and bytes received when it is a\n"
+    "terminal; at the end a summary per provider: process id, buffering mode, records\n"
+    "in the archive, records dropped, durable buffer use and buffer wraps, and a\n"
+    "warning for each provider that dropped records or did not stop in time.\n"
+    "\n"
+    "Exit status: COMMAND's exit status when it exited by itself (128+N if killed by\n"
+    "signal N), else 0; 1 if recording failed; 2 on a usage error.\n";
+
+enum {
+  DEFAULT_BUFFER_MB = 4,
+  MIN_BUFFER_MB = 1,
+  MAX_BUFFER_MB = 64,
+  DEFAULT_DURATION_S = 10,
+  DEFAULT_START_TIMEOUT_MS = 5000,
+  DEFAULT_STOP_TIMEOUT_MS = 60000,
+  REPLY_MARGIN_MS = 30000,   /* on top of the manager's own timeouts */
+  PROGRESS_INTERVAL_MS = 200,
+  KILL_GRACE_MS = 2000,      /* SIGTERM, then SIGKILL */
+  MAX_COUNTED_PROVIDERS = 256,
+  ARCHIVE_PIPE_SIZE = 1 << 20,
+};
+
+typedef struct record_options {
+  char* category_text; /* owned copy, split in place */
+  const char** categories;
+  size_t category_count;
+  uint8_t mode;
+  uint32_t buffer_mb;
+  double duration_s; /* 0: none (a command ends recording) */
+  uint64_t stop_timeout_ms;
+  const char* output;
+  bool json;
+  char** command; /* NULL-terminated, or NULL */
+} record_options_t;
+
+/* ---- options ---------------------------------------------------------------- */
+
+static bool parse_seconds(const char* text, double max, double* out) {
+  char* end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v <= 0 || v > max) return false;
+  *out = v;
+  return true;
+}
+
+static int split_categories(record_options_t* o, const char* text) {
+  free(o->category_text);
+  free(o->categories);
+  o->categories = NULL;
+  o->category_count = 0;
+  o->category_text = strdup(text);
+  size_t n = 1;
+  for (const char* p = text; *p; p++) n += *p == ',';
+  o->categories = calloc(n, sizeof(char*));
+  if (!o->category_text || !o->categories) {
+    __cli_error(kCmd, "out of memory");
+    return EXIT_FAILED;
+  }
+  char* save = NULL;
+  for (char* c = strtok_r(o->category_text, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+    while (*c == ' ') c++;
+    char* e = c + strlen(c);
+    while (e > c && e[-1] == ' ') *--e = '\0';
+    if (*c == '\0') continue;
+    if (strlen(c) > WIRE_MAX_NAME)
+      return __cli_usage_error(kCmd, "category '%s' is longer than %d bytes", c, WIRE_MAX_NAME);
+    o->categories[o->category_count++] = c;
+  }
+  if (o->category_count > WIRE_MAX_CATEGORIES)
+    return __cli_usage_error(kCmd, "more than %d categories", WIRE_MAX_CATEGORIES);
+  return 0;
+}
+
+static void free_options(record_options_t* o) {
+  free(o->category_text);
+  free(o->categories);
+}
+
+/* 0 to record, -1 after --help, else the exit status. */
+static int parse_options(int argc, char** argv, record_options_t* o) {
+  enum { OPT_CATEGORIES = 256, OPT_MODE, OPT_SIZE, OPT_DURATION, OPT_STOP_TIMEOUT, OPT_FORMAT };
+  static const struct option kLong[] = {{"categories", required_argument, NULL, OPT_CATEGORIES},
+                                        {"buffering-mode", required_argument, NULL, OPT_MODE},
+                                        {"buffer-size", required_argument, NULL, OPT_SIZE},
+                                        {"duration", required_argument, NULL, OPT_DURATION},
+                                        {"stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT},
+                                        {"output", required_argument, NULL, 'o'},
+                                        {"format", required_argument, NULL, OPT_FORMAT},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  memset(o, 0, sizeof(*o));
+  o->buffer_mb = DEFAULT_BUFFER_MB;
+  o->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
+  int opt;
+  opterr = 0;
+  optind = 1;
+  /* '+': the first non-option starts the command, whose own options are its own. */
+  while ((opt = getopt_long(argc, argv, "+:o:h", kLong, NULL)) != -1) {
+    switch (opt) {
+      case OPT_CATEGORIES: {
+        int rc = split_categories(o, optarg);
+        if (rc != 0) return rc;
+        break;
+      }
+      case OPT_MODE:
+        if (strcmp(optarg, "oneshot") == 0)
+          o->mode = 0;
+        else if (strcmp(optarg, "circular") == 0)
+          o->mode = 1;
+        else if (strcmp(optarg, "streaming") == 0)
+          o->mode = 2;
+        else
+          return __cli_usage_error(
+              kCmd, "unknown buffering mode '%s' (oneshot, circular or streaming)", optarg);
+        break;
+      case OPT_SIZE: {
+        char* end;
+        errno = 0;
+        unsigned long v = strtoul(optarg, &end, 10);
+        if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' ||
+            v < MIN_BUFFER_MB || v > MAX_BUFFER_MB)
+          return __cli_usage_error(kCmd, "bad buffer size '%s' (a whole number of MB, %d to %d)",
+                                   optarg, MIN_BUFFER_MB, MAX_BUFFER_MB);
+        o->buffer_mb = (uint32_t)v;
+        break;
+      }
+      case OPT_DURATION:
+        if (!parse_seconds(optarg, 1e7, &o->duration_s))
+          return __cli_usage_error(kCmd, "bad duration '%s' (seconds, more than 0)", optarg);
+        break;
+      case OPT_STOP_TIMEOUT: {
+        double s;
+        if (!parse_seconds(optarg, 1e6, &s))
+          return __cli_usage_error(kCmd, "bad stop timeout '%s' (seconds, more than 0)", optarg);
+        o->stop_timeout_ms = (uint64_t)(s * 1000 + 0.5);
+        if (o->stop_timeout_ms == 0) o->stop_timeout_ms = 1;
+        break;
+      }
+      case 'o':
+        if (optarg[0] == '\0') return __cli_usage_error(kCmd, "empty output file name");
+        o->output = optarg;
+        break;
+      case OPT_FORMAT:
+        if (strcmp(optarg, "json") == 0)
+          o->json = true;
+        else if (strcmp(optarg, "fxt") == 0)
+          o->json = false;
+        else
+          return __cli_usage_error(kCmd, "unknown format '%s' (fxt or json)", optarg);
+        break;
+      case 'h': fputs(kUsage, stdout); return -1;
+      case ':': return __cli_usage_error(kCmd, "option '%s' needs a value", argv[optind - 1]);
+      default: return __cli_usage_error(kCmd, "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc) o->command = argv + optind;
+  if (!o->command && o->duration_s == 0) o->duration_s = DEFAULT_DURATION_S;
+  if (!o->output) o->output = o->json ? "trace.json" : "trace.fxt";
+  return 0;
+}
+
+/* ---- signals: a self-pipe wakes the main loop ------------------------------------ */
+
+static int g_wake[2] = {-1, -1};
+static volatile sig_atomic_t g_interrupted;
+
+static void wake(void) {
+  int saved = errno;
+  ssize_t n = write(g_wake[1], "x", 1);
+  (void)n; /* full: a wake-up is pending anyway */
+  errno = saved;
+}
+
+static void on_signal(int sig) {
+  if (sig != SIGCHLD) g_interrupted = sig;
+  wake();
+}
+
+static void drain_wake(void) {
+  char buf[64];
+  while (read(g_wake[0], buf, sizeof(buf)) > 0) {
+  }
+}
+
+static void set_handlers(void (*handler)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sa.sa_flags = SA_NOCLDSTOP;
+  sigaction(SIGCHLD, &sa, NULL);
+}
+
+static void reset_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = SIG_DFL;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGCHLD, &sa, NULL);
+}
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the archive reader thread ------------------------------------------------------ */
+
+typedef struct provider_count {
+  uint32_t id;
+  char name[WIRE_MAX_NAME + 1];
+  uint64_t records;
+  bool matched; /* paired with a stats entry for the summary */
+} provider_count_t;
+
+typedef struct archive {
+  int fd; /* the pipe's read end */
+  FILE* out;
+  bool json;
+  atomic_uint_least64_t bytes;
+  atomic_bool done;
+  int read_error;  /* errno */
+  int write_error; /* errno of the first failed write of the output */
+  bool damaged;
+  char damage[300];
+  uint64_t skipped;
+  char first_skip[300];
+  bool recovered;
+  provider_count_t providers[MAX_COUNTED_PROVIDERS];
+  size_t provider_count;
+  json_converter_t converter;
+  json_writer_t writer; /* 64 KiB; the struct lives on the heap */
+} archive_t;
+
+static ssize_t archive_read(void* cookie, char* buf, size_t size) {
+  archive_t* a = cookie;
+  for (;;) {
+    ssize_t n = read(a->fd, buf, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      a->read_error = errno;
+      return -1;
+    }
+    if (n > 0) {
+      atomic_fetch_add(&a->bytes, (uint64_t)n);
+      if (!a->json && a->write_error == 0 && fwrite(buf, 1, (size_t)n, a->out) != (size_t)n)
+        a->write_error = errno ? errno : EIO;
+    }
+    return n;
+  }
+}
+
+static void count_record(archive_t* a, const trace_record_t* r) {
+  if (r->type == 0 || !r->provider || r->provider->id == 0) return; /* metadata */
+  uint32_t id = r->provider->id;
+  for (size_t i = 0; i < a->provider_count; i++)
+    if (a->providers[i].id == id) {
+      a->providers[i].records++;
+      return;
+    }
+  if (a->provider_count == MAX_COUNTED_PROVIDERS) return;
+  provider_count_t* p = &a->providers[a->provider_count++];
+  p->id = id;
+  size_t n = r->provider->name.length;
+  if (n > WIRE_MAX_NAME) n = WIRE_MAX_NAME;
+  memcpy(p->name, r->provider->name.data, n);
+  p->name[n] = '\0';
+  p->records = 1;
+}
+
+static void* archive_main(void* arg) {
+  archive_t* a = arg;
+  cookie_io_functions_t io = {archive_read, NULL, NULL, NULL};
+  FILE* in = fopencookie(a, "r", io);
+  trace_reader_t* reader = in ? trace_reader_open_file(in, NULL) : NULL;
+  if (!reader) {
+    a->damaged = true;
+    snprintf(a->damage, sizeof(a->damage), "out of memory");
+  } else {
+    if (a->json) {
+      __json_writer_init(&a->writer, a->out);
+      __json_converter_begin(&a->converter, &a->writer);
+    }
+    trace_record_t record;
+    int rc;
+    while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END) {
+      if (rc == TRACE_READ_ERROR) {
+        trace_reader_error_t e = trace_reader_error(reader);
+        a->damaged = true;
+        snprintf(a->damage, sizeof(a->damage), "at byte offset %llu: %s",
+                 (unsigned long long)e.offset, e.message);
+        break;
+      }
+      if (rc == TRACE_READ_SKIPPED) {
+        if (a->skipped++ == 0) {
+          trace_reader_error_t e = trace_reader_error(reader);
+          snprintf(a->first_skip, sizeof(a->first_skip), "at byte offset %llu: %s",
+                   (unsigned long long)e.offset, e.message);
+        }
+        continue;
+      }
+      count_record(a, &record);
+      if (a->json) __json_converter_record(&a->converter, &record);
+    }
+    a->recovered = trace_reader_recovered(reader);
+    if (a->json) {
+      __json_converter_end(&a->converter);
+      if (!__json_flush(&a->writer) && a->write_error == 0) a->write_error = a->writer.error;
+    }
+    trace_reader_close(reader);
+  }
+  /* Whatever happened, read to the end so the manager is never blocked. */
+  char buf[65536];
+  if (in) {
+    while (fread(buf, 1, sizeof(buf), in) > 0) {
+    }
+    fclose(in);
+  } else {
+    while (archive_read(a, buf, sizeof(buf)) > 0) {
+    }
+  }
+  atomic_store(&a->done, true);
+  wake();
+  return NULL;
+}
+
+/* ---- the command ---------------------------------------------------------------------- */
+
+static int spawn_command(char** command, pid_t* pid) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  int err = posix_spawnp(pid, command[0], NULL, &attr, command, environ);
+  posix_spawnattr_destroy(&attr);
+  return err;
+}
+
+static int status_of(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return EXIT_FAILED;
+}
+
+/* Ends a command still running when recording ends: SIGTERM, then SIGKILL. */
+static void end_command(pid_t pid) {
+  kill(pid, SIGTERM);
+  int64_t deadline = now_ms() + KILL_GRACE_MS;
+  int status;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (now_ms() >= deadline) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      return;
+    }
+    struct timespec ts = {0, 10 * 1000000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* ---- progress and summary ----------------------------------------------------------------- */
+
+static void format_bytes(uint64_t bytes, char* out, size_t size) {
+  if (bytes < 10 * 1024)
+    snprintf(out, size, "%llu B", (unsigned long long)bytes);
+  else if (bytes < 10 * 1024 * 1024)
+    snprintf(out, size, "%.1f KiB", bytes / 1024.0);
+  else
+    snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024.0));
+}
+
+static void show_progress(int64_t start_ms, const archive_t* a) {
+  char bytes[32];
+  format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
+  fprintf(stderr, "\r\033[Krecording: %.1f s, %s received", (now_ms() - start_ms) / 1000.0,
+          bytes);
+  fflush(stderr);
+}
+
+static void clear_progress(void) {
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+}
+
+/* The records the archive holds for the provider of `s`: providers are
+ * matched by name, in order, as the archive can hold several of one name. */
+static bool records_of(archive_t* a, const controller_stats_t* s, uint64_t* records) {
+  for (size_t i = 0; i < a->provider_count; i++)
+    if (!a->providers[i].matched && strcmp(a->providers[i].name, s->name) == 0) {
+      a->providers[i].matched = true;
+      *records = a->providers[i].records;
+      return true;
+    }
+  return false;
+}
+
+static void print_summary(archive_t* a, const char* output, const controller_stats_t* stats,
+                          size_t count) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < a->provider_count; i++) total += a->providers[i].records;
+  char bytes[32];
+  format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
+  fprintf(stderr, "trace record: wrote %s (%s of FXT received, %llu records from %zu provider%s)\n",
+          strcmp(output, "-") == 0 ? "standard output" : output, bytes,
+          (unsigned long long)total, count, count == 1 ? "" : "s");
+  if (count == 0) {
+    fputs("trace record: warning: no provider took part in the trace\n", stderr);
+    return;
+  }
+  fprintf(stderr, "  %-24s %8s  %-9s %10s %10s %7s %7s  %s\n", "PROVIDER", "PID", "MODE",
+          "RECORDS", "DROPPED", "DURABLE", "WRAPPED", "STATE");
+  for (size_t i = 0; i < count; i++) {
+    const controller_stats_t* s = &stats[i];
+    uint64_t records = 0;
+    char records_text[24] = "-", durable[8] = "-";
+    if (records_of(a, s, &records))
+      snprintf(records_text, sizeof(records_text), "%llu", (unsigned long long)records);
+    if (s->buffering_mode != 0) snprintf(durable, sizeof(durable), "%u%%", s->durable_percent);
+    fprintf(stderr, "  %-24s %8llu  %-9s %10s %10llu %7s %7u  %s\n", s->name,
+            (unsigned long long)s->pid, __controller_mode_name(s->buffering_mode), records_text,
+            (unsigned long long)s->records_dropped, durable, (unsigned)s->wrapped_count,
+            __controller_state_name(s->state));
+  }
+  for (size_t i = 0; i < count; i++) {
+    const controller_stats_t* s = &stats[i];
+    if (s->records_dropped > 0)
+      fprintf(stderr,
+              "trace record: warning: provider '%s' (pid %llu) dropped %llu records: its buffer "
+              "was full (try a larger --buffer-size, or --buffering-mode=streaming)\n",
+              s->name, (unsigned long long)s->pid, (unsigned long long)s->records_dropped);
+    if (s->state == CONTROLLER_NOT_STOPPED_IN_TIME)
+      fprintf(stderr,
+              "trace record: warning: provider '%s' (pid %llu) did not stop in time; its buffer "
+              "was read as it was\n",
+              s->name, (unsigned long long)s->pid);
+    else if (s->state == CONTROLLER_DIED)
+      fprintf(stderr,
+              "trace record: warning: provider '%s' (pid %llu) died during the trace; the "
+              "records it committed before are in the archive\n",
+              s->name, (unsigned long long)s->pid);
+  }
+}
+
+/* ---- recording -------------------------------------------------------------------------------- */
+
+typedef struct session {
+  const record_options_t* o;
+  controller_t controller;
+  bool connected;
+  local_manager_t* local;
+  char socket_path[128];
+  int pipe[2];
+  FILE* out;
+  archive_t* archive;
+  pthread_t archive_thread;
+  bool archive_running;
+  pid_t child;
+  bool child_exited;
+  int child_status;
+  bool failed;
+} session_t;
+
+static bool connect_or_start_manager(session_t* s) {
+  if (__wire_socket_path(s->socket_path, sizeof(s->socket_path)) != 0) {
+    __cli_error(kCmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
+    return false;
+  }
+  int status = __controller_open(&s->controller, s->socket_path);
+  if (status == 0) {
+    s->connected = true;
+    return true;
+  }
+  if (status != -ENOENT && status != -ECONNREFUSED) {
+    __cli_error(kCmd, "%s", s->controller.error);
+    return false;
+  }
+  if (!__local_manager_available()) {
+    __cli_error(kCmd, "%s; start trace_manager first", s->controller.error);
+    return false;
+  }
+  char error[256];
+  status = __local_manager_start(&s->local, s->socket_path, sizeof(s->socket_path), error,
+                                 sizeof(error));
+  if (status != 0) {
+    __cli_error(kCmd, "no trace manager is running, and %s", error);
+    return false;
+  }
+  status = __controller_open(&s->controller, s->socket_path);
+  if (status != 0) {
+    __cli_error(kCmd, "the in-process trace manager: %s", s->controller.error);
+    return false;
+  }
+  s->connected = true;
+  return true;
+}
+
+static bool open_output(session_t* s) {
+  if (strcmp(s->o->output, "-") == 0) {
+    s->out = stdout;
+    return true;
+  }
+  s->out = fopen(s->o->output, "we");
+  if (!s->out) {
+    __cli_error(kCmd, "cannot write '%s': %s", s->o->output, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+static bool start_archive_reader(session_t* s) {
+  if (pipe2(s->pipe, O_CLOEXEC) != 0) {
+    __cli_error(kCmd, "cannot create a pipe: %s", strerror(errno));
+    return false;
+  }
+  fcntl(s->pipe[0], F_SETPIPE_SZ, ARCHIVE_PIPE_SIZE); /* best effort: fewer wake-ups */
+  s->archive = calloc(1, sizeof(*s->archive));
+  if (!s->archive) {
+    __cli_error(kCmd, "out of memory");
+    return false;
+  }
+  s->archive->fd = s->pipe[0];
+  s->archive->out = s->out;
+  s->archive->json = s->o->json;
+  int err = pthread_create(&s->archive_thread, NULL, archive_main, s->archive);
+  if (err != 0) {
+    __cli_error(kCmd, "cannot start the archive reader: %s", strerror(err));
+    return false;
+  }
+  s->archive_running = true;
+  return true;
+}
+
+static bool initialize_and_start(session_t* s) {
+  const record_options_t* o = s->o;
+  controller_config_t config = {
+      .categories = o->categories,
+      .category_count = o->category_count,
+      .buffer_size_mb = o->buffer_mb,
+      .start_timeout_ms = DEFAULT_START_TIMEOUT_MS,
+      .buffering_mode = o->mode,
+      .stop_timeout_ms = o->stop_timeout_ms,
+  };
+  int status = __controller_initialize_tracing(&s->controller, &config, s->pipe[1]);
+  close(s->pipe[1]); /* the manager has its own copy: the archive ends when it closes it */
+  s->pipe[1] = -1;
+  if (status != 0) {
+    __cli_error(kCmd, "%s", s->controller.error);
+    return false;
+  }
+  s->controller.reply_timeout_ms = DEFAULT_START_TIMEOUT_MS + REPLY_MARGIN_MS;
+  uint32_t start_error;
+  status = __controller_start_tracing(&s->controller, CONTROLLER_RETAIN, NULL, 0, &start_error);
+  if (status != 0) {
+    __cli_error(kCmd, "%s", s->controller.error);
+    return false;
+  }
+  if (start_error != 0) {
+    __cli_error(kCmd, "the trace manager could not start tracing: %s%s",
+                __controller_start_error_name(start_error),
+                start_error == CONTROLLER_START_NOT_INITIALIZED
+                    ? " (another client's trace may be running)"
+                    : "");
+    return false;
+  }
+  return true;
+}
+
+static void reap_child(session_t* s) {
+  if (s->child <= 0 || s->child_exited) return;
+  int status;
+  pid_t r = waitpid(s->child, &status, WNOHANG);
+  if (r == s->child) {
+    s->child_exited = true;
+    s->child_status = status_of(status);
+  }
+}
+
+/* Waits for the end of recording: duration, a signal, the command's exit, or
+ * the archive ending early (the manager went away). */
+static void wait_for_end(session_t* s) {
+  const record_options_t* o = s->o;
+  bool progress = isatty(STDERR_FILENO);
+  int64_t start = now_ms();
+  int64_t deadline = o->duration_s > 0 ? start + (int64_t)(o->duration_s * 1000 + 0.5) : -1;
+  for (;;) {
+    reap_child(s);
+    if (g_interrupted || (s->child > 0 && s->child_exited) || atomic_load(&s->archive->done))
+      break;
+    int64_t now = now_ms();
+    if (deadline >= 0 && now >= deadline) break;
+    int wait_ms = progress ? PROGRESS_INTERVAL_MS : 1000;
+    if (deadline >= 0 && deadline - now < wait_ms) wait_ms = (int)(deadline - now);
+    struct pollfd p = {g_wake[0], POLLIN, 0};
+    if (poll(&p, 1, wait_ms) > 0) drain_wake();
+    if (progress) show_progress(start, s->archive);
+  }
+  if (progress) clear_progress();
+}
+
+static bool terminate(session_t* s, controller_stats_t** stats, size_t* count) {
+  s->controller.reply_timeout_ms = (int)(s->o->stop_timeout_ms + REPLY_MARGIN_MS);
+  if (__controller_terminate_tracing(&s->controller, true, stats, count) != 0) {
+    __cli_error(kCmd, "%s", s->controller.error);
+    return false;
+  }
+  return true;
+}
+
+static void finish_archive(session_t* s) {
+  if (!s->archive_running) return;
+  if (s->pipe[1] >= 0) {
+    close(s->pipe[1]);
+    s->pipe[1] = -1;
+  }
+  pthread_join(s->archive_thread, NULL);
+  s->archive_running = false;
+}
+
+/* Reports what the archive reader saw; false if the trace is unusable. */
+static bool check_archive(session_t* s) {
+  archive_t* a = s->archive;
+  const char* name = strcmp(s->o->output, "-") == 0 ? "standard output" : s->o->output;
+  bool ok = true;
+  if (a->read_error) {
+    __cli_error(kCmd, "reading the archive from the trace manager failed: %s",
+                strerror(a->read_error));
+    ok = false;
+  }
+  if (atomic_load(&a->bytes) == 0) {
+    __cli_error(kCmd, "the trace manager sent no archive");
+    ok = false;
+  } else if (a->damaged) {
+    __cli_error(kCmd, "the archive from the trace manager is damaged %s", a->damage);
+    ok = false;
+  }
+  if (a->skipped > 0)
+    fprintf(stderr, "trace record: warning: %llu record(s) of the archive skipped (first %s)\n",
+            (unsigned long long)a->skipped, a->first_skip);
+  if (a->json && a->converter.events == 0 && ok)
+    fprintf(stderr, "trace record: warning: the trace holds no event\n");
+  if (s->out != stdout) {
+    bool regular = __cli_is_regular_file(s->out);
+    if (fclose(s->out) != 0 && a->write_error == 0) a->write_error = errno;
+    s->out = NULL;
+    if (a->write_error) {
+      __cli_error(kCmd, "writing %s failed: %s", name, strerror(a->write_error));
+      if (regular && unlink(s->o->output) == 0)
+        fprintf(stderr, "trace record: removed the incomplete '%s'\n", s->o->output);
+      ok = false;
+    }
+  } else if ((fflush(stdout) != 0 && a->write_error == 0) || a->write_error) {
+    __cli_error(kCmd, "writing standard output failed: %s",
+                strerror(a->write_error ? a->write_error : errno));
+    ok = false;
+  }
+  return ok;
+}
+
+static int record(const record_options_t* o) {
+  session_t s;
+  memset(&s, 0, sizeof(s));
+  s.o = o;
+  s.pipe[0] = s.pipe[1] = -1;
+  s.controller.fd = -1;
+  controller_stats_t* stats = NULL;
+  size_t stats_count = 0;
+  bool ok = false, traced = false;
+
+  if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    __cli_error(kCmd, "cannot create a pipe: %s", strerror(errno));
+    return EXIT_FAILED;
+  }
+  set_handlers(on_signal);
+  if (connect_or_start_manager(&s) && open_output(&s) && start_archive_reader(&s) &&
+      initialize_and_start(&s)) {
+    traced = true;
+    ok = true;
+    if (o->command) {
+      if (setenv("FXTRACE_SOCKET", s.socket_path, 1) != 0) {
+        __cli_error(kCmd, "cannot set FXTRACE_SOCKET: %s", strerror(errno));
+        ok = false;
+      } else {
+        int err = spawn_command(o->command, &s.child);
+        if (err != 0) {
+          __cli_error(kCmd, "cannot run '%s': %s", o->command[0], strerror(err));
+          s.child = 0;
+          ok = false;
+        }
+      }
+    }
+    if (ok) wait_for_end(&s);
+    if (g_interrupted)
+      fprintf(stderr, "trace record: %s: stopping\n", strsignal(g_interrupted));
+    /* A second Ctrl-C while the trace is being collected ends trace at once. */
+    reset_handlers();
+    if (!terminate(&s, &stats, &stats_count)) ok = false;
+  }
+  reset_handlers();
+  if (s.child > 0) { /* the command outlived the recording (duration, Ctrl-C): end it */
+    reap_child(&s);
+    if (!s.child_exited) end_command(s.child);
+  }
+  /* Closing the last controller connection ends any session still open, and
+   * stopping an in-process manager closes whatever it holds: either way the
+   * archive pipe reaches its end. */
+  if (s.connected) __controller_close(&s.controller);
+  __local_manager_stop(s.local);
+  s.local = NULL;
+  finish_archive(&s);
+  if (s.archive && traced && !check_archive(&s)) ok = false;
+  if (s.archive && traced && ok) print_summary(s.archive, o->output, stats, stats_count);
+  if (s.out && s.out != stdout) {
+    bool regular = __cli_is_regular_file(s.out);
+    fclose(s.out);
+    if (regular) unlink(o->output); /* nothing was recorded into it */
+  }
+  if (s.pipe[0] >= 0) close(s.pipe[0]);
+  free(s.archive);
+  free(stats);
+  close(g_wake[0]);
+  close(g_wake[1]);
+  g_wake[0] = g_wake[1] = -1;
+  if (!ok) return EXIT_FAILED;
+  if (s.child > 0 && s.child_exited) return s.child_status;
+  return EXIT_OK;
+}
+
+int __cmd_record(int argc, char** argv) {
+  record_options_t o;
+  int rc = parse_options(argc, argv, &o);
+  if (rc == 0) rc = record(&o);
+  else if (rc < 0) rc = EXIT_OK;
+  free_options(&o);
+  return rc;
+}

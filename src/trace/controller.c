@@ -1,0 +1,358 @@
+/* The Controller protocol, client side (see controller.h). */
+#include "trace/controller.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { DEFAULT_REPLY_TIMEOUT_MS = 30000, MAX_ERROR_MESSAGE = 1024 };
+
+static int fail(controller_t* c, int status, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(controller_t* c, int status, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->error, sizeof(c->error), fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+int __controller_open(controller_t* c, const char* path) {
+  memset(c, 0, sizeof(*c));
+  c->fd = -1;
+  c->next_request_id = 1;
+  c->reply_timeout_ms = DEFAULT_REPLY_TIMEOUT_MS;
+  c->writer = malloc(sizeof(*c->writer));
+  c->buffer = malloc(WIRE_MAX_MESSAGE);
+  if (!c->writer || !c->buffer) {
+    __controller_close(c);
+    return fail(c, -ENOMEM, "out of memory");
+  }
+  int fd = __wire_connect(path, WIRE_ROLE_CONTROLLER);
+  if (fd < 0) {
+    __controller_close(c);
+    if (fd == -ENOENT || fd == -ECONNREFUSED)
+      return fail(c, fd, "no trace manager is running (nothing listens on %s)", path);
+    return fail(c, fd, "cannot connect to the trace manager at %s: %s", path, strerror(-fd));
+  }
+  c->fd = fd;
+  return 0;
+}
+
+void __controller_close(controller_t* c) {
+  if (c->fd >= 0) close(c->fd);
+  c->fd = -1;
+  free(c->writer);
+  free(c->buffer);
+  c->writer = NULL;
+  c->buffer = NULL;
+}
+
+static uint32_t begin(controller_t* c, uint16_t type) {
+  uint32_t id = c->next_request_id++;
+  if (c->next_request_id == 0) c->next_request_id = 1;
+  __wire_begin(c->writer, type, id);
+  return id;
+}
+
+static int send_request(controller_t* c, const char* what, const int* fds, size_t fd_count) {
+  if (c->fd < 0) return fail(c, -ENOTCONN, "not connected to the trace manager");
+  if (!__wire_end(c->writer))
+    return fail(c, -EMSGSIZE, "%s: the request is larger than a message may be (%u bytes)", what,
+                WIRE_MAX_MESSAGE);
+  int status = __wire_send(c->fd, c->writer, fds, fd_count);
+  if (status == -EPIPE || status == -ECONNRESET)
+    return fail(c, status, "%s: the trace manager closed the connection", what);
+  if (status != 0) return fail(c, status, "%s: sending to the trace manager failed: %s", what,
+                                strerror(-status));
+  return 0;
+}
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads a MSG_ERROR's payload into a description. */
+static void read_error(wire_reader_t* r, int32_t* code, char* message, size_t size) {
+  *code = (int32_t)__wire_get_u32(r);
+  __wire_get_str(r, message, size, size - 1);
+  if (!__wire_done(r)) snprintf(message, size, "(a malformed error message)");
+}
+
+/* Waits for the reply to request `id`, which must be of type `expected`, and
+ * opens it in *r. Descriptors are never expected on a controller connection:
+ * any that come are closed. */
+static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t expected,
+                       wire_reader_t* r) {
+  int64_t deadline = c->reply_timeout_ms < 0 ? -1 : now_ms() + c->reply_timeout_ms;
+  for (;;) {
+    int wait_ms = -1;
+    if (deadline >= 0) {
+      int64_t left = deadline - now_ms();
+      if (left <= 0)
+        return fail(c, -ETIMEDOUT, "%s: the trace manager did not answer within %d s", what,
+                    c->reply_timeout_ms / 1000);
+      wait_ms = left > 1000000 ? 1000000 : (int)left;
+    }
+    struct pollfd p = {c->fd, POLLIN, 0};
+    int n = poll(&p, 1, wait_ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(c, -errno, "%s: poll failed: %s", what, strerror(errno));
+    if (n == 0) continue;
+    int fds[WIRE_MAX_FDS];
+    size_t fd_count = 0;
+    ssize_t length = __wire_recv(c->fd, c->buffer, fds, &fd_count);
+    for (size_t i = 0; i < fd_count; i++) close(fds[i]);
+    if (length == 0 || length == -ECONNRESET)
+      return fail(c, -ECONNRESET,
+                  "%s: the trace manager closed the connection (it drops a connection that "
+                  "sends a request it cannot accept)",
+                  what);
+    if (length == -EMSGSIZE)
+      return fail(c, -EPROTO, "%s: the trace manager's reply is larger than %u bytes", what,
+                  WIRE_MAX_MESSAGE);
+    if (length < 0)
+      return fail(c, (int)length, "%s: receiving from the trace manager failed: %s", what,
+                  strerror((int)-length));
+    const char* bad = __wire_open(r, c->buffer, (size_t)length);
+    if (bad) return fail(c, -EPROTO, "%s: malformed reply from the trace manager: %s", what, bad);
+    if (r->type == MSG_ERROR) {
+      int32_t code;
+      char message[MAX_ERROR_MESSAGE];
+      read_error(r, &code, message, sizeof(message));
+      int status = code < 0 ? code : -EPROTO;
+      if (c->initialize_request_id != 0 && r->request_id == c->initialize_request_id) {
+        c->initialize_request_id = 0;
+        return fail(c, status, "the trace manager refused to initialize tracing: %s", message);
+      }
+      if (r->request_id == id)
+        return fail(c, status, "%s: the trace manager answered with an error: %s", what,
+                    message);
+      return fail(c, -EPROTO, "%s: the trace manager sent an error for unknown request %u: %s",
+                  what, (unsigned)r->request_id, message);
+    }
+    if (r->request_id != id)
+      return fail(c, -EPROTO,
+                  "%s: the trace manager's reply (type %u) is for request %u, not %u", what,
+                  (unsigned)r->type, (unsigned)r->request_id, (unsigned)id);
+    if (r->type != expected)
+      return fail(c, -EPROTO, "%s: the trace manager replied with message type %u, not %u", what,
+                  (unsigned)r->type, (unsigned)expected);
+    return 0;
+  }
+}
+
+static int malformed(controller_t* c, const char* what) {
+  return fail(c, -EPROTO, "%s: malformed reply from the trace manager (a length or limit is "
+                          "wrong, or bytes are left over)",
+              what);
+}
+
+/* Allocates room for count items (at least one, so NULL means no memory). */
+static void* alloc_list(size_t count, size_t size) { return calloc(count ? count : 1, size); }
+
+int __controller_get_providers(controller_t* c, controller_provider_t** list, size_t* count) {
+  static const char kWhat[] = "GetProviders";
+  *list = NULL;
+  *count = 0;
+  uint32_t id = begin(c, MSG_GET_PROVIDERS);
+  int status = send_request(c, kWhat, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_PROVIDERS, &r);
+  if (status != 0) return status;
+  uint16_t n = __wire_get_u16(&r);
+  if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, kWhat);
+  controller_provider_t* items = alloc_list(n, sizeof(*items));
+  if (!items) return fail(c, -ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    items[i].id = __wire_get_u32(&r);
+    items[i].pid = __wire_get_u64(&r);
+    __wire_get_str(&r, items[i].name, sizeof(items[i].name), WIRE_MAX_NAME);
+  }
+  if (!__wire_done(&r)) {
+    free(items);
+    return malformed(c, kWhat);
+  }
+  *list = items;
+  *count = n;
+  return 0;
+}
+
+int __controller_get_known_categories(controller_t* c, controller_category_t** list,
+                                      size_t* count) {
+  static const char kWhat[] = "GetKnownCategories";
+  *list = NULL;
+  *count = 0;
+  uint32_t id = begin(c, MSG_GET_KNOWN_CATEGORIES);
+  int status = send_request(c, kWhat, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_KNOWN_CATEGORIES, &r);
+  if (status != 0) return status;
+  uint16_t n = __wire_get_u16(&r);
+  if (r.error || n > WIRE_MAX_CATEGORIES) return malformed(c, kWhat);
+  controller_category_t* items = alloc_list(n, sizeof(*items));
+  if (!items) return fail(c, -ENOMEM, "out of memory");
+  for (size_t i = 0; i < n && !r.error; i++) {
+    __wire_get_str(&r, items[i].name, sizeof(items[i].name), WIRE_MAX_NAME);
+    __wire_get_str(&r, items[i].description, sizeof(items[i].description),
+                   WIRE_MAX_DESCRIPTION);
+  }
+  if (!__wire_done(&r)) {
+    free(items);
+    return malformed(c, kWhat);
+  }
+  *list = items;
+  *count = n;
+  return 0;
+}
+
+/* A list<str>; false if it breaks a limit. */
+static bool put_str_list(wire_writer_t* w, const char* const* items, size_t count) {
+  if (count > WIRE_MAX_CATEGORIES) return false;
+  __wire_put_u16(w, (uint16_t)count);
+  for (size_t i = 0; i < count; i++) {
+    size_t length = strlen(items[i]);
+    if (length > WIRE_MAX_NAME) return false;
+    __wire_put_str(w, items[i], length);
+  }
+  return true;
+}
+
+int __controller_initialize_tracing(controller_t* c, const controller_config_t* config,
+                                    int archive_fd) {
+  static const char kWhat[] = "InitializeTracing";
+  uint32_t id = begin(c, MSG_INITIALIZE_TRACING);
+  wire_writer_t* w = c->writer;
+  if (!put_str_list(w, config->categories, config->category_count))
+    return fail(c, -EINVAL, "%s: more than %d categories, or a name longer than %d bytes", kWhat,
+                WIRE_MAX_CATEGORIES, WIRE_MAX_NAME);
+  __wire_put_u32(w, config->buffer_size_mb);
+  __wire_put_u64(w, config->start_timeout_ms);
+  __wire_put_u8(w, config->buffering_mode);
+  __wire_put_u64(w, config->stop_timeout_ms);
+  if (config->spec_count > WIRE_MAX_PROVIDERS)
+    return fail(c, -EINVAL, "%s: more than %d provider specs", kWhat, WIRE_MAX_PROVIDERS);
+  __wire_put_u16(w, (uint16_t)config->spec_count);
+  for (size_t i = 0; i < config->spec_count; i++) {
+    const controller_spec_t* s = &config->specs[i];
+    if (strlen(s->name) > WIRE_MAX_NAME)
+      return fail(c, -EINVAL, "%s: provider name '%s' is longer than %d bytes", kWhat, s->name,
+                  WIRE_MAX_NAME);
+    __wire_put_cstr(w, s->name);
+    __wire_put_u32(w, s->buffer_size_mb);
+    if (!put_str_list(w, s->categories, s->category_count))
+      return fail(c, -EINVAL, "%s: provider '%s': too many categories or one too long", kWhat,
+                  s->name);
+  }
+  int status = send_request(c, kWhat, &archive_fd, 1);
+  if (status == 0) c->initialize_request_id = id;
+  return status;
+}
+
+int __controller_start_tracing(controller_t* c, uint8_t disposition,
+                               const char* const* additional_categories, size_t count,
+                               uint32_t* start_error) {
+  static const char kWhat[] = "StartTracing";
+  *start_error = 0;
+  uint32_t id = begin(c, MSG_START_TRACING);
+  __wire_put_u8(c->writer, disposition);
+  if (!put_str_list(c->writer, additional_categories, count))
+    return fail(c, -EINVAL, "%s: more than %d categories, or a name longer than %d bytes", kWhat,
+                WIRE_MAX_CATEGORIES, WIRE_MAX_NAME);
+  int status = send_request(c, kWhat, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_START_RESULT, &r);
+  if (status != 0) return status;
+  uint32_t error = __wire_get_u32(&r);
+  if (!__wire_done(&r) || error > CONTROLLER_START_TERMINATING) return malformed(c, kWhat);
+  *start_error = error;
+  return 0;
+}
+
+static int stats_reply(controller_t* c, const char* what, uint16_t request, uint16_t reply,
+                       bool write_results, controller_stats_t** stats, size_t* count) {
+  *stats = NULL;
+  *count = 0;
+  uint32_t id = begin(c, request);
+  __wire_put_u8(c->writer, write_results ? 1 : 0);
+  int status = send_request(c, what, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, what, id, reply, &r);
+  if (status != 0) return status;
+  uint16_t n = __wire_get_u16(&r);
+  if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, what);
+  controller_stats_t* items = alloc_list(n, sizeof(*items));
+  if (!items) return fail(c, -ENOMEM, "out of memory");
+  bool valid = true;
+  for (size_t i = 0; i < n && !r.error; i++) {
+    controller_stats_t* s = &items[i];
+    __wire_get_str(&r, s->name, sizeof(s->name), WIRE_MAX_NAME);
+    s->pid = __wire_get_u64(&r);
+    s->buffering_mode = __wire_get_u8(&r);
+    s->wrapped_count = __wire_get_u32(&r);
+    s->records_dropped = __wire_get_u64(&r);
+    s->durable_percent = __wire_get_u32(&r);
+    s->non_durable_bytes = __wire_get_u64(&r);
+    s->state = __wire_get_u8(&r);
+    if (s->buffering_mode > 2 || s->durable_percent > 100 || s->state < CONTROLLER_STOPPED ||
+        s->state > CONTROLLER_DIED)
+      valid = false;
+  }
+  if (!valid || !__wire_done(&r)) {
+    free(items);
+    return malformed(c, what);
+  }
+  *stats = items;
+  *count = n;
+  return 0;
+}
+
+int __controller_stop_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
+                              size_t* count) {
+  return stats_reply(c, "StopTracing", MSG_STOP_TRACING, MSG_STOP_RESULT, write_results, stats,
+                     count);
+}
+
+int __controller_terminate_tracing(controller_t* c, bool write_results,
+                                   controller_stats_t** stats, size_t* count) {
+  return stats_reply(c, "TerminateTracing", MSG_TERMINATE_TRACING, MSG_TERMINATE_RESULT,
+                     write_results, stats, count);
+}
+
+const char* __controller_mode_name(uint8_t buffering_mode) {
+  switch (buffering_mode) {
+    case 0: return "oneshot";
+    case 1: return "circular";
+    case 2: return "streaming";
+    default: return "?";
+  }
+}
+
+const char* __controller_start_error_name(uint32_t start_error) {
+  switch (start_error) {
+    case CONTROLLER_START_OK: return "ok";
+    case CONTROLLER_START_NOT_INITIALIZED: return "not initialized";
+    case CONTROLLER_START_ALREADY_STARTED: return "already started";
+    case CONTROLLER_START_STOPPING: return "stopping";
+    case CONTROLLER_START_TERMINATING: return "terminating";
+    default: return "?";
+  }
+}
+
+const char* __controller_state_name(uint8_t state) {
+  switch (state) {
+    case CONTROLLER_STOPPED: return "stopped";
+    case CONTROLLER_TERMINATED: return "terminated";
+    case CONTROLLER_NOT_STOPPED_IN_TIME: return "did not stop in time";
+    case CONTROLLER_DIED: return "died";
+    default: return "?";
+  }
+}

@@ -1,0 +1,118 @@
+/* Not part of the public API: the `trace` client's side of the Controller
+ * protocol (PROTOCOL.md §5, encoded as src/protocol/wire.h lays out). One call
+ * per Controller request; each waits for its reply and checks it completely
+ * (header, type, request id, every length and limit, nothing left over)
+ * before returning anything from it. On failure a call returns a negative
+ * errno and leaves a one-line description in c->error. */
+#ifndef FXTRACE_TRACE_CONTROLLER_H_
+#define FXTRACE_TRACE_CONTROLLER_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/wire.h"
+
+typedef struct controller {
+  int fd;
+  uint32_t next_request_id;
+  uint32_t initialize_request_id; /* 0: none sent; a MSG_ERROR for it can come later */
+  int reply_timeout_ms;           /* how long a reply may take; -1 waits forever */
+  wire_writer_t* writer;          /* WIRE_MAX_MESSAGE each: on the heap */
+  uint8_t* buffer;
+  char error[WIRE_MAX_DESCRIPTION + 160];
+} controller_t;
+
+typedef struct controller_provider {
+  uint32_t id;
+  uint64_t pid;
+  char name[WIRE_MAX_NAME + 1];
+} controller_provider_t;
+
+typedef struct controller_category {
+  char name[WIRE_MAX_NAME + 1];
+  char description[WIRE_MAX_DESCRIPTION + 1];
+} controller_category_t;
+
+/* provider_stats of wire.h. */
+enum controller_provider_state {
+  CONTROLLER_STOPPED = 1,
+  CONTROLLER_TERMINATED = 2,
+  CONTROLLER_NOT_STOPPED_IN_TIME = 3,
+  CONTROLLER_DIED = 4,
+};
+
+typedef struct controller_stats {
+  char name[WIRE_MAX_NAME + 1];
+  uint64_t pid;
+  uint8_t buffering_mode; /* engine enum: 0 oneshot, 1 circular, 2 streaming */
+  uint32_t wrapped_count;
+  uint64_t records_dropped;
+  uint32_t durable_percent;
+  uint64_t non_durable_bytes;
+  uint8_t state; /* enum controller_provider_state */
+} controller_stats_t;
+
+typedef struct controller_spec {
+  const char* name;
+  uint32_t buffer_size_mb;
+  const char* const* categories;
+  size_t category_count;
+} controller_spec_t;
+
+typedef struct controller_config {
+  const char* const* categories; /* none: every category */
+  size_t category_count;
+  uint32_t buffer_size_mb;
+  uint64_t start_timeout_ms;
+  uint8_t buffering_mode; /* engine enum */
+  uint64_t stop_timeout_ms;
+  const controller_spec_t* specs;
+  size_t spec_count;
+} controller_config_t;
+
+/* Buffer dispositions of StartTracing (PROTOCOL.md §3). */
+enum { CONTROLLER_CLEAR_ENTIRE = 1, CONTROLLER_CLEAR_NONDURABLE = 2, CONTROLLER_RETAIN = 3 };
+
+/* StartTracing's errors (PROTOCOL.md §5.1). */
+enum {
+  CONTROLLER_START_OK = 0,
+  CONTROLLER_START_NOT_INITIALIZED = 1,
+  CONTROLLER_START_ALREADY_STARTED = 2,
+  CONTROLLER_START_STOPPING = 3,
+  CONTROLLER_START_TERMINATING = 4,
+};
+
+/* Connects to the manager at `path` as a controller. 0, or -errno:
+ * -ENOENT / -ECONNREFUSED mean no manager listens there. */
+int __controller_open(controller_t* c, const char* path);
+void __controller_close(controller_t* c);
+
+/* Lists are malloc'ed (free() them); *count may be 0 with *list NULL. */
+int __controller_get_providers(controller_t* c, controller_provider_t** list, size_t* count);
+int __controller_get_known_categories(controller_t* c, controller_category_t** list,
+                                      size_t* count);
+
+/* Sends InitializeTracing with archive_fd (the caller keeps its copy). There
+ * is no reply on success: a refusal (MSG_ERROR) is reported by the next call
+ * that waits for a reply. */
+int __controller_initialize_tracing(controller_t* c, const controller_config_t* config,
+                                    int archive_fd);
+
+/* *start_error receives 0 or one of CONTROLLER_START_*; the call itself
+ * succeeds (returns 0) whenever a valid START_RESULT came back. */
+int __controller_start_tracing(controller_t* c, uint8_t disposition,
+                               const char* const* additional_categories, size_t count,
+                               uint32_t* start_error);
+
+int __controller_stop_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
+                              size_t* count);
+int __controller_terminate_tracing(controller_t* c, bool write_results,
+                                   controller_stats_t** stats, size_t* count);
+
+/* Names, for messages. */
+const char* __controller_mode_name(uint8_t buffering_mode);
+const char* __controller_start_error_name(uint32_t start_error);
+const char* __controller_state_name(uint8_t state);
+
+#endif /* FXTRACE_TRACE_CONTROLLER_H_ */
