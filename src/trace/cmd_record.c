@@ -504,8 +504,9 @@ static void print_summary(archive_t* a, const char* output, const controller_sta
               s->name, (unsigned long long)s->pid);
     else if (s->state == CONTROLLER_DIED)
       fprintf(stderr,
-              "trace record: warning: provider '%s' (pid %llu) died during the trace; the "
-              "records it committed before are in the archive\n",
+              "trace record: warning: provider '%s' (pid %llu) went away during the trace "
+              "without stopping (its process exited or crashed); the records it committed are "
+              "in the archive\n",
               s->name, (unsigned long long)s->pid);
   }
 }

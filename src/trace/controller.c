@@ -352,7 +352,7 @@ const char* __controller_state_name(uint8_t state) {
     case CONTROLLER_STOPPED: return "stopped";
     case CONTROLLER_TERMINATED: return "terminated";
     case CONTROLLER_NOT_STOPPED_IN_TIME: return "did not stop in time";
-    case CONTROLLER_DIED: return "died";
+    case CONTROLLER_DIED: return "gone";
     default: return "?";
   }
 }
