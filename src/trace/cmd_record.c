@@ -90,7 +90,7 @@ typedef struct record_options {
   char** command; /* NULL-terminated, or NULL */
 } record_options_t;
 
-/* ---- options ---------------------------------------------------------------- */
+/* ---- options ---- */
 
 static bool parse_seconds(const char* text, double max, double* out) {
   char* end;
@@ -268,7 +268,7 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* ---- the archive reader thread ------------------------------------------------------ */
+/* ---- the archive reader thread ---- */
 
 typedef struct provider_count {
   uint32_t id;
@@ -388,7 +388,7 @@ static void* archive_main(void* arg) {
   return NULL;
 }
 
-/* ---- the command ---------------------------------------------------------------------- */
+/* ---- the command ---- */
 
 static int spawn_command(char** command, pid_t* pid) {
   posix_spawnattr_t attr;
@@ -427,7 +427,7 @@ static void end_command(pid_t pid) {
   }
 }
 
-/* ---- progress and summary ----------------------------------------------------------------- */
+/* ---- progress and summary ---- */
 
 static void format_bytes(uint64_t bytes, char* out, size_t size) {
   if (bytes < 10 * 1024)
@@ -463,8 +463,15 @@ static bool records_of(archive_t* a, const controller_stats_t* s, uint64_t* reco
   return false;
 }
 
+/* A provider whose process is the command, gone because the command exited
+ * by itself before recording ended: expected, not worth a warning. */
+static bool ended_with_command(const controller_stats_t* s, pid_t command, bool command_exited) {
+  return s->state == CONTROLLER_DIED && command > 0 && command_exited &&
+         s->pid == (uint64_t)command;
+}
+
 static void print_summary(archive_t* a, const char* output, const controller_stats_t* stats,
-                          size_t count) {
+                          size_t count, pid_t command, bool command_exited) {
   uint64_t total = 0;
   for (size_t i = 0; i < a->provider_count; i++) total += a->providers[i].records;
   char bytes[32];
@@ -488,7 +495,8 @@ static void print_summary(archive_t* a, const char* output, const controller_sta
     fprintf(stderr, "  %-24s %8llu  %-9s %10s %10llu %7s %7u  %s\n", s->name,
             (unsigned long long)s->pid, __controller_mode_name(s->buffering_mode), records_text,
             (unsigned long long)s->records_dropped, durable, (unsigned)s->wrapped_count,
-            __controller_state_name(s->state));
+            ended_with_command(s, command, command_exited) ? "exited"
+                                                           : __controller_state_name(s->state));
   }
   for (size_t i = 0; i < count; i++) {
     const controller_stats_t* s = &stats[i];
@@ -502,7 +510,7 @@ static void print_summary(archive_t* a, const char* output, const controller_sta
               "trace record: warning: provider '%s' (pid %llu) did not stop in time; its buffer "
               "was read as it was\n",
               s->name, (unsigned long long)s->pid);
-    else if (s->state == CONTROLLER_DIED)
+    else if (s->state == CONTROLLER_DIED && !ended_with_command(s, command, command_exited))
       fprintf(stderr,
               "trace record: warning: provider '%s' (pid %llu) went away during the trace "
               "without stopping (its process exited or crashed); the records it committed are "
@@ -511,7 +519,7 @@ static void print_summary(archive_t* a, const char* output, const controller_sta
   }
 }
 
-/* ---- recording -------------------------------------------------------------------------------- */
+/* ---- recording ---- */
 
 typedef struct session {
   const record_options_t* o;
@@ -525,7 +533,8 @@ typedef struct session {
   pthread_t archive_thread;
   bool archive_running;
   pid_t child;
-  bool child_exited;
+  bool child_done;   /* reaped: it ended by itself */
+  bool child_exited; /* ... and by exiting, not by a signal */
   int child_status;
   bool failed;
 } session_t;
@@ -636,11 +645,12 @@ static bool initialize_and_start(session_t* s) {
 }
 
 static void reap_child(session_t* s) {
-  if (s->child <= 0 || s->child_exited) return;
+  if (s->child <= 0 || s->child_done) return;
   int status;
   pid_t r = waitpid(s->child, &status, WNOHANG);
   if (r == s->child) {
-    s->child_exited = true;
+    s->child_exited = WIFEXITED(status); /* a crash is no ordinary end */
+    s->child_done = true;
     s->child_status = status_of(status);
   }
 }
@@ -654,7 +664,7 @@ static void wait_for_end(session_t* s) {
   int64_t deadline = o->duration_s > 0 ? start + (int64_t)(o->duration_s * 1000 + 0.5) : -1;
   for (;;) {
     reap_child(s);
-    if (g_interrupted || (s->child > 0 && s->child_exited) || atomic_load(&s->archive->done))
+    if (g_interrupted || (s->child > 0 && s->child_done) || atomic_load(&s->archive->done))
       break;
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
@@ -768,7 +778,7 @@ static int record(const record_options_t* o) {
   reset_handlers();
   if (s.child > 0) { /* the command outlived the recording (duration, Ctrl-C): end it */
     reap_child(&s);
-    if (!s.child_exited) end_command(s.child);
+    if (!s.child_done) end_command(s.child);
   }
   /* Closing the last controller connection ends any session still open, and
    * stopping an in-process manager closes whatever it holds: either way the
@@ -778,7 +788,8 @@ static int record(const record_options_t* o) {
   s.local = NULL;
   finish_archive(&s);
   if (s.archive && traced && !check_archive(&s)) ok = false;
-  if (s.archive && traced && ok) print_summary(s.archive, o->output, stats, stats_count);
+  if (s.archive && traced && ok)
+    print_summary(s.archive, o->output, stats, stats_count, s.child, s.child_exited);
   if (s.out && s.out != stdout) {
     bool regular = __cli_is_regular_file(s.out);
     fclose(s.out);
@@ -791,7 +802,7 @@ static int record(const record_options_t* o) {
   close(g_wake[1]);
   g_wake[0] = g_wake[1] = -1;
   if (!ok) return EXIT_FAILED;
-  if (s.child > 0 && s.child_exited) return s.child_status;
+  if (s.child > 0 && s.child_done) return s.child_status;
   return EXIT_OK;
 }
 

@@ -62,7 +62,7 @@ int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_
   manager_config_t config;
   memset(&config, 0, sizeof(config)); /* zero: the defaults */
   config.socket_path = m->socket_path;
-  config.log_level = MANAGER_LOG_WARN;
+  config.log_level = MANAGER_LOG_ERROR; /* the summary reports the rest */
   config.log_fn = log_line;
   int status = __manager_create(&config, &m->manager);
   if (status != 0) {

@@ -80,7 +80,7 @@ def clean_failure(rc, err, what, expect_rc):
         check(bad not in err, '%s: stderr shows a crash (%s): %s' % (what, bad, err[:300]))
 
 
-# ---- flags and errors ------------------------------------------------------------------------
+# ---- flags and errors ----
 
 def test_help():
     rc, out, err = run(['--help'])
@@ -148,7 +148,7 @@ def test_no_manager_for_lists():
     clean_failure(rc, err, 'list-providers on a regular file', 1)
 
 
-# ---- a scripted fake manager --------------------------------------------------------------------
+# ---- a scripted fake manager ----
 
 MAGIC = 0x4d545846
 MSG_HELLO, MSG_ERROR = 1, 2
@@ -416,7 +416,7 @@ def test_fake_manager_record():
     check('malformed' in err, 'record, malformed TERMINATE_RESULT: message %s' % err[:300])
 
 
-# ---- end to end -------------------------------------------------------------------------------------
+# ---- end to end ----
 
 def decode_ok(archive, what):
     with open(archive, 'rb') as f:
@@ -461,10 +461,20 @@ def test_record_demo_modes():
         check(b'demo' in names, '%s: no provider-info record named demo: %r' % (what, names))
         events = [r for r in t.records if r['kind'] == 'event']
         check(len(events) > 100, '%s: only %d events' % (what, len(events)))
-        check(any(r.get('name') == b'produce' for r in events), '%s: no produce event' % what)
+        names = set(r.get('name') for r in events)
+        # the demo registers synchronously and waits to be started: its first and last
+        # events are in the trace
+        for n in (b'start', b'produce', b'process', b'done'):
+            check(n in names, '%s: no %s event' % (what, n.decode()))
+        produced = [r for r in events if r.get('name') == b'produce']
+        check(len(produced) >= 200, '%s: %d produce events for 200 items' % (what,
+                                                                             len(produced)))
         dumped = dump_ok(out_file, what)
         check('produce' in dumped, '%s: trace dump shows no produce event' % what)
-        check('demo' in err and mode in err, '%s: no summary line for demo: %s' % (what, err))
+        row = [line.split() for line in err.splitlines() if line.split()[:1] == ['demo']]
+        check(len(row) == 1 and row[0][2] == mode and row[0][4] == '0',
+              '%s: no summary row for demo in %s mode with 0 dropped: %s' % (what, mode, err))
+        check('warning' not in err, '%s: warnings: %s' % (what, err[:600]))
         check_no_leftovers(what)
 
 
