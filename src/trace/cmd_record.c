@@ -390,7 +390,12 @@ static void* archive_main(void* arg) {
 
 /* ---- the command ---- */
 
-static int spawn_command(char** command, pid_t* pid) {
+/* stdout_to_stderr: the trace goes to standard output, so the command's
+ * output must not. */
+static int spawn_command(char** command, bool stdout_to_stderr, pid_t* pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdout_to_stderr) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, all;
@@ -399,8 +404,9 @@ static int spawn_command(char** command, pid_t* pid) {
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  int err = posix_spawnp(pid, command[0], NULL, &attr, command, environ);
+  int err = posix_spawnp(pid, command[0], &actions, &attr, command, environ);
   posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
   return err;
 }
 
@@ -760,7 +766,7 @@ static int record(const record_options_t* o) {
         __cli_error(kCmd, "cannot set FXTRACE_SOCKET: %s", strerror(errno));
         ok = false;
       } else {
-        int err = spawn_command(o->command, &s.child);
+        int err = spawn_command(o->command, s.out == stdout, &s.child);
         if (err != 0) {
           __cli_error(kCmd, "cannot run '%s': %s", o->command[0], strerror(err));
           s.child = 0;

@@ -478,6 +478,16 @@ def test_record_demo_modes():
         check_no_leftovers(what)
 
 
+def test_stdout_output():
+    """-o -: the archive on stdout, the command's own output moved to stderr."""
+    rc, out, err = run(['record', '-o', '-', '--', DEMO, '50'], env=private_env())
+    check(rc == 0, 'record -o -: exit status %d: %s' % (rc, err[:300]))
+    t = fxt.decode(out)
+    check(t.ok, 'record -o -: stdout is not a valid archive: %s' % t.errors[:3])
+    check(b'demo' in [p.name for p in t.providers.values()], 'record -o -: no demo provider')
+    check('demo: processed 50 items' in err, 'record -o -: the demo\'s output is not on stderr')
+
+
 def test_exit_status_passthrough():
     for code in (0, 3, 77):
         rc, out, err = run(['record', '-o', path('exit.fxt'), '--', 'sh', '-c', 'exit %d' % code],
@@ -621,6 +631,7 @@ def main():
             tests += [
                 ('record the demo in each buffering mode', test_record_demo_modes),
                 ('exit status passed through', test_exit_status_passthrough),
+                ('-o - (stdout)', test_stdout_output),
                 ('--duration without a command', test_duration_without_command),
                 ('--format=json', test_json_output),
                 ('SIGINT stops cleanly', test_interrupt),
