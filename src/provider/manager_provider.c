@@ -1,0 +1,515 @@
+/* A provider connected to the trace manager (PROTOCOL.md §3, §6, §9; the
+ * messages of src/protocol/wire.h).
+ *
+ * The library's own control thread polls three descriptors: the manager
+ * connection (INITIALIZE, START, STOP, TERMINATE, GET_KNOWN_CATEGORIES,
+ * REGISTER_RESULT), the FIFO of the current trace (BUFFER_SAVED, peer closed)
+ * and an eventfd that trace_provider_destroy() and the exit handler use to
+ * stop it. The engine's callbacks run on the engine's thread and send their
+ * FIFO packets (STARTED, STOPPED, SAVE_BUFFER, ALERT) directly: 16-byte
+ * writes on a SOCK_SEQPACKET socket, serialized by fifo_lock.
+ *
+ * Termination is done by the control thread only: trace_engine_terminate()
+ * returns once trace_terminated has run, then the buffer is unmapped and the
+ * FIFO closed (which the manager reads as "terminated").
+ *
+ * None of this is on the record path: the macros see only the engine. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/categories.h"
+#include "engine/engine.h"
+#include "protocol/wire.h"
+#include "provider/provider_internal.h"
+
+enum {
+  REGISTER_TIMEOUT_MS = 5000, /* trace_provider_create_synchronously() */
+  FINISH_TIMEOUT_MS = 5000,   /* destroy: the engine letting go of the buffer */
+  FIFO_SEND_TIMEOUT_MS = 2000,
+};
+
+struct manager_session {
+  trace_handler_t handler; /* first: the engine hands it back to us */
+  trace_provider_t* provider;
+  pid_t pid; /* the process that owns the connection */
+  int sock;  /* manager connection; -1 once lost */
+  int wake_fd;
+  pthread_t thread;
+  bool thread_started;
+
+  pthread_mutex_t lock; /* registered, quit */
+  pthread_cond_t cond;
+  bool registered; /* REGISTER_RESULT (or failure) seen */
+  int register_status;
+  bool register_started;
+  bool quit;
+
+  /* the trace: touched by the control thread, and by the engine callbacks
+   * (fifo under fifo_lock, categories under categories_lock) */
+  pthread_mutex_t fifo_lock;
+  int fifo; /* -1 when no trace */
+  bool engine_initialized;
+  uint8_t* map;
+  size_t size;
+  pthread_rwlock_t categories_lock;
+  category_set_t base;       /* from INITIALIZE; empty = all */
+  category_set_t categories; /* base + START's additional categories */
+};
+
+/* The session whose descriptors a fork child must close (one per process). */
+static manager_session_t* volatile forkable;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void close_in_child(void) {
+  manager_session_t* s = forkable;
+  if (!s) return;
+  /* The child must neither use the parent's connection nor keep it open: the
+   * manager watches it (and the FIFO) to learn that the provider is gone.
+   * Only close(): locks may be held by threads that do not exist here. */
+  if (s->sock >= 0) close(s->sock);
+  if (s->fifo >= 0) close(s->fifo);
+  if (s->wake_fd >= 0) close(s->wake_fd);
+  s->sock = s->fifo = s->wake_fd = -1;
+}
+
+static void register_atfork(void) { pthread_atfork(NULL, NULL, close_in_child); }
+
+/* ---- FIFO ---- */
+
+static void fifo_send(manager_session_t* s, const fifo_packet_t* packet) {
+  pthread_mutex_lock(&s->fifo_lock);
+  if (s->fifo >= 0) {
+    ssize_t n;
+    do n = send(s->fifo, packet, sizeof(*packet), MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    /* a closed or stuck FIFO: the control thread sees the close and ends
+     * the trace; nothing else to do here */
+  }
+  pthread_mutex_unlock(&s->fifo_lock);
+}
+
+static void fifo_send_request(manager_session_t* s, uint16_t request, uint32_t data32,
+                              uint64_t data64) {
+  fifo_packet_t packet = {request, 0, data32, data64};
+  fifo_send(s, &packet);
+}
+
+/* ---- engine callbacks (the engine's thread) ---- */
+
+static manager_session_t* session_of(trace_handler_t* h) { return (manager_session_t*)h; }
+
+static bool is_category_enabled(trace_handler_t* h, const char* category) {
+  manager_session_t* s = session_of(h);
+  pthread_rwlock_rdlock(&s->categories_lock);
+  bool enabled = __categories_match(&s->categories, category);
+  pthread_rwlock_unlock(&s->categories_lock);
+  return enabled;
+}
+
+static void trace_started(trace_handler_t* h) {
+  fifo_send_request(session_of(h), FIFO_STARTED, FIFO_PROTOCOL_VERSION, 0);
+}
+
+static void trace_stopped(trace_handler_t* h, int disposition) {
+  (void)disposition;
+  fifo_send_request(session_of(h), FIFO_STOPPED, 0, 0);
+}
+
+static void trace_terminated(trace_handler_t* h) {
+  (void)h; /* the control thread, back from trace_engine_terminate(), cleans up */
+}
+
+static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
+                               uint64_t durable_data_end) {
+  fifo_send_request(session_of(h), FIFO_SAVE_BUFFER, wrapped_count, durable_data_end);
+}
+
+static void send_alert(trace_handler_t* h, const char* name) {
+  if (!name) return;
+  size_t n = strlen(name);
+  if (n == 0 || n > 14) return;
+  uint8_t raw[16] = {0};
+  uint16_t request = FIFO_ALERT;
+  memcpy(raw, &request, 2);
+  memcpy(raw + 2, name, n); /* bytes 2..15, zero-padded (PROTOCOL.md §6.2) */
+  fifo_packet_t packet;
+  memcpy(&packet, raw, sizeof(packet));
+  fifo_send(session_of(h), &packet);
+}
+
+static const trace_handler_ops_t ops = {is_category_enabled, trace_started,    trace_stopped,
+                                        trace_terminated,    notify_buffer_full, send_alert};
+
+/* ---- the trace (control thread) ---- */
+
+static void close_trace_resources(manager_session_t* s) {
+  if (s->map) munmap(s->map, s->size);
+  s->map = NULL;
+  s->size = 0;
+  pthread_mutex_lock(&s->fifo_lock);
+  if (s->fifo >= 0) close(s->fifo);
+  s->fifo = -1;
+  pthread_mutex_unlock(&s->fifo_lock);
+  pthread_rwlock_wrlock(&s->categories_lock);
+  __categories_free(&s->categories);
+  __categories_free(&s->base);
+  pthread_rwlock_unlock(&s->categories_lock);
+}
+
+/* Stop if needed, terminate, unmap the buffer and close the FIFO. */
+static void end_trace(manager_session_t* s) {
+  if (s->engine_initialized) {
+    trace_engine_terminate(); /* returns after trace_stopped + trace_terminated */
+    s->engine_initialized = false;
+  }
+  close_trace_resources(s);
+}
+
+static bool read_categories(wire_reader_t* r, category_set_t* set) {
+  uint16_t count = __wire_get_u16(r);
+  if (r->error || count > WIRE_MAX_CATEGORIES) return false;
+  char name[WIRE_MAX_NAME + 1];
+  for (uint16_t i = 0; i < count; i++) {
+    __wire_get_str(r, name, sizeof(name), WIRE_MAX_NAME);
+    if (r->error) return false;
+    if (__categories_add(set, name, strlen(name)) != 0) return false;
+  }
+  return true;
+}
+
+/* false: malformed (the connection is dropped). */
+static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size_t fd_count) {
+  uint8_t mode = __wire_get_u8(r);
+  category_set_t categories = {0};
+  bool ok = read_categories(r, &categories) && __wire_done(r) && fd_count == 2 &&
+            mode <= TRACE_BUFFERING_MODE_STREAMING;
+  if (!ok || s->engine_initialized || s->fifo >= 0) {
+    /* malformed, or a second INITIALIZE before TERMINATE: ignored */
+    __categories_free(&categories);
+    for (size_t i = 0; i < fd_count; i++) close(fds[i]);
+    return ok;
+  }
+  int buffer_fd = fds[0];
+  struct stat st;
+  void* map = MAP_FAILED;
+  if (fstat(buffer_fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size <= (1ull << 32))
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, buffer_fd, 0);
+  close(buffer_fd); /* the mapping keeps the memfd */
+  struct timeval timeout = {FIFO_SEND_TIMEOUT_MS / 1000, (FIFO_SEND_TIMEOUT_MS % 1000) * 1000};
+  setsockopt(fds[1], SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  pthread_mutex_lock(&s->fifo_lock);
+  s->fifo = fds[1];
+  pthread_mutex_unlock(&s->fifo_lock);
+  pthread_rwlock_wrlock(&s->categories_lock);
+  s->base = categories;
+  s->categories = (category_set_t){0};
+  for (size_t i = 0; i < categories.count; i++)
+    __categories_add(&s->categories, categories.patterns[i], strlen(categories.patterns[i]));
+  pthread_rwlock_unlock(&s->categories_lock);
+  if (map == MAP_FAILED) {
+    fprintf(stderr, "fxtrace: cannot map the trace buffer from the trace manager: %s\n",
+            strerror(errno));
+    close_trace_resources(s); /* the closed FIFO tells the manager */
+    return true;
+  }
+  s->map = map;
+  s->size = (size_t)st.st_size;
+  /* a fresh memfd is zero-filled: pages are touched only as records come */
+  int status = __trace_engine_initialize_zeroed(&s->handler, (trace_buffering_mode_t)mode,
+                                                map, s->size);
+  if (status != 0) {
+    fprintf(stderr, "fxtrace: cannot initialize the trace engine: %s\n", strerror(-status));
+    close_trace_resources(s);
+    return true;
+  }
+  s->engine_initialized = true;
+  return true;
+}
+
+static bool on_start(manager_session_t* s, wire_reader_t* r) {
+  uint8_t disposition = __wire_get_u8(r);
+  category_set_t additional = {0};
+  bool ok = read_categories(r, &additional) && __wire_done(r);
+  if (ok && s->engine_initialized && trace_state() == TRACE_STOPPED &&
+      disposition >= TRACE_START_CLEAR_ENTIRE_BUFFER && disposition <= TRACE_START_RETAIN_BUFFER) {
+    /* Writers consult the set only while started: rebuilding it now is
+     * safe, and the engine forgets cached answers at start. An empty base
+     * already enables everything. */
+    pthread_rwlock_wrlock(&s->categories_lock);
+    if (s->base.count > 0) {
+      __categories_free(&s->categories);
+      for (size_t i = 0; i < s->base.count; i++)
+        __categories_add(&s->categories, s->base.patterns[i], strlen(s->base.patterns[i]));
+      for (size_t i = 0; i < additional.count; i++)
+        __categories_add(&s->categories, additional.patterns[i],
+                         strlen(additional.patterns[i]));
+    }
+    pthread_rwlock_unlock(&s->categories_lock);
+    int status = trace_engine_start((trace_start_mode_t)disposition);
+    if (status != 0 && status != -EBUSY) /* -EBUSY: already started, ignored */
+      fprintf(stderr, "fxtrace: cannot start the trace engine: %s\n", strerror(-status));
+  }
+  __categories_free(&additional);
+  return ok;
+}
+
+static void reply_known_categories(manager_session_t* s, uint32_t request_id, wire_writer_t* w) {
+  trace_provider_t* p = s->provider;
+  __wire_begin(w, MSG_KNOWN_CATEGORIES, request_id);
+  pthread_mutex_lock(&p->known_lock);
+  __wire_put_u16(w, (uint16_t)p->known_count);
+  for (size_t i = 0; i < p->known_count; i++) {
+    __wire_put_cstr(w, p->known[i].name);
+    __wire_put_cstr(w, p->known[i].description);
+  }
+  pthread_mutex_unlock(&p->known_lock);
+  if (__wire_end(w)) __wire_send(s->sock, w, NULL, 0);
+}
+
+static void set_registered(manager_session_t* s, int status, bool started) {
+  pthread_mutex_lock(&s->lock);
+  if (!s->registered) {
+    s->registered = true;
+    s->register_status = status;
+    s->register_started = started;
+    pthread_cond_broadcast(&s->cond);
+  }
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* One message from the manager. false: the connection is unusable. */
+static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) {
+  int fds[WIRE_MAX_FDS];
+  size_t fd_count = 0;
+  ssize_t n = __wire_recv(s->sock, buffer, fds, &fd_count);
+  if (n == -EAGAIN || n == -EMSGSIZE) return true; /* spurious; an oversized message is dropped */
+  if (n <= 0) return false;
+  wire_reader_t r;
+  if (__wire_open(&r, buffer, (size_t)n) != NULL) {
+    for (size_t i = 0; i < fd_count; i++) close(fds[i]);
+    return false;
+  }
+  if (r.type == MSG_INITIALIZE) return on_initialize(s, &r, fds, fd_count);
+  for (size_t i = 0; i < fd_count; i++) close(fds[i]); /* only INITIALIZE carries any */
+  switch (r.type) {
+    case MSG_REGISTER_RESULT: {
+      int32_t status = (int32_t)__wire_get_u32(&r);
+      uint8_t started = __wire_get_u8(&r);
+      if (!__wire_done(&r)) return false;
+      set_registered(s, status, started != 0);
+      return true;
+    }
+    case MSG_ERROR:
+      set_registered(s, -EPROTO, false); /* e.g. a refused registration */
+      return true;
+    case MSG_START:
+      return on_start(s, &r);
+    case MSG_STOP:
+      if (!__wire_done(&r)) return false;
+      if (s->engine_initialized) trace_engine_stop(0); /* nothing if not started */
+      return true;
+    case MSG_TERMINATE:
+      if (!__wire_done(&r)) return false;
+      end_trace(s);
+      return true;
+    case MSG_GET_KNOWN_CATEGORIES:
+      if (!__wire_done(&r)) return false;
+      reply_known_categories(s, r.request_id, w);
+      return true;
+    default:
+      return true; /* a newer manager's message: ignored */
+  }
+}
+
+/* A FIFO packet from the manager. */
+static void on_fifo(manager_session_t* s) {
+  fifo_packet_t packet;
+  ssize_t n;
+  do n = recv(s->fifo, &packet, sizeof(packet), MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN) return;
+  if (n == (ssize_t)sizeof(packet) && packet.request == FIFO_BUFFER_SAVED && packet.data16 == 0) {
+    /* -EBUSY (no trace) or a stale reply: ignored, as the engine is stopped */
+    trace_engine_mark_buffer_saved(packet.data32, packet.data64);
+    return;
+  }
+  /* peer closed without STOP (the manager died), or a bad packet: the trace
+   * ends here (PROTOCOL.md §3, §6.3) */
+  end_trace(s);
+}
+
+static void* control_main(void* arg) {
+  manager_session_t* s = arg;
+  uint8_t* buffer = malloc(WIRE_MAX_MESSAGE);
+  wire_writer_t* w = malloc(sizeof(*w));
+  bool connected = buffer && w;
+  while (connected) {
+    struct pollfd pfd[3] = {{s->wake_fd, POLLIN, 0}, {s->sock, POLLIN, 0}, {s->fifo, POLLIN, 0}};
+    nfds_t count = s->fifo >= 0 ? 3 : 2;
+    if (poll(pfd, count, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (pfd[0].revents) {
+      uint64_t value;
+      if (read(s->wake_fd, &value, sizeof(value)) < 0) { /* EAGAIN: spurious */
+      }
+      pthread_mutex_lock(&s->lock);
+      bool quit = s->quit;
+      pthread_mutex_unlock(&s->lock);
+      if (quit) break;
+    }
+    if (pfd[1].revents && !on_message(s, buffer, w)) connected = false;
+    if (connected && count == 3 && s->fifo >= 0 && pfd[2].revents) on_fifo(s);
+  }
+  /* destroy, exit or a lost connection: end any trace and become inert */
+  end_trace(s);
+  set_registered(s, -ECONNRESET, false);
+  free(buffer);
+  free(w);
+  return NULL;
+}
+
+/* ---- start / finish ---- */
+
+static void free_session(manager_session_t* s) {
+  if (s->sock >= 0) close(s->sock);
+  if (s->wake_fd >= 0) close(s->wake_fd);
+  pthread_mutex_destroy(&s->lock);
+  pthread_cond_destroy(&s->cond);
+  pthread_mutex_destroy(&s->fifo_lock);
+  pthread_rwlock_destroy(&s->categories_lock);
+  free(s);
+}
+
+static bool allowed_peer(int sock) {
+  struct ucred cred;
+  socklen_t length = sizeof(cred);
+  if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) return false;
+  return cred.uid == geteuid() || cred.uid == 0;
+}
+
+static int send_register(manager_session_t* s, bool synchronous) {
+  wire_writer_t* w = malloc(sizeof(*w));
+  if (!w) return -ENOMEM;
+  __wire_begin(w, MSG_REGISTER_PROVIDER, 1);
+  __wire_put_u64(w, (uint64_t)s->pid);
+  __wire_put_cstr(w, s->provider->name);
+  __wire_put_u8(w, synchronous ? 1 : 0);
+  int status = __wire_end(w) ? __wire_send(s->sock, w, NULL, 0) : -EINVAL;
+  free(w);
+  return status;
+}
+
+manager_session_t* __manager_session_start(trace_provider_t* provider, bool synchronous,
+                                           bool* out_started) {
+  if (out_started) *out_started = false;
+  char path[128];
+  if (__wire_socket_path(path, sizeof(path)) != 0) return NULL;
+  int sock = __wire_connect(path, WIRE_ROLE_PROVIDER);
+  if (sock < 0) {
+    /* no manager running: inert, silently */
+    if (sock != -ENOENT && sock != -ECONNREFUSED && sock != -ENOTDIR)
+      fprintf(stderr, "fxtrace: cannot connect to the trace manager at %s: %s; not tracing\n",
+              path, strerror(-sock));
+    return NULL;
+  }
+  if (!allowed_peer(sock)) {
+    fprintf(stderr,
+            "fxtrace: the trace manager at %s runs as another user; not tracing\n", path);
+    close(sock);
+    return NULL;
+  }
+  /* room for the largest message (KNOWN_CATEGORIES): a datagram may not
+   * exceed the send buffer (the kernel doubles this value, capped) */
+  int sndbuf = WIRE_MAX_MESSAGE;
+  setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+  manager_session_t* s = calloc(1, sizeof(*s));
+  if (!s) {
+    close(sock);
+    return NULL;
+  }
+  s->handler.ops = &ops;
+  s->provider = provider;
+  s->pid = getpid();
+  s->sock = sock;
+  s->fifo = -1;
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->cond, NULL);
+  pthread_mutex_init(&s->fifo_lock, NULL);
+  pthread_rwlock_init(&s->categories_lock, NULL);
+  s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  int status = s->wake_fd < 0 ? -errno : send_register(s, synchronous);
+  if (status == 0) {
+    pthread_once(&atfork_once, register_atfork);
+    forkable = s;
+    status = -pthread_create(&s->thread, NULL, control_main, s);
+    s->thread_started = status == 0;
+    if (s->thread_started) pthread_setname_np(s->thread, "fxtrace-control");
+  }
+  if (status != 0) {
+    fprintf(stderr, "fxtrace: cannot register with the trace manager at %s: %s; not tracing\n",
+            path, strerror(-status));
+    forkable = NULL;
+    free_session(s);
+    return NULL;
+  }
+  if (synchronous) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += REGISTER_TIMEOUT_MS / 1000;
+    pthread_mutex_lock(&s->lock);
+    while (!s->registered)
+      if (pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT) break;
+    bool ok = s->registered && s->register_status == 0;
+    bool started = ok && s->register_started;
+    pthread_mutex_unlock(&s->lock);
+    if (!ok) {
+      fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n",
+              path, s->registered ? "" : " in time");
+      __manager_session_finish(s);
+      return NULL;
+    }
+    if (out_started) *out_started = started;
+  }
+  return s;
+}
+
+bool __manager_session_finish(manager_session_t* s) {
+  if (getpid() != s->pid) { /* a fork child: no thread, descriptors closed at fork */
+    if (forkable == s) forkable = NULL;
+    if (s->map) munmap(s->map, s->size); /* the engine never writes in a child */
+    free(s);
+    return true;
+  }
+  pthread_mutex_lock(&s->lock);
+  s->quit = true;
+  pthread_mutex_unlock(&s->lock);
+  uint64_t one = 1;
+  if (write(s->wake_fd, &one, sizeof(one)) < 0) { /* counter full: still signalled */
+  }
+  if (s->thread_started) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += FINISH_TIMEOUT_MS / 1000;
+    if (pthread_timedjoin_np(s->thread, NULL, &deadline) != 0) {
+      fprintf(stderr,
+              "fxtrace: a trace writer did not leave the buffer in time; tracing is dead in "
+              "this process\n");
+      pthread_detach(s->thread);
+      return false; /* the thread still uses the session */
+    }
+  }
+  if (forkable == s) forkable = NULL;
+  free_session(s);
+  return true;
+}
