@@ -11,7 +11,8 @@
  * - flows:     arrows from the producer's duration to the worker's;
  * - threads are named (pthread_setname_np), which the trace shows.
  *
- *     FXTRACE_OUTPUT=demo.fxt ./demo [ITEMS] && trace convert demo.fxt -o demo.json
+ *     trace record -o demo.fxt -- ./demo [ITEMS] && trace convert demo.fxt -o demo.json
+ *     FXTRACE_OUTPUT=demo.fxt ./demo [ITEMS]      (file mode: no manager involved)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_setname_np */
@@ -114,7 +115,13 @@ static void* worker_main(void* arg) {
 
 int main(int argc, char** argv) {
   unsigned items = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 400;
-  trace_provider_t* provider = trace_provider_create_with_name("demo");
+  /* Synchronous registration: when a trace is already running (`trace record
+   * -- demo`), the manager starts this provider at once; wait for that (at
+   * most 1 s) so that the first events are recorded too. */
+  bool started = false;
+  trace_provider_t* provider = trace_provider_create_synchronously("demo", &started);
+  for (int i = 0; started && !TRACE_ENABLED() && i < 1000; i++)
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
   pthread_setname_np(pthread_self(), "producer");
   TRACE_INSTANT("demo", "start", TRACE_SCOPE_GLOBAL, "items", items, "workers", WORKERS);
 

@@ -45,6 +45,8 @@ struct manager_session {
   int wake_fd;
   pthread_t thread;
   bool thread_started;
+  uint8_t* buffer;  /* the control thread's receive buffer (WIRE_MAX_MESSAGE) */
+  wire_writer_t* w; /* and its replies; both here, so a fork child frees them */
 
   pthread_mutex_t lock; /* registered, quit */
   pthread_cond_t cond;
@@ -349,9 +351,9 @@ static void on_fifo(manager_session_t* s) {
 
 static void* control_main(void* arg) {
   manager_session_t* s = arg;
-  uint8_t* buffer = malloc(WIRE_MAX_MESSAGE);
-  wire_writer_t* w = malloc(sizeof(*w));
-  bool connected = buffer && w;
+  uint8_t* buffer = s->buffer;
+  wire_writer_t* w = s->w;
+  bool connected = true;
   while (connected) {
     struct pollfd pfd[3] = {{s->wake_fd, POLLIN, 0}, {s->sock, POLLIN, 0}, {s->fifo, POLLIN, 0}};
     nfds_t count = s->fifo >= 0 ? 3 : 2;
@@ -374,8 +376,6 @@ static void* control_main(void* arg) {
   /* destroy, exit or a lost connection: end any trace and become inert */
   end_trace(s);
   set_registered(s, -ECONNRESET, false);
-  free(buffer);
-  free(w);
   return NULL;
 }
 
@@ -388,6 +388,8 @@ static void free_session(manager_session_t* s) {
   pthread_cond_destroy(&s->cond);
   pthread_mutex_destroy(&s->fifo_lock);
   pthread_rwlock_destroy(&s->categories_lock);
+  free(s->buffer);
+  free(s->w);
   free(s);
 }
 
@@ -448,7 +450,11 @@ manager_session_t* __manager_session_start(trace_provider_t* provider, bool sync
   pthread_mutex_init(&s->fifo_lock, NULL);
   pthread_rwlock_init(&s->categories_lock, NULL);
   s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  int status = s->wake_fd < 0 ? -errno : send_register(s, synchronous);
+  s->buffer = malloc(WIRE_MAX_MESSAGE);
+  s->w = malloc(sizeof(*s->w));
+  int status = s->wake_fd < 0           ? -errno
+               : !s->buffer || !s->w    ? -ENOMEM
+                                        : send_register(s, synchronous);
   if (status == 0) {
     pthread_once(&atfork_once, register_atfork);
     forkable = s;
@@ -488,6 +494,10 @@ bool __manager_session_finish(manager_session_t* s) {
   if (getpid() != s->pid) { /* a fork child: no thread, descriptors closed at fork */
     if (forkable == s) forkable = NULL;
     if (s->map) munmap(s->map, s->size); /* the engine never writes in a child */
+    __categories_free(&s->categories);
+    __categories_free(&s->base);
+    free(s->buffer);
+    free(s->w);
     free(s);
     return true;
   }
