@@ -1,0 +1,326 @@
+/* The archive (PROTOCOL.md §10.4): a session's output queue, written to the
+ * client's fd with non-blocking writes as it accepts them, and what goes in
+ * it: the magic record, each provider's provider-info / provider-section
+ * record and its buffer's records, read with the buffer scan and checked
+ * record by record, so that the archive is well-formed FXT whatever a
+ * provider wrote. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/buffer_scan.h"
+#include "fxt/fxt_encode.h"
+#include "manager/manager_internal.h"
+
+#define CHUNK_SIZE ((size_t)256 << 10)
+
+/* ---- output queue ---- */
+
+output_t* __output_create(manager_t* m, session_t* s, int fd) {
+  output_t* o = calloc(1, sizeof(*o));
+  if (!o) return NULL;
+  o->tag.kind = EP_OUTPUT;
+  o->m = m;
+  o->session = s;
+  o->fd = fd;
+  struct stat st;
+  o->is_socket = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+  /* Pipes and sockets are written without blocking, when epoll says so; a
+   * regular file (epoll refuses it: EPERM) is always ready. */
+  if (__mgr_epoll_add(m, fd, 0, &o->tag) == 0) {
+    o->pollable = true;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0 && !(flags & O_NONBLOCK)) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  }
+  return o;
+}
+
+bool __output_append(output_t* o, const void* data, size_t bytes) {
+  if (o->failed) return false;
+  if (bytes == 0) return true;
+  out_chunk_t* t = o->tail;
+  if (!t || t->capacity - t->length < bytes) {
+    size_t capacity = bytes > CHUNK_SIZE ? bytes : CHUNK_SIZE;
+    t = malloc(sizeof(*t) + capacity);
+    if (!t) {
+      o->failed = true;
+      return false;
+    }
+    t->next = NULL;
+    t->length = t->pos = 0;
+    t->capacity = capacity;
+    if (o->tail)
+      o->tail->next = t;
+    else
+      o->head = t;
+    o->tail = t;
+  }
+  memcpy(t->data + t->length, data, bytes);
+  t->length += bytes;
+  o->queued += bytes;
+  if (o->queued > o->m->config.max_output_queue) {
+    o->overflow = true;
+    o->failed = true;
+    return false;
+  }
+  return true;
+}
+
+/* A record just appended whole to the tail chunk: its last `bytes` bytes. */
+static uint8_t* tail_bytes(output_t* o, size_t bytes) {
+  return o->tail->data + o->tail->length - bytes;
+}
+
+static void unappend(output_t* o, size_t bytes) {
+  o->tail->length -= bytes;
+  o->queued -= bytes;
+}
+
+static void set_want_out(output_t* o, bool want) {
+  if (!o->pollable || o->want_out == want) return;
+  o->want_out = want;
+  __mgr_epoll_mod(o->m, o->fd, want ? EPOLLOUT : 0, &o->tag);
+}
+
+/* SIGPIPE is blocked on the loop's thread (manager.c): a write to a pipe
+ * without reader leaves one pending, taken here. */
+static void consume_sigpipe(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  struct timespec zero = {0, 0};
+  while (sigtimedwait(&set, NULL, &zero) > 0) {
+  }
+}
+
+bool __output_flush(output_t* o) {
+  while (o->head && !o->failed) {
+    out_chunk_t* c = o->head;
+    if (c->pos == c->length) {
+      if (c == o->tail && c->length < c->capacity) {
+        c->pos = c->length = 0; /* keep the last chunk for reuse */
+        break;
+      }
+      o->head = c->next;
+      if (!o->head) o->tail = NULL;
+      free(c);
+      continue;
+    }
+    ssize_t n;
+    if (o->is_socket)
+      n = send(o->fd, c->data + c->pos, c->length - c->pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+    else
+      n = write(o->fd, c->data + c->pos, c->length - c->pos);
+    if (n > 0) {
+      c->pos += (size_t)n;
+      o->queued -= (size_t)n;
+      o->written += (uint64_t)n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && o->pollable) {
+      set_want_out(o, true);
+      return true;
+    }
+    if (n < 0 && errno == EPIPE) consume_sigpipe();
+    __mgr_log(o->m, MANAGER_LOG_WARN, "archive output: %s",
+              n < 0 ? strerror(errno) : "nothing written");
+    o->failed = true;
+  }
+  if (o->failed) return false;
+  set_want_out(o, false);
+  return true;
+}
+
+void __output_event(manager_t* m, output_t* o, uint32_t events) {
+  bool ok = __output_flush(o);
+  if (ok && (events & (EPOLLERR | EPOLLHUP)) && o->queued > 0) ok = false;
+  if (!ok) o->failed = true;
+  if (o->session) {
+    if (o->failed)
+      __session_abort(m, o->session, "the client stopped reading the archive");
+    else if (o->queued < m->config.streaming_high_water / 2)
+      __session_output_drained(o->session);
+  } else if (o->failed || o->queued == 0) {
+    /* draining after the session: delivered, or the reader is gone */
+    for (output_t** pp = &m->draining; *pp; pp = &(*pp)->next) {
+      if (*pp == o) {
+        *pp = o->next;
+        break;
+      }
+    }
+    __output_free(m, o);
+  }
+}
+
+void __output_free(manager_t* m, output_t* o) {
+  if (o->pollable) __mgr_epoll_del(m, o->fd);
+  close(o->fd);
+  while (o->head) {
+    out_chunk_t* c = o->head;
+    o->head = c->next;
+    free(c);
+  }
+  o->tail = NULL;
+  o->gone = true;
+  o->next = m->dead_outputs;
+  m->dead_outputs = o;
+}
+
+void __output_release(manager_t* m, output_t* o) {
+  o->session = NULL;
+  if (!o->failed) __output_flush(o);
+  if (o->failed || o->queued == 0) {
+    __output_free(m, o);
+    return;
+  }
+  o->next = m->draining;
+  m->draining = o;
+}
+
+void __output_drain_all(manager_t* m, uint64_t timeout_ms) {
+  uint64_t deadline = __mgr_now_ms() + timeout_ms;
+  while (m->draining) {
+    output_t* o = m->draining;
+    m->draining = o->next;
+    while (!o->failed && o->queued > 0) {
+      uint64_t now = __mgr_now_ms();
+      if (now >= deadline) break;
+      struct pollfd pfd = {.fd = o->fd, .events = POLLOUT};
+      if (o->pollable && poll(&pfd, 1, (int)(deadline - now)) <= 0) break;
+      if (!__output_flush(o)) break;
+    }
+    if (o->queued > 0)
+      LOGW(m, "archive output: %zu bytes not delivered at shutdown", o->queued);
+    __output_free(m, o);
+  }
+}
+
+/* ---- archive content ---- */
+
+bool __archive_magic(output_t* o) {
+  uint64_t word;
+  fxt_write_magic_record(&word);
+  return __output_append(o, &word, sizeof(word));
+}
+
+static bool provider_record(tracee_t* t, output_t* o) {
+  uint64_t words[1 + 32];
+  uint64_t* end;
+  if (!t->info_written) {
+    end = fxt_write_provider_info_record(words, t->provider_id, t->name, strlen(t->name));
+    t->info_written = true;
+  } else {
+    end = fxt_write_provider_section_record(words, t->provider_id);
+  }
+  return __output_append(o, words, (size_t)(end - words) * 8);
+}
+
+bool __archive_header(const tracee_t* t, trace_buffer_header_t* h, const char** why) {
+  const char* reason = __buffer_scan_header(t->map, t->size, h);
+  if (!reason && h->total_size != t->size) reason = "total size does not match the buffer";
+  if (!reason && h->buffering_mode != t->mode)
+    reason = "buffering mode does not match the one asked for";
+  if (why) *why = reason;
+  return reason == NULL;
+}
+
+/* What the scan hands over, checked again once copied (the provider may
+ * still be writing its buffer): a record's size field must say exactly the
+ * bytes emitted, else the copy is taken back. */
+typedef struct emit_ctx {
+  output_t* out;
+  const uint8_t* skip_begin; /* records in [skip_begin, skip_end) are not written */
+  const uint8_t* skip_end;
+  uint64_t records, bytes, rejected;
+} emit_ctx_t;
+
+static int emit_record(void* arg, const void* data, size_t bytes) {
+  emit_ctx_t* e = arg;
+  const uint8_t* p = data;
+  if (p >= e->skip_begin && p < e->skip_end) return 0;
+  if (bytes < 8 || bytes % 8 != 0) {
+    e->rejected++;
+    return 0;
+  }
+  if (!__output_append(e->out, data, bytes)) return -1;
+  uint64_t header;
+  memcpy(&header, tail_bytes(e->out, bytes), 8);
+  if (header == 0 || fxt_record_words(header) * 8 != bytes) {
+    unappend(e->out, bytes);
+    e->rejected++;
+    return 0;
+  }
+  e->records++;
+  e->bytes += bytes;
+  return 0;
+}
+
+bool __archive_write_results(manager_t* m, tracee_t* t) {
+  output_t* o = t->s->out;
+  t->results_written = true;
+  if (!provider_record(t, o)) return false;
+  trace_buffer_header_t h;
+  const char* why;
+  if (!__archive_header(t, &h, &why)) {
+    LOGW(m, "provider #%u \"%s\": buffer unusable (%s): its data is skipped", t->provider_id,
+         t->name, why);
+    return !o->failed;
+  }
+  if (h.num_records_dropped > 0) {
+    uint64_t word;
+    fxt_write_provider_event_record(&word, t->provider_id, FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
+    if (!__output_append(o, &word, 8)) return false;
+  }
+  emit_ctx_t e = {.out = o};
+  uint64_t durable_from = 0;
+  if (t->mode == TRACE_BUFFERING_MODE_STREAMING && t->saved_once) {
+    durable_from = t->last_durable_end;
+    /* The older rolling buffer was saved already if the last save was the
+     * switch before the current one (its mark may not be cleared yet). */
+    uint64_t switches = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    if (switches > 0 && t->last_wrapped == (uint32_t)(switches - 1)) {
+      e.skip_begin = t->map + sizeof(h) + h.durable_buffer_size +
+                     ((switches - 1) & 1) * h.rolling_buffer_size;
+      e.skip_end = e.skip_begin + h.rolling_buffer_size;
+    }
+  }
+  buffer_scan_stats_t stats;
+  int status = __buffer_scan(t->map, t->size, durable_from, emit_record, &e, &stats);
+  if (status != 0 && o->failed) return false;
+  if (status == -1) LOGW(m, "provider \"%s\": buffer unusable at the scan", t->name);
+  if (stats.bad_records || e.rejected)
+    LOGW(m, "provider #%u \"%s\": %llu damaged record(s) skipped", t->provider_id, t->name,
+         (unsigned long long)(stats.bad_records + e.rejected));
+  LOGI(m,
+       "provider #%u \"%s\": %llu records (%llu bytes) written; wrapped %u, dropped %llu, "
+       "durable end %llu, rolling ends %llu/%llu%s",
+       t->provider_id, t->name, (unsigned long long)e.records, (unsigned long long)e.bytes,
+       h.wrapped_count, (unsigned long long)h.num_records_dropped,
+       (unsigned long long)h.durable_data_end, (unsigned long long)h.rolling_data_end[0],
+       (unsigned long long)h.rolling_data_end[1],
+       stats.stopped_cleanly ? "" : " (not stopped cleanly)");
+  return !o->failed;
+}
+
+bool __archive_write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end) {
+  output_t* o = t->s->out;
+  if (!provider_record(t, o)) return false;
+  emit_ctx_t e = {.out = o};
+  uint64_t from = t->saved_once ? t->last_durable_end : 0;
+  int status = __buffer_scan_save(t->map, t->size, wrapped, from, durable_end, emit_record, &e, NULL);
+  if (status != 0 && o->failed) return false;
+  if (status == -1)
+    LOGW(m, "provider #%u \"%s\": buffer unusable at a save: skipped", t->provider_id, t->name);
+  LOGD(m, "provider #%u \"%s\": save %u: %llu records, %llu bytes", t->provider_id, t->name,
+       wrapped, (unsigned long long)e.records, (unsigned long long)e.bytes);
+  return !o->failed;
+}

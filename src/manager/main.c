@@ -1,0 +1,110 @@
+/* trace_manager: the trace manager daemon (docs/manager.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "manager/manager.h"
+
+static manager_t* g_manager;
+
+static void on_signal(int sig) {
+  (void)sig;
+  if (g_manager) __manager_shutdown(g_manager);
+}
+
+static void usage(FILE* out) {
+  fputs(
+      "usage: trace_manager [OPTIONS]\n"
+      "\n"
+      "The fxtrace trace manager: traced programs (providers) register with it, `trace`\n"
+      "clients start and stop traces through it and receive the archive.\n"
+      "\n"
+      "  --socket PATH           listen there (default: $FXTRACE_SOCKET, else\n"
+      "                          $XDG_RUNTIME_DIR/fxtrace/manager.sock, else\n"
+      "                          /run/fxtrace/manager.sock for root, /tmp/fxtrace-$UID/manager.sock)\n"
+      "  --group NAME            also let this group's members control tracing\n"
+      "                          (socket mode 0660; default: owner only, 0600)\n"
+      "  --stop-timeout-ms N     how long a provider may take to stop (default 60000)\n"
+      "  --log-level LEVEL       error, warn, info (default) or debug\n"
+      "  --syslog                log to syslog instead of stderr\n"
+      "  --help                  this text\n"
+      "\n"
+      "SIGTERM or SIGINT: an active trace is stopped, its archive delivered, then exit.\n",
+      out);
+}
+
+int main(int argc, char** argv) {
+  manager_config_t config = {.log_level = MANAGER_LOG_INFO};
+  static const struct option kOptions[] = {
+      {"socket", required_argument, NULL, 's'},
+      {"group", required_argument, NULL, 'g'},
+      {"stop-timeout-ms", required_argument, NULL, 't'},
+      {"log-level", required_argument, NULL, 'l'},
+      {"syslog", no_argument, NULL, 'y'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "h", kOptions, NULL)) != -1) {
+    switch (c) {
+      case 's':
+        config.socket_path = optarg;
+        break;
+      case 'g':
+        config.group = optarg;
+        break;
+      case 't': {
+        char* end;
+        errno = 0;
+        unsigned long long v = strtoull(optarg, &end, 10);
+        if (errno || *end || end == optarg || v == 0 || optarg[0] == '-') {
+          fprintf(stderr, "trace_manager: --stop-timeout-ms: not a positive number: %s\n", optarg);
+          return 2;
+        }
+        config.stop_timeout_ms = v;
+        break;
+      }
+      case 'l':
+        if (__manager_parse_log_level(optarg, &config.log_level) != 0) {
+          fprintf(stderr, "trace_manager: --log-level: error, warn, info or debug, not %s\n",
+                  optarg);
+          return 2;
+        }
+        break;
+      case 'y':
+        config.log_syslog = true;
+        break;
+      case 'h':
+        usage(stdout);
+        return 0;
+      default:
+        usage(stderr);
+        return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "trace_manager: unexpected argument: %s\n", argv[optind]);
+    usage(stderr);
+    return 2;
+  }
+  if (config.log_syslog) openlog("trace_manager", LOG_PID, LOG_DAEMON);
+  signal(SIGPIPE, SIG_IGN);
+  int status = __manager_create(&config, &g_manager);
+  if (status != 0) {
+    fprintf(stderr, "trace_manager: cannot start: %s\n", strerror(-status));
+    return 1;
+  }
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  status = __manager_run(g_manager);
+  __manager_destroy(g_manager);
+  g_manager = NULL;
+  return status == 0 ? 0 : 1;
+}

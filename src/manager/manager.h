@@ -1,0 +1,68 @@
+/* Not part of the public API: the trace manager (PROTOCOL.md §3-§10,
+ * docs/manager.md) as a library, so that the `trace_manager` daemon and
+ * `trace record` (a manager in a thread when none is running) share it.
+ *
+ * One manager = one listening SOCK_SEQPACKET socket and one epoll loop run by
+ * __manager_run() on the caller's thread. No globals, no signal handlers, no
+ * exit(): several managers may live in one process (on different sockets). */
+#ifndef FXTRACE_MANAGER_MANAGER_H_
+#define FXTRACE_MANAGER_MANAGER_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum manager_log_level {
+  MANAGER_LOG_ERROR = 0,
+  MANAGER_LOG_WARN = 1,
+  MANAGER_LOG_INFO = 2,
+  MANAGER_LOG_DEBUG = 3,
+} manager_log_level_t;
+
+typedef struct manager_config {
+  /* NULL: __wire_socket_path() (FXTRACE_SOCKET, XDG_RUNTIME_DIR, ...). */
+  const char* socket_path;
+  /* NULL: only the manager's own uid (and root) may control tracing, socket
+   * 0600. A group name: its members may too, socket 0660 owned by it. */
+  const char* group;
+  /* Stop and terminate timeout when the client gives none; 0: 60000
+   * (PROTOCOL.md §10.3). */
+  uint64_t stop_timeout_ms;
+  /* Bound of a session's archive output queue; a client that stops reading
+   * until it is exceeded loses its session. 0: 256 MiB. */
+  size_t max_output_queue;
+  /* Streaming saves are acknowledged only while the output queue is below
+   * this (the provider drops records meanwhile, it never stalls). 0: 8 MiB. */
+  size_t streaming_high_water;
+  manager_log_level_t log_level; /* messages above it are not logged */
+  bool log_syslog;               /* syslog(3) instead of stderr */
+  /* Called for each log line instead of stderr/syslog when set. */
+  void (*log_fn)(void* arg, manager_log_level_t level, const char* message);
+  void* log_arg;
+} manager_config_t;
+
+typedef struct manager manager_t;
+
+/* Creates the socket directory if needed (0700, 0750 with a group), refuses
+ * to start if another manager answers at the path (-EADDRINUSE), removes a
+ * stale socket file, binds and listens. 0 or -errno. */
+int __manager_create(const manager_config_t* config, manager_t** out);
+
+/* The path the manager listens on. */
+const char* __manager_socket_path(const manager_t* m);
+
+/* Runs the loop until __manager_shutdown(); then stops an active trace,
+ * delivers its archive and returns 0 (or -errno if the loop failed). */
+int __manager_run(manager_t* m);
+
+/* Thread-safe and async-signal-safe (one eventfd write). */
+void __manager_shutdown(manager_t* m);
+
+/* Closes everything and removes the socket file. Not while running. */
+void __manager_destroy(manager_t* m);
+
+const char* __manager_log_level_name(manager_log_level_t level);
+/* "error", "warn", "info", "debug" -> 0 and *out; else -1. */
+int __manager_parse_log_level(const char* name, manager_log_level_t* out);
+
+#endif /* FXTRACE_MANAGER_MANAGER_H_ */

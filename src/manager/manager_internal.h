@@ -1,0 +1,297 @@
+/* Not part of the public API: the trace manager's internal state, shared by
+ * its files (docs/manager.md):
+ *   manager.c   the epoll loop, the listening socket, connections, dispatch
+ *   registry.c  providers (RegisterProvider, RemoveDeadProvider), GetProviders,
+ *               GetKnownCategories
+ *   session.c   the session and tracee state machines (PROTOCOL.md §10.1),
+ *               the Controller calls, the FIFO packets (§6.3)
+ *   archive.c   the archive: output queue, provider data (§10.4, §9)
+ *   log.c       levelled logging to stderr, syslog or a callback
+ * Everything runs on the loop's thread; only __manager_shutdown() is called
+ * from elsewhere. */
+#ifndef FXTRACE_MANAGER_MANAGER_INTERNAL_H_
+#define FXTRACE_MANAGER_MANAGER_INTERNAL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "engine/buffer_header.h"
+#include "manager/manager.h"
+#include "trace-engine/types.h"
+#include "protocol/wire.h"
+
+typedef struct conn conn_t;
+typedef struct provider provider_t;
+typedef struct session session_t;
+typedef struct tracee tracee_t;
+typedef struct output output_t;
+typedef struct category_query category_query_t;
+
+/* What an epoll event's data.ptr points to: the first member of each object. */
+enum ep_kind { EP_LISTEN = 1, EP_WAKE, EP_CONN, EP_FIFO, EP_OUTPUT };
+typedef struct ep_tag {
+  int kind;
+} ep_tag_t;
+
+struct conn {
+  ep_tag_t tag;
+  manager_t* m;
+  int fd;
+  int role; /* 0 until HELLO, then enum wire_role */
+  struct ucred cred;
+  bool closed;          /* waiting to be freed at the end of the loop turn */
+  provider_t* provider; /* after REGISTER_PROVIDER */
+  conn_t* next;
+};
+
+struct provider {
+  uint32_t id;
+  uint64_t pid;
+  char name[WIRE_MAX_NAME + 1];
+  conn_t* conn;
+  tracee_t* tracee; /* in the current session, if any */
+  provider_t* next;
+};
+
+typedef struct known_category {
+  char* name;
+  char* description;
+} known_category_t;
+
+/* A controller's GET_KNOWN_CATEGORIES, waiting for the providers' answers. */
+struct category_query {
+  uint32_t id; /* the request id sent to the providers */
+  conn_t* controller;
+  uint32_t request_id;
+  uint64_t deadline_ms;
+  uint32_t* waiting; /* provider ids not answered yet */
+  size_t waiting_count;
+  known_category_t* items;
+  size_t count, capacity;
+  category_query_t* next;
+};
+
+/* Output queue of a session's archive: chunks written with non-blocking
+ * writes as the fd accepts them. */
+typedef struct out_chunk {
+  struct out_chunk* next;
+  size_t length, pos, capacity;
+  uint8_t data[];
+} out_chunk_t;
+
+struct output {
+  ep_tag_t tag;
+  manager_t* m;
+  session_t* session; /* NULL once the session is gone (draining) */
+  int fd;
+  bool pollable;  /* epoll accepts it (pipe, socket); else writes block (file) */
+  bool is_socket; /* send(MSG_NOSIGNAL) */
+  bool want_out;  /* EPOLLOUT registered */
+  bool failed;    /* the client is gone or too slow: abort */
+  bool overflow;  /* the queue exceeded its bound */
+  out_chunk_t *head, *tail;
+  size_t queued;
+  uint64_t written; /* bytes delivered */
+  bool gone;        /* freed at the end of the loop turn */
+  output_t* next;   /* in the manager's draining or dead list */
+};
+
+/* Tracee states (PROTOCOL.md §10.1). */
+enum tracee_state {
+  TRACEE_READY = 0,
+  TRACEE_INITIALIZED,
+  TRACEE_STARTING,
+  TRACEE_STARTED,
+  TRACEE_STOPPING,
+  TRACEE_STOPPED,
+  TRACEE_TERMINATING,
+  TRACEE_TERMINATED,
+};
+
+/* provider_stats.state of wire.h */
+enum stat_state {
+  STAT_NONE = 0,
+  STAT_STOPPED = 1,
+  STAT_TERMINATED = 2,
+  STAT_NOT_STOPPED = 3,
+  STAT_DIED = 4,
+};
+
+struct tracee {
+  ep_tag_t tag; /* the FIFO */
+  session_t* s;
+  provider_t* provider; /* NULL once the provider is gone */
+  uint32_t provider_id;
+  uint64_t pid;
+  char name[WIRE_MAX_NAME + 1];
+  int state;
+  int fifo; /* the manager's end, -1 when closed */
+  const uint8_t* map;
+  size_t size;
+  uint8_t mode;
+  bool started;         /* was started in this session */
+  bool results_written; /* since the last start */
+  bool info_written;    /* provider-info record sent */
+  bool dead;            /* connection or FIFO closed outside Terminate */
+  bool aborted;         /* bad FIFO packet: data ignored */
+  int stat_state;
+  /* streaming saves */
+  bool saved_once;
+  uint32_t last_wrapped;
+  uint64_t last_durable_end;
+  bool ack_pending; /* BUFFER_SAVED held back while the output queue is high */
+  fifo_packet_t ack;
+  bool gone; /* its session is gone: freed at the end of the loop turn */
+  tracee_t* next;
+};
+
+/* Session states (PROTOCOL.md §5.1). */
+enum session_state {
+  SESSION_READY = 1,
+  SESSION_INITIALIZED,
+  SESSION_STARTING,
+  SESSION_STARTED,
+  SESSION_STOPPING,
+  SESSION_STOPPED,
+  SESSION_TERMINATING,
+};
+
+typedef struct provider_spec {
+  char name[WIRE_MAX_NAME + 1];
+  uint32_t buffer_size_mb;
+  char** categories;
+  size_t category_count;
+} provider_spec_t;
+
+typedef struct pending_reply {
+  bool active;
+  conn_t* conn; /* NULL if the caller went away */
+  uint32_t request_id;
+  uint64_t deadline_ms;
+} pending_reply_t;
+
+struct session {
+  manager_t* m;
+  int state;
+  conn_t* owner; /* its connection closing terminates the session */
+  char** categories;
+  size_t category_count;
+  uint32_t buffer_size_mb;
+  uint64_t start_timeout_ms;
+  uint64_t stop_timeout_ms;
+  uint8_t mode;
+  provider_spec_t* specs;
+  size_t spec_count;
+  char** additional; /* additional categories of the last start */
+  size_t additional_count;
+  output_t* out;
+  tracee_t* tracees;
+  pending_reply_t start, stop, terminate;
+  bool stop_write_results;
+  bool force_clear_entire;
+  bool write_results_on_terminate;
+};
+
+struct manager {
+  manager_config_t config;
+  char socket_path[108];
+  dev_t socket_dev;
+  ino_t socket_ino;
+  int listen_fd;
+  int wake_fd; /* eventfd: __manager_shutdown */
+  int epoll_fd;
+  ep_tag_t listen_tag, wake_tag;
+  uid_t uid;
+  bool has_group;
+  gid_t gid;
+  conn_t* conns;
+  provider_t* providers;
+  uint32_t next_provider_id;
+  uint32_t next_query_id;
+  category_query_t* queries;
+  session_t* session;
+  output_t* draining;
+  tracee_t* dead_tracees; /* freed at the end of the loop turn */
+  output_t* dead_outputs;
+  bool shutting_down;
+  wire_writer_t* w; /* one message being built (256 KiB, not on the stack) */
+  uint8_t* rbuf;    /* one message received */
+};
+
+/* ---- manager.c ---- */
+uint64_t __mgr_now_ms(void);
+int __mgr_send(manager_t* m, conn_t* c, const int* fds, size_t fd_count); /* m->w */
+void __mgr_send_error(manager_t* m, conn_t* c, uint32_t request_id, int code, const char* msg);
+void __mgr_close_conn(manager_t* m, conn_t* c);
+int __mgr_epoll_add(manager_t* m, int fd, uint32_t events, ep_tag_t* tag);
+void __mgr_epoll_del(manager_t* m, int fd);
+int __mgr_epoll_mod(manager_t* m, int fd, uint32_t events, ep_tag_t* tag);
+
+/* ---- log.c ---- */
+void __mgr_log(manager_t* m, manager_log_level_t level, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+#define LOGE(m, ...) __mgr_log(m, MANAGER_LOG_ERROR, __VA_ARGS__)
+#define LOGW(m, ...) __mgr_log(m, MANAGER_LOG_WARN, __VA_ARGS__)
+#define LOGI(m, ...) __mgr_log(m, MANAGER_LOG_INFO, __VA_ARGS__)
+#define LOGD(m, ...) __mgr_log(m, MANAGER_LOG_DEBUG, __VA_ARGS__)
+
+/* ---- registry.c ---- */
+void __registry_register(manager_t* m, conn_t* c, wire_reader_t* r);
+void __registry_remove(manager_t* m, provider_t* p); /* RemoveDeadProvider */
+void __registry_get_providers(manager_t* m, conn_t* c, wire_reader_t* r);
+void __registry_get_known_categories(manager_t* m, conn_t* c, wire_reader_t* r);
+void __registry_known_categories_reply(manager_t* m, conn_t* c, wire_reader_t* r);
+void __registry_conn_closed(manager_t* m, conn_t* c); /* forget queries of a controller */
+void __registry_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
+void __registry_destroy(manager_t* m);
+
+/* ---- session.c ---- */
+void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count);
+void __session_start(manager_t* m, conn_t* c, wire_reader_t* r);
+void __session_stop(manager_t* m, conn_t* c, wire_reader_t* r);
+void __session_terminate(manager_t* m, conn_t* c, wire_reader_t* r);
+void __session_add_provider(manager_t* m, provider_t* p); /* AddProvider (§10.2) */
+void __session_provider_gone(manager_t* m, tracee_t* t);
+void __session_fifo_event(manager_t* m, tracee_t* t, uint32_t events);
+void __session_conn_closed(manager_t* m, conn_t* c);
+void __session_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
+/* After every event: writes the results that became due, flushes the output,
+ * completes Start / Stop / Terminate whose tracees are all there. */
+void __session_progress(manager_t* m);
+/* The output queue went below the streaming high-water mark. */
+void __session_output_drained(session_t* s);
+/* The output failed (client gone, too slow, write error): abort. */
+void __session_abort(manager_t* m, session_t* s, const char* why);
+/* Shutdown: terminate with results (idempotent). */
+void __session_shutdown(manager_t* m);
+void __session_destroy(manager_t* m, session_t* s);
+
+/* ---- archive.c ---- */
+output_t* __output_create(manager_t* m, session_t* s, int fd);
+/* Appends whole bytes; false if the queue overflowed (the session must be
+ * aborted). */
+bool __output_append(output_t* o, const void* data, size_t bytes);
+/* Writes what the fd accepts; false if the output failed. */
+bool __output_flush(output_t* o);
+void __output_event(manager_t* m, output_t* o, uint32_t events);
+/* Detaches from the session: the fd is closed once the queue is delivered
+ * (or immediately if failed). */
+void __output_release(manager_t* m, output_t* o);
+void __output_free(manager_t* m, output_t* o);
+/* Shutdown: delivers every draining queue within timeout_ms (blocking). */
+void __output_drain_all(manager_t* m, uint64_t timeout_ms);
+
+/* Writes the magic-number record. */
+bool __archive_magic(output_t* o);
+/* The provider's results: provider-info/section record, then its buffer
+ * data (§10.4). false only if the output failed. */
+bool __archive_write_results(manager_t* m, tracee_t* t);
+/* One streaming save (§9). false only if the output failed. */
+bool __archive_write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end);
+/* Reads the tracee's buffer header; false if unusable. */
+bool __archive_header(const tracee_t* t, trace_buffer_header_t* h, const char** why);
+
+#endif /* FXTRACE_MANAGER_MANAGER_INTERNAL_H_ */

@@ -1,0 +1,313 @@
+/* A provider process for the manager's tests, written against wire.h and the
+ * real engine (not libtrace-provider's manager connection, which is tested
+ * on its own): registers, follows INITIALIZE / START / STOP / TERMINATE,
+ * runs the engine on the manager's memfd and speaks the FIFO protocol.
+ * It reports what it does on stdout, one line each, for the test driver:
+ *   registered [started=0|1]   initialized   started   emitted N
+ *   stopped written=W dropped=D   terminated
+ * Options:
+ *   --socket PATH --name NAME --events N (per start, default 1000)
+ *   --sync               synchronous registration
+ *   --all-categories     also emit in "other" and "test:sub" (N each)
+ *   --continuous         emit until stopped (counting attempts)
+ *   --garbage data|header  after emitting, scribble over the buffer
+ *   --hang-stop          ignore STOP (never reports STOPPED)
+ *   --bad-packet         after starting, send an invalid FIFO packet
+ *   --known NAME=DESC    a known category (repeatable) */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine/buffer_header.h"
+#include "engine/categories.h"
+#include "engine/engine.h"
+#include "protocol/wire.h"
+#include "trace/event.h"
+
+static struct {
+  const char* socket;
+  const char* name;
+  long events;
+  bool sync, all_categories, continuous, hang_stop, bad_packet;
+  const char* garbage;
+  char* known[16];
+  int known_count;
+} opt = {.name = "fake", .events = 1000};
+
+static int g_fifo = -1;
+static uint8_t* g_buffer;
+static size_t g_size;
+static category_set_t g_categories;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static int g_starts;          /* STARTED sent so far */
+static atomic_bool g_running; /* between started and stop */
+static bool g_terminated;
+static long g_attempted;
+
+static void say(const char* format, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  pthread_mutex_lock(&g_lock);
+  vprintf(format, ap);
+  putchar('\n');
+  fflush(stdout);
+  pthread_mutex_unlock(&g_lock);
+  va_end(ap);
+}
+
+static void fifo_send(uint16_t request, uint32_t data32, uint64_t data64) {
+  fifo_packet_t p = {request, 0, data32, data64};
+  if (send(g_fifo, &p, sizeof(p), MSG_NOSIGNAL) != sizeof(p)) say("fifo send failed");
+}
+
+static bool h_enabled(trace_handler_t* h, const char* category) {
+  (void)h;
+  return __categories_match(&g_categories, category);
+}
+static void h_started(trace_handler_t* h) {
+  (void)h;
+  fifo_send(FIFO_STARTED, FIFO_PROTOCOL_VERSION, 0);
+  say("started");
+  pthread_mutex_lock(&g_lock);
+  g_starts++;
+  atomic_store(&g_running, true);
+  pthread_cond_broadcast(&g_cond);
+  pthread_mutex_unlock(&g_lock);
+  if (opt.bad_packet) fifo_send(0x77, 0, 0);
+}
+static void h_stopped(trace_handler_t* h, int disposition) {
+  (void)h;
+  (void)disposition;
+  atomic_store(&g_running, false);
+  trace_engine_stats_t st = {0};
+  trace_engine_get_stats(&st);
+  say("stopped written=%llu dropped=%llu", (unsigned long long)st.records_written,
+      (unsigned long long)st.records_dropped);
+  fifo_send(FIFO_STOPPED, 0, 0);
+}
+static void h_terminated(trace_handler_t* h) {
+  (void)h;
+  pthread_mutex_lock(&g_lock);
+  g_terminated = true;
+  pthread_cond_broadcast(&g_cond);
+  pthread_mutex_unlock(&g_lock);
+}
+static void h_buffer_full(trace_handler_t* h, uint32_t wrapped, uint64_t durable_end) {
+  (void)h;
+  fifo_send(FIFO_SAVE_BUFFER, wrapped, durable_end);
+}
+static void h_alert(trace_handler_t* h, const char* name) {
+  (void)h;
+  (void)name;
+}
+static const trace_handler_ops_t kOps = {h_enabled, h_started,     h_stopped,
+                                         h_terminated, h_buffer_full, h_alert};
+static trace_handler_t g_handler = {&kOps};
+
+static void scribble(void) {
+  trace_buffer_header_t* h = (trace_buffer_header_t*)g_buffer;
+  srand(42);
+  if (strcmp(opt.garbage, "header") == 0) {
+    memset(g_buffer, 0xa5, 64);
+    return;
+  }
+  /* random words over the data areas (the header stays) */
+  size_t data = sizeof(*h);
+  for (size_t off = data; off + 8 <= g_size; off += 8) {
+    if ((off / 4096) % 3 != 1) continue; /* every third page */
+    uint64_t word = (uint64_t)rand() << 33 ^ (uint64_t)rand() << 11 ^ (uint64_t)rand();
+    memcpy(g_buffer + off, &word, 8);
+  }
+}
+
+static void* emitter(void* arg) {
+  (void)arg;
+  int seen = 0;
+  for (;;) {
+    pthread_mutex_lock(&g_lock);
+    while (g_starts == seen) pthread_cond_wait(&g_cond, &g_lock);
+    seen = g_starts;
+    pthread_mutex_unlock(&g_lock);
+    long n = 0;
+    if (opt.continuous) {
+      while (atomic_load(&g_running)) {
+        TRACE_INSTANT("test", "tick", TRACE_SCOPE_THREAD, "i", TA_INT64(n));
+        n++;
+      }
+    } else {
+      for (long i = 0; i < opt.events; i++) {
+        TRACE_INSTANT("test", "tick", TRACE_SCOPE_THREAD, "i", TA_INT64(i));
+        if (opt.all_categories) {
+          TRACE_INSTANT("other", "tock", TRACE_SCOPE_THREAD, "i", TA_INT64(i));
+          TRACE_INSTANT("test:sub", "tuck", TRACE_SCOPE_THREAD, "i", TA_INT64(i));
+        }
+        n++;
+      }
+    }
+    g_attempted += n;
+    if (opt.garbage) scribble();
+    say("emitted %ld", n);
+  }
+  return NULL;
+}
+
+static wire_writer_t g_w;
+static uint8_t g_rbuf[WIRE_MAX_MESSAGE];
+
+static void handle(int conn, size_t length, int* fds, size_t fd_count) {
+  wire_reader_t r;
+  if (__wire_open(&r, g_rbuf, length)) {
+    say("bad message");
+    return;
+  }
+  switch (r.type) {
+    case MSG_REGISTER_RESULT: {
+      __wire_get_u32(&r);
+      say("registered started=%u", __wire_get_u8(&r));
+      break;
+    }
+    case MSG_INITIALIZE: {
+      uint8_t mode = __wire_get_u8(&r);
+      uint16_t n = __wire_get_u16(&r);
+      __categories_free(&g_categories);
+      for (uint16_t i = 0; i < n; i++) {
+        char c[WIRE_MAX_NAME + 1];
+        __wire_get_str(&r, c, sizeof(c), WIRE_MAX_NAME);
+        __categories_add(&g_categories, c, strlen(c));
+      }
+      if (fd_count != 2 || !__wire_done(&r)) {
+        say("bad INITIALIZE");
+        exit(3);
+      }
+      g_size = (size_t)lseek(fds[0], 0, SEEK_END);
+      g_buffer = mmap(NULL, g_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+      close(fds[0]);
+      g_fifo = fds[1];
+      if (g_buffer == MAP_FAILED ||
+          __trace_engine_initialize_zeroed(&g_handler, (trace_buffering_mode_t)mode, g_buffer,
+                                           g_size) != 0) {
+        say("engine initialize failed");
+        exit(3);
+      }
+      say("initialized mode=%u size=%zu categories=%u", mode, g_size, n);
+      break;
+    }
+    case MSG_START: {
+      uint8_t disposition = __wire_get_u8(&r);
+      uint16_t n = __wire_get_u16(&r);
+      for (uint16_t i = 0; i < n; i++) {
+        char c[WIRE_MAX_NAME + 1];
+        __wire_get_str(&r, c, sizeof(c), WIRE_MAX_NAME);
+        __categories_add(&g_categories, c, strlen(c));
+      }
+      int status = trace_engine_start((trace_start_mode_t)disposition);
+      if (status != 0) say("start failed %d", status);
+      break;
+    }
+    case MSG_STOP:
+      if (!opt.hang_stop) trace_engine_stop(0);
+      break;
+    case MSG_TERMINATE:
+      if (opt.hang_stop) break;
+      trace_engine_terminate();
+      pthread_mutex_lock(&g_lock);
+      while (!g_terminated) pthread_cond_wait(&g_cond, &g_lock);
+      g_terminated = false;
+      pthread_mutex_unlock(&g_lock);
+      munmap(g_buffer, g_size);
+      close(g_fifo);
+      g_fifo = -1;
+      say("terminated");
+      break;
+    case MSG_GET_KNOWN_CATEGORIES:
+      __wire_begin(&g_w, MSG_KNOWN_CATEGORIES, r.request_id);
+      __wire_put_u16(&g_w, (uint16_t)opt.known_count);
+      for (int i = 0; i < opt.known_count; i++) {
+        char* eq = strchr(opt.known[i], '=');
+        __wire_put_str(&g_w, opt.known[i], (size_t)(eq - opt.known[i]));
+        __wire_put_cstr(&g_w, eq + 1);
+      }
+      __wire_end(&g_w);
+      __wire_send(conn, &g_w, NULL, 0);
+      break;
+    default:
+      say("unexpected message %u", r.type);
+  }
+  for (size_t i = 0; i < fd_count && r.type != MSG_INITIALIZE; i++) close(fds[i]);
+}
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (!strcmp(a, "--socket")) opt.socket = argv[++i];
+    else if (!strcmp(a, "--name")) opt.name = argv[++i];
+    else if (!strcmp(a, "--events")) opt.events = atol(argv[++i]);
+    else if (!strcmp(a, "--sync")) opt.sync = true;
+    else if (!strcmp(a, "--all-categories")) opt.all_categories = true;
+    else if (!strcmp(a, "--continuous")) opt.continuous = true;
+    else if (!strcmp(a, "--garbage")) opt.garbage = argv[++i];
+    else if (!strcmp(a, "--hang-stop")) opt.hang_stop = true;
+    else if (!strcmp(a, "--bad-packet")) opt.bad_packet = true;
+    else if (!strcmp(a, "--known") && opt.known_count < 16) opt.known[opt.known_count++] = argv[++i];
+    else {
+      fprintf(stderr, "fake_provider: bad argument %s\n", a);
+      return 2;
+    }
+  }
+  char path[108];
+  if (!opt.socket) {
+    __wire_socket_path(path, sizeof(path));
+    opt.socket = path;
+  }
+  int conn = __wire_connect(opt.socket, WIRE_ROLE_PROVIDER);
+  if (conn < 0) {
+    fprintf(stderr, "fake_provider: connect %s: %s\n", opt.socket, strerror(-conn));
+    return 1;
+  }
+  __wire_begin(&g_w, MSG_REGISTER_PROVIDER, 1);
+  __wire_put_u64(&g_w, (uint64_t)getpid());
+  __wire_put_cstr(&g_w, opt.name);
+  __wire_put_u8(&g_w, opt.sync);
+  __wire_end(&g_w);
+  if (__wire_send(conn, &g_w, NULL, 0) != 0) return 1;
+  if (!opt.sync) say("registered");
+  pthread_t thread;
+  pthread_create(&thread, NULL, emitter, NULL);
+  for (;;) {
+    struct pollfd p[2] = {{conn, POLLIN, 0}, {g_fifo, POLLIN, 0}};
+    int n = poll(p, g_fifo >= 0 ? 2 : 1, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (p[0].revents) {
+      int fds[2];
+      size_t fd_count;
+      ssize_t len = __wire_recv(conn, g_rbuf, fds, &fd_count);
+      if (len <= 0) {
+        say("manager gone");
+        return 0;
+      }
+      handle(conn, (size_t)len, fds, fd_count);
+    }
+    if (g_fifo >= 0 && p[1].revents) {
+      fifo_packet_t pkt;
+      ssize_t len = recv(g_fifo, &pkt, sizeof(pkt), MSG_DONTWAIT);
+      if (len == sizeof(pkt) && pkt.request == FIFO_BUFFER_SAVED) {
+        trace_engine_mark_buffer_saved(pkt.data32, pkt.data64);
+      } else if (len == 0) {
+        say("fifo closed");
+        trace_engine_terminate();
+        close(g_fifo);
+        g_fifo = -1;
+      }
+    }
+  }
+}

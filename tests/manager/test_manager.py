@@ -1,0 +1,667 @@
+#!/usr/bin/env python3
+"""The trace manager with real processes: trace_manager, fake_provider
+processes (the real engine on the manager's memfd), and this script as the
+controller client (wire.py). Each archive is checked with the independent
+validator tests/tools/fxt_decode.py and with `trace dump`.
+
+usage: test_manager.py TRACE_MANAGER FAKE_PROVIDER TRACE TOOLS_DIR [TEST...]"""
+
+import os
+import pwd
+import queue
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import wire  # noqa: E402
+
+MANAGER, PROVIDER, TRACE, TOOLS = [os.path.abspath(a) for a in sys.argv[1:5]]
+sys.path.insert(0, TOOLS)
+import fxt_decode  # noqa: E402
+
+ONESHOT, CIRCULAR, STREAMING = 0, 1, 2
+TMP = tempfile.mkdtemp(prefix='fxtrace-manager-test-')
+FAILURES = []
+PROCESSES = []  # every process a test starts, killed when it ends
+
+
+def cleanup():
+    for proc in PROCESSES:
+        if proc.poll() is None:
+            proc.kill()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    PROCESSES.clear()
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+# ---- processes ------------------------------------------------------------------------------
+
+class Manager:
+    count = 0
+
+    def __init__(self, *args, stop_timeout_ms=400, path=None):
+        Manager.count += 1
+        self.path = path or os.path.join(TMP, 'm%d' % Manager.count, 'manager.sock')
+        self.log = os.path.join(TMP, 'manager%d.log' % Manager.count)
+        self.proc = subprocess.Popen(
+            [MANAGER, '--socket', self.path, '--stop-timeout-ms', str(stop_timeout_ms),
+             '--log-level', 'debug'] + list(args),
+            stderr=open(self.log, 'w'))
+        PROCESSES.append(self.proc)
+        deadline = time.time() + 10
+        while True:
+            check(self.proc.poll() is None, 'trace_manager exited at start:\n' + self.logs())
+            try:
+                c = wire.Conn(self.path)
+                c.providers()
+                c.close()
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                check(time.time() < deadline, 'trace_manager did not come up')
+                time.sleep(0.02)
+
+    def logs(self):
+        with open(self.log) as f:
+            return f.read()
+
+    def controller(self):
+        return wire.Conn(self.path)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        check(self.alive(), 'trace_manager died:\n' + self.logs()[-3000:])
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=20)
+        check(code == 0, 'trace_manager exit status %d' % code)
+
+
+class Provider:
+    def __init__(self, manager, name, *args):
+        self.name = name
+        self.proc = subprocess.Popen([PROVIDER, '--socket', manager.path, '--name', name] +
+                                     [str(a) for a in args],
+                                     stdout=subprocess.PIPE, text=True)
+        PROCESSES.append(self.proc)
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.strip())
+        self.lines.put(None)
+
+    def wait_for(self, prefix, timeout=10):
+        deadline = time.time() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.01, deadline - time.time()))
+            except queue.Empty:
+                raise AssertionError('provider %s: no "%s" line within %ss (saw %s)'
+                                     % (self.name, prefix, timeout, self.seen))
+            check(line is not None, 'provider %s exited waiting for "%s" (saw %s)'
+                  % (self.name, prefix, self.seen))
+            self.seen.append(line)
+            if line.startswith(prefix):
+                return line
+
+    def kill(self, sig=signal.SIGKILL):
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=10)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+def field(line, key):
+    for part in line.split():
+        if part.startswith(key + '='):
+            return int(part.split('=', 1)[1])
+    raise AssertionError('no %s= in %r' % (key, line))
+
+
+class Archive:
+    """The read end of the pipe the manager writes the archive to."""
+
+    def __init__(self):
+        self.r, self.w = os.pipe()
+        self.data = bytearray()
+        self.eof = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            chunk = os.read(self.r, 1 << 16)
+            if not chunk:
+                break
+            self.data += chunk
+        os.close(self.r)
+        self.eof.set()
+
+    def give(self):
+        """The write end, for INITIALIZE_TRACING; our copy is closed after sending."""
+        return self.w
+
+    def sent(self):
+        os.close(self.w)
+
+    def wait(self, timeout=15):
+        check(self.eof.wait(timeout), 'the archive was not closed within %ss' % timeout)
+        return bytes(self.data)
+
+
+def begin(manager, mode=ONESHOT, **kw):
+    c = manager.controller()
+    a = Archive()
+    c.initialize(a.give(), mode=mode, **kw)
+    a.sent()
+    return c, a
+
+
+# ---- archive checks ------------------------------------------------------------------------
+
+DATA_KINDS = ('provider_info', 'provider_section', 'provider_event', 'magic')
+
+
+class Checked:
+    count = 0
+
+    def __init__(self, data, strict=True):
+        self.data = data
+        Checked.count += 1
+        with open(os.path.join(TMP, 'archive%d.fxt' % Checked.count), 'wb') as f:
+            f.write(data)
+        self.trace = fxt_decode.decode(data)
+        t = self.trace
+        check(len(data) >= 8 and t.records and t.records[0]['kind'] == 'magic',
+              'the archive does not start with the magic record')
+        check(t.truncated_at is None, 'archive framing broken at %s: %s'
+              % (t.truncated_at, t.errors[:3]))
+        if strict:
+            check(t.ok, 'fxt_decode violations: %s' % t.errors[:5])
+        self.names = {pid: p.name.decode() for pid, p in t.providers.items()}
+
+    def provider_id(self, name):
+        ids = [pid for pid, n in self.names.items() if n == name]
+        check(len(ids) == 1, 'provider %s: %d provider-info records (names %s)'
+              % (name, len(ids), self.names))
+        return ids[0]
+
+    def has(self, name):
+        return name in self.names.values()
+
+    def records(self, name):
+        pid = self.provider_id(name)
+        return [r for r in self.trace.records if r['provider'] == pid and r['kind'] not in DATA_KINDS]
+
+    def events(self, name, category=b'test'):
+        return [r for r in self.records(name) if r['kind'] == 'event' and r.get('ok')
+                and r.get('category') == category]
+
+    def dump_ok(self):
+        path = os.path.join(TMP, 'archive.fxt')
+        with open(path, 'wb') as f:
+            f.write(self.data)
+        p = subprocess.run([TRACE, 'dump', path], capture_output=True, text=True)
+        check(p.returncode == 0, 'trace dump exit %d: %s' % (p.returncode, p.stderr[-500:]))
+        check('error' not in p.stderr.lower(), 'trace dump: %s' % p.stderr[-500:])
+
+
+def one_trace(manager, providers, mode=ONESHOT, wait='emitted', **kw):
+    """initialize, start, wait for every provider's line, stop, terminate."""
+    c, a = begin(manager, mode=mode, **kw)
+    check(c.start() == 0, 'start failed')
+    for p in providers:
+        p.wait_for(wait)
+    stop_stats = c.stop(write_results=True)
+    term_stats = c.terminate(write_results=True)
+    data = a.wait()
+    c.close()
+    return Checked(data), stop_stats, term_stats
+
+
+# ---- tests ------------------------------------------------------------------------------------
+
+def test_socket_permissions_and_single_instance():
+    m = Manager()
+    mode = stat.S_IMODE(os.stat(m.path).st_mode)
+    check(mode == 0o600, 'socket mode %o, expected 600' % mode)
+    dmode = stat.S_IMODE(os.stat(os.path.dirname(m.path)).st_mode)
+    check(dmode == 0o700, 'socket directory mode %o, expected 700' % dmode)
+    second = subprocess.run([MANAGER, '--socket', m.path], capture_output=True, text=True,
+                            timeout=10)
+    check(second.returncode != 0 and 'another trace manager' in second.stderr,
+          'a second manager on the same socket was not refused: %s' % second.stderr)
+    m.stop()
+    check(not os.path.exists(m.path), 'the socket file stays after shutdown')
+    # a stale socket file (nobody listening) is replaced
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    stale.bind(m.path)
+    stale.close()
+    m2 = Manager(path=m.path)
+    m2.stop()
+    h = subprocess.run([MANAGER, '--help'], capture_output=True, text=True)
+    check(h.returncode == 0 and '--stop-timeout-ms' in h.stdout, 'trace_manager --help')
+    b = subprocess.run([MANAGER, '--log-level', 'loud'], capture_output=True, text=True)
+    check(b.returncode == 2, 'a bad --log-level is a usage error')
+
+
+def test_each_mode_one_provider():
+    m = Manager()
+    for mode, events in ((ONESHOT, 2000), (CIRCULAR, 2000), (STREAMING, 150000)):
+        p = Provider(m, 'solo-%d' % mode, '--events', events)
+        p.wait_for('registered')
+        c, a = begin(m, mode=mode, buffer_mb=1)
+        p.wait_for('initialized mode=%d size=%d' % (mode, 1 << 20))
+        check(c.start() == 0, 'start')
+        emitted = field(p.wait_for('emitted').replace('emitted ', 'n='), 'n')
+        stats = c.stop(write_results=True)
+        stopped = p.wait_for('stopped')
+        written, dropped = field(stopped, 'written'), field(stopped, 'dropped')
+        check(len(stats) == 1 and stats[0]['name'] == p.name and stats[0]['state'] == 1 and
+              stats[0]['mode'] == mode and stats[0]['dropped'] == dropped,
+              'stop stats %s (engine dropped %d)' % (stats, dropped))
+        term = c.terminate(write_results=True)
+        p.wait_for('terminated')
+        check(len(term) == 1 and term[0]['state'] == 2, 'terminate stats %s' % term)
+        x = Checked(a.wait())
+        x.dump_ok()
+        recs = x.records(p.name)
+        check(len(recs) == written, 'mode %d: %d records in the archive, the engine wrote %d'
+              % (mode, len(recs), written))
+        events = x.events(p.name)
+        if mode == ONESHOT:
+            check(len(events) == emitted and dropped == 0, 'oneshot: %d events of %d'
+                  % (len(events), emitted))
+        elif mode == STREAMING:
+            check(stats[0]['wrapped'] >= 1, 'streaming never saved: %s' % stats)
+            check(len(events) + dropped == emitted, 'streaming: %d events + %d dropped != %d'
+                  % (len(events), dropped, emitted))
+        else:
+            check(0 < len(events) <= emitted, 'circular: %d events' % len(events))
+        c.close()
+        p.close()
+    m.stop()
+
+
+def test_two_providers_and_registry():
+    m = Manager()
+    a = Provider(m, 'alpha', '--events', 500, '--known', 'test=tests', '--known', 'a=only alpha')
+    b = Provider(m, 'beta', '--events', 700, '--sync', '--known', 'test=tests',
+                 '--known', 'b=only beta')
+    a.wait_for('registered')
+    b.wait_for('registered started=0')
+    c = m.controller()
+    listed = c.providers()
+    check([(i, n) for i, _, n in listed] == [(1, 'alpha'), (2, 'beta')],
+          'GetProviders: %s' % listed)
+    check(listed[0][1] == a.proc.pid, 'pid of alpha: %s' % listed)
+    known = sorted(c.known_categories())
+    check(known == [('a', 'only alpha'), ('b', 'only beta'), ('test', 'tests')],
+          'known categories (union, de-duplicated): %s' % known)
+    c.close()
+    x, stats, _ = one_trace(m, [a, b], mode=CIRCULAR)
+    x.dump_ok()
+    check(len(x.events('alpha')) == 500 and len(x.events('beta')) == 700,
+          'events: alpha %d beta %d' % (len(x.events('alpha')), len(x.events('beta'))))
+    check(sorted(s['name'] for s in stats) == ['alpha', 'beta'], 'stats %s' % stats)
+    a.close()
+    b.close()
+    m.stop()
+
+
+def test_categories():
+    m = Manager()
+    p = Provider(m, 'cats', '--events', 100, '--all-categories')
+    p.wait_for('registered')
+    x, _, _ = one_trace(m, [p], categories=['test:*'])
+    check(len(x.events('cats', b'test:sub')) == 100 and not x.events('cats', b'test') and
+          not x.events('cats', b'other'), 'prefix: only test:sub')
+    c, a = begin(m, categories=['test'])
+    check(c.start(additional=['other']) == 0, 'start')
+    p.wait_for('emitted')
+    c.stop()
+    c.terminate()
+    x = Checked(a.wait())
+    check(len(x.events('cats', b'test')) == 100 and len(x.events('cats', b'other')) == 100 and
+          not x.events('cats', b'test:sub'), 'additional categories at start')
+    p.close()
+    m.stop()
+
+
+def test_provider_registering_mid_trace():
+    m = Manager()
+    early = Provider(m, 'early', '--events', 100)
+    early.wait_for('registered')
+    c, a = begin(m, mode=STREAMING)
+    check(c.start() == 0, 'start')
+    early.wait_for('emitted')
+    late = Provider(m, 'late', '--events', 300, '--sync')
+    late.wait_for('registered started=1')
+    late.wait_for('started')
+    late.wait_for('emitted')
+    c.stop()
+    c.terminate()
+    x = Checked(a.wait())
+    check(len(x.events('late')) == 300 and len(x.events('early')) == 100,
+          'late provider: %d events' % len(x.events('late')))
+    early.close()
+    late.close()
+    m.stop()
+
+
+def test_sigkilled_provider():
+    m = Manager()
+    for mode in (ONESHOT, CIRCULAR, STREAMING):
+        victim = Provider(m, 'victim', '--events', 1500)
+        other = Provider(m, 'other', '--events', 800)
+        victim.wait_for('registered')
+        other.wait_for('registered')
+        c, a = begin(m, mode=mode)
+        check(c.start() == 0, 'start')
+        victim.wait_for('emitted')
+        other.wait_for('emitted')
+        victim.kill()
+        time.sleep(0.1)
+        stats = c.stop()
+        check({s['name']: s['state'] for s in stats} == {'victim': 4, 'other': 1},
+              'stats after a kill: %s' % stats)
+        c.terminate()
+        x = Checked(a.wait())
+        x.dump_ok()
+        check(len(x.events('victim')) == 1500, 'mode %d: %d of the killed provider\'s 1500 events'
+              % (mode, len(x.events('victim'))))
+        check(len(x.events('other')) == 800, 'the other provider is affected')
+        c.close()
+        other.close()
+        check(m.alive(), 'manager died')
+    # the next trace works
+    p = Provider(m, 'after', '--events', 10)
+    p.wait_for('registered')
+    x, _, _ = one_trace(m, [p])
+    check(len(x.events('after')) == 10 and 'victim' not in x.names.values(), 'next trace')
+    p.close()
+    m.stop()
+
+
+def test_garbage_buffer():
+    m = Manager()
+    for mode in (ONESHOT, CIRCULAR, STREAMING):
+        bad = Provider(m, 'scribbler', '--events', 3000, '--garbage', 'data')
+        good = Provider(m, 'good', '--events', 400)
+        bad.wait_for('registered')
+        good.wait_for('registered')
+        c, a = begin(m, mode=mode)
+        check(c.start() == 0, 'start')
+        bad.wait_for('emitted')
+        good.wait_for('emitted')
+        c.stop()
+        c.terminate()
+        x = Checked(a.wait(), strict=False)  # framing must hold; contents are garbage
+        check(len(x.events('good')) == 400, 'the good provider is intact')
+        bad_pid = x.provider_id('scribbler')
+        garbage = 0
+        for r in x.trace.records:
+            if r['provider'] != bad_pid:
+                check(r.get('conforms', True), 'a record outside the scribbler\'s section is '
+                      'damaged: %s' % r)
+            elif not r.get('conforms', True):
+                garbage += 1
+        check(garbage > 0, 'mode %d: the garbage never reached the archive: the test tests '
+              'nothing' % mode)
+        c.close()
+        bad.close()
+        good.close()
+    # an unusable header: that provider's data is skipped, the archive conforms
+    bad = Provider(m, 'smashed', '--events', 100, '--garbage', 'header')
+    good = Provider(m, 'good', '--events', 100)
+    x, _, _ = one_trace(m, [bad, good], mode=CIRCULAR)
+    check(not x.records('smashed') and len(x.events('good')) == 100, 'smashed header')
+    check('buffer unusable' in m.logs(), 'no log line for the unusable buffer')
+    bad.close()
+    good.close()
+    m.stop()
+
+
+def test_bad_fifo_packet_and_stop_timeout():
+    m = Manager(stop_timeout_ms=300)
+    bad = Provider(m, 'badpacket', '--events', 10, '--bad-packet')
+    hang = Provider(m, 'hang', '--events', 200, '--hang-stop')
+    good = Provider(m, 'good', '--events', 50)
+    for p in (bad, hang, good):
+        p.wait_for('registered')
+    c, a = begin(m, mode=CIRCULAR)
+    check(c.start() == 0, 'start')
+    for p in (bad, hang, good):
+        p.wait_for('emitted')
+    t0 = time.time()
+    stats = {s['name']: s['state'] for s in c.stop()}
+    check(time.time() - t0 < 5, 'stop took %.1fs' % (time.time() - t0))
+    check(stats == {'badpacket': 4, 'hang': 3, 'good': 1}, 'stats %s' % stats)
+    c.terminate()
+    x = Checked(a.wait())
+    check(not x.has('badpacket'), 'an aborted provider\'s data is ignored')
+    check(len(x.events('hang')) == 200, 'a provider that did not stop is read as it is')
+    check(len(x.events('good')) == 50, 'good provider')
+    for p in (bad, hang, good):
+        p.close()
+    m.stop()
+
+
+def test_malformed_messages():
+    m = Manager()
+    # before HELLO: closed
+    raw = wire.Conn(m.path, hello=False)
+    raw.send_raw(wire.message(wire.GET_PROVIDERS))
+    reply = raw.recv()
+    check(reply is None or reply[0] == wire.ERROR, 'a message before HELLO: %s' % (reply,))
+    raw.close()
+    # bad magic, bad version, wrong length: MSG_ERROR and closed
+    for bad in (wire.message(wire.GET_PROVIDERS, magic=0x1234),
+                wire.message(wire.GET_PROVIDERS, version=9),
+                wire.message(wire.GET_PROVIDERS, length=99), b'\x01\x02'):
+        c = m.controller()
+        c.send_raw(bad)
+        reply = c.recv()
+        check(reply is not None and reply[0] == wire.ERROR, 'bad header: %s' % (reply,))
+        check(c.recv() is None, 'connection stays open after a bad header')
+        c.close()
+    c = m.controller()
+    c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    # oversized: MSG_ERROR -EMSGSIZE, the connection still works
+    c.send_raw(wire.message(wire.GET_PROVIDERS, b'x' * (300 * 1024)))
+    t, _, p = c.recv()
+    check(t == wire.ERROR and wire.parse_error(p)[0] == -90, 'oversized: %s' % (t,))
+    # unknown type, a provider's message on a controller connection, truncated payloads
+    for mtype, payload in ((999, b''), (wire.REGISTER_PROVIDER, b''),
+                           (wire.START_TRACING, b''), (wire.STOP_TRACING, b'\x01\x02'),
+                           (wire.INITIALIZE_TRACING, b'\xff\xff')):
+        reply = c.call(mtype, payload) if mtype != wire.INITIALIZE_TRACING else None
+        if mtype == wire.INITIALIZE_TRACING:
+            r, w = os.pipe()
+            c.send_raw(wire.message(mtype, payload, 7), [w])
+            os.close(w)
+            reply = c.recv()
+            check(os.read(r, 10) == b'', 'a refused INITIALIZE_TRACING keeps the fd')
+            os.close(r)
+        check(reply[0] == wire.ERROR, 'type %d: %s' % (mtype, reply[:1]))
+    # INITIALIZE_TRACING without the fd, with a bad mode
+    c.send_raw(wire.message(wire.INITIALIZE_TRACING, wire.strs([]) + wire.u32(1) + wire.u64(0) +
+                            wire.u8(0) + wire.u64(0) + wire.u16(0), 8))
+    check(c.recv()[0] == wire.ERROR, 'INITIALIZE_TRACING without fd')
+    r, w = os.pipe()
+    c.send_raw(wire.message(wire.INITIALIZE_TRACING, wire.strs([]) + wire.u32(1) + wire.u64(0) +
+                            wire.u8(7) + wire.u64(0) + wire.u16(0), 9), [w])
+    os.close(w)
+    check(c.recv()[0] == wire.ERROR, 'bad buffering mode')
+    os.close(r)
+    check(c.providers() == [], 'the connection still answers')
+    # start / stop / terminate without a session
+    check(c.start() == 1, 'start without a session: NOT_INITIALIZED')
+    check(c.stop() == [] and c.terminate() == [], 'stop/terminate without a session')
+    c.close()
+    # a provider sending garbage is dropped, not the manager
+    pc = wire.Conn(m.path, role=wire.ROLE_PROVIDER)
+    pc.send_raw(wire.message(wire.REGISTER_PROVIDER, b'\x01'))
+    reply = pc.recv()
+    check(reply is None or reply[0] == wire.ERROR, 'malformed REGISTER_PROVIDER')
+    pc.close()
+    check(m.alive(), 'manager died')
+    p = Provider(m, 'after', '--events', 10)
+    p.wait_for('registered')
+    x, _, _ = one_trace(m, [p])
+    check(len(x.events('after')) == 10, 'the next trace works')
+    p.close()
+    m.stop()
+
+
+def test_second_initialize_and_client_disconnect():
+    m = Manager()
+    p = Provider(m, 'p', '--events', 100)
+    p.wait_for('registered')
+    c, a = begin(m)
+    c2 = m.controller()
+    a2 = Archive()
+    c2.send_raw(wire.message(wire.INITIALIZE_TRACING, wire.strs([]) + wire.u32(1) + wire.u64(0) +
+                             wire.u8(0) + wire.u64(0) + wire.u16(0), 5), [a2.give()])
+    a2.sent()
+    t, rid, payload = c2.recv()
+    check(t == wire.ERROR and rid == 5 and wire.parse_error(payload)[0] == -16,
+          'second INITIALIZE_TRACING: %s' % ((t, rid),))
+    check(a2.wait(5) == b'', 'the refused client got data')
+    check(c.start() == 0 and c.start() == 2, 'start, then ALREADY_STARTED')
+    p.wait_for('emitted')
+    # the session's client disconnects mid-trace: the session terminates and
+    # the archive (results written) is closed
+    c.close()
+    x = Checked(a.wait())
+    check(len(x.events('p')) == 100, 'results written when the client went away')
+    p.wait_for('terminated')
+    c2.close()
+    x, _, _ = one_trace(m, [p])
+    check(len(x.events('p')) == 100, 'the next trace works')
+    # a client whose archive reader is gone: the session is aborted, no crash
+    c = m.controller()
+    r, w = os.pipe()
+    c.initialize(w, mode=CIRCULAR)
+    os.close(w)
+    check(c.start() == 0, 'start')
+    p.wait_for('emitted')
+    os.close(r)
+    t, _, _ = c.call(wire.STOP_TRACING, wire.u8(1))
+    check(t == wire.ERROR, 'stop with a dead archive reader: %d' % t)
+    c.close()
+    check(m.alive(), 'manager died on a dead archive reader')
+    x, _, _ = one_trace(m, [p])
+    check(len(x.events('p')) == 100, 'the trace after an aborted one works')
+    p.close()
+    m.stop()
+
+
+def test_sigterm_delivers_archive():
+    m = Manager()
+    p = Provider(m, 'p', '--events', 300)
+    p.wait_for('registered')
+    c, a = begin(m, mode=CIRCULAR)
+    check(c.start() == 0, 'start')
+    p.wait_for('emitted')
+    m.stop()  # SIGTERM with an active trace
+    x = Checked(a.wait())
+    check(len(x.events('p')) == 300, 'the active trace was delivered at shutdown')
+    c.close()
+    p.close()
+
+
+def test_disallowed_uid():
+    if os.geteuid() != 0:
+        print('test_disallowed_uid: SKIPPED (needs root to switch uid)')
+        return
+    m = Manager()
+    os.chmod(TMP, 0o755)
+    os.chmod(os.path.dirname(m.path), 0o755)
+    os.chmod(m.path, 0o666)  # past the file permissions: SO_PEERCRED must refuse
+    nobody = pwd.getpwnam('nobody').pw_uid if 'nobody' in [u.pw_name for u in pwd.getpwall()] \
+        else 65534
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(nobody)
+            c = wire.Conn(m.path)
+            reply = c.recv()
+            closed = c.recv() is None
+            ok = reply is not None and reply[0] == wire.ERROR and \
+                wire.parse_error(reply[2])[0] == -13 and closed
+            # a provider from that uid is fine
+            pc = wire.Conn(m.path, role=wire.ROLE_PROVIDER)
+            pc.send_raw(wire.message(wire.REGISTER_PROVIDER, wire.u64(0) + wire.s('nobody') +
+                                     wire.u8(1)))
+            t = pc.recv()
+            ok = ok and t is not None and t[0] == wire.REGISTER_RESULT
+            os.write(w, b'ok' if ok else b'bad %r' % (reply,))
+        except Exception as e:  # noqa: BLE001
+            os.write(w, ('exception %s' % e).encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    result = os.read(r, 200)
+    os.close(r)
+    check(result == b'ok', 'a controller of uid %d: %s' % (nobody, result))
+    check('not allowed' in m.logs(), 'no log line for the refused connection')
+    m.stop()
+
+
+TESTS = [v for k, v in sorted(globals().items()) if k.startswith('test_')]
+
+
+def main():
+    only = sys.argv[5:]
+    for t in TESTS:
+        if only and t.__name__ not in only:
+            continue
+        start = time.time()
+        try:
+            t()
+            print('%s: ok (%.1fs)' % (t.__name__, time.time() - start), flush=True)
+        except Exception as e:  # noqa: BLE001
+            import traceback
+            traceback.print_exc()
+            FAILURES.append(t.__name__)
+            print('%s: FAILED: %s' % (t.__name__, e), flush=True)
+        finally:
+            cleanup()
+    for f in sorted(os.listdir(TMP)):
+        if f.endswith('.log') and FAILURES:
+            print('--- %s (tail)' % f)
+            with open(os.path.join(TMP, f)) as fh:
+                print(fh.read()[-2500:])
+    if FAILURES:
+        print('FAILED: %s' % ', '.join(FAILURES))
+        return 1
+    if not os.environ.get("KEEP_TMP"): subprocess.run(["rm", "-rf", TMP])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
