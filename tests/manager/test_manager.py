@@ -4,7 +4,8 @@ processes (the real engine on the manager's memfd), and this script as the
 controller client (wire.py). Each archive is checked with the independent
 validator tests/tools/fxt_decode.py and with `trace dump`.
 
-usage: test_manager.py TRACE_MANAGER FAKE_PROVIDER TRACE TOOLS_DIR [TEST...]"""
+usage: test_manager.py TRACE_MANAGER FAKE_PROVIDER TRACE TOOLS_DIR DEMO [TEST...]
+(DEMO: examples/demo, a program on the real libtrace-provider)"""
 
 import os
 import pwd
@@ -22,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import wire  # noqa: E402
 
-MANAGER, PROVIDER, TRACE, TOOLS = [os.path.abspath(a) for a in sys.argv[1:5]]
+MANAGER, PROVIDER, TRACE, TOOLS, DEMO = [os.path.abspath(a) for a in sys.argv[1:6]]
 sys.path.insert(0, TOOLS)
 import fxt_decode  # noqa: E402
 
@@ -632,11 +633,37 @@ def test_disallowed_uid():
     m.stop()
 
 
+def test_real_provider_library_three_processes():
+    """examples/demo on the real libtrace-provider, three at once, each mode."""
+    m = Manager()
+    env = dict(os.environ, FXTRACE_SOCKET=m.path)
+    env.pop('FXTRACE_OUTPUT', None)
+    for mode in (ONESHOT, CIRCULAR, STREAMING):
+        c, a = begin(m, mode=mode, buffer_mb=2)
+        check(c.start() == 0, 'start')
+        procs = [subprocess.Popen([DEMO, '300'], env=env, stdout=subprocess.DEVNULL)
+                 for _ in range(3)]
+        PROCESSES.extend(procs)
+        for p in procs:
+            check(p.wait(timeout=30) == 0, 'demo failed')
+        c.stop()
+        c.terminate()
+        x = Checked(a.wait())
+        x.dump_ok()
+        demo_ids = [pid for pid, n in x.names.items() if n == 'demo']
+        check(len(demo_ids) == 3, 'mode %d: %d demo providers in the archive' % (mode, len(demo_ids)))
+        for pid in demo_ids:
+            events = [r for r in x.trace.records if r['provider'] == pid and r['kind'] == 'event']
+            check(len(events) > 100, 'mode %d: provider %d has %d events' % (mode, pid, len(events)))
+        c.close()
+    m.stop()
+
+
 TESTS = [v for k, v in sorted(globals().items()) if k.startswith('test_')]
 
 
 def main():
-    only = sys.argv[5:]
+    only = sys.argv[6:]
     for t in TESTS:
         if only and t.__name__ not in only:
             continue
