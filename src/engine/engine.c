@@ -124,8 +124,9 @@ void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
     dr += ATOMIC_LOAD(&w->records_dropped);
     n++;
   }
+  wr += __engine.engine_written;
   pthread_mutex_unlock(&__engine.lock);
-  *written = wr + __engine.engine_written;
+  *written = wr;
   *dropped = dr;
   if (threads) *threads = n;
 }
@@ -413,14 +414,18 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
 }
 
 int trace_engine_get_stats(trace_engine_stats_t* out) {
-  if (!__engine.header) return -ENODEV;
+  /* the header pointer goes away at terminate: read it under the lock */
+  pthread_mutex_lock(&__engine.lock);
+  trace_buffer_header_t* h = __engine.header;
+  uint64_t alloc = h ? ATOMIC_LOAD(&h->rolling_alloc) : 0;
+  pthread_mutex_unlock(&__engine.lock);
+  if (!h) return -ENODEV;
   uint64_t written, dropped;
   uint32_t threads;
   __engine_totals(&written, &dropped, &threads);
   out->records_written = written;
   out->records_dropped = dropped;
-  out->wrapped_count =
-      (uint32_t)(ATOMIC_LOAD(&__engine.header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS);
+  out->wrapped_count = (uint32_t)(alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS);
   out->threads = threads;
   return 0;
 }
