@@ -136,6 +136,7 @@ struct tracee {
   bool results_written; /* since the last start */
   bool info_written;    /* provider-info record sent */
   bool dead;            /* connection or FIFO closed outside Terminate */
+  bool stopped_itself;  /* sent STOPPED unasked (destroy or exit mid-trace): not restarted */
   bool aborted;         /* bad FIFO packet: data ignored */
   int stat_state;
   /* streaming saves */

@@ -73,6 +73,21 @@ static int send_packet(tracee_t* t, uint16_t request, uint32_t data32, uint64_t 
   return n == (ssize_t)sizeof(p) ? 0 : n < 0 ? -errno : -EIO;
 }
 
+static void abort_tracee(manager_t* m, tracee_t* t, const char* why);
+
+/* BUFFER_SAVED. A provider that has already closed its FIFO end (it stopped
+ * on its own and exited: SAVE_BUFFER, STOPPED, then the close are still
+ * queued here) needs no answer — its save is in the archive and the close is
+ * read next; only a full FIFO (§6.3) or another failure aborts it. */
+static void send_buffer_saved(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end) {
+  int status = send_packet(t, FIFO_BUFFER_SAVED, wrapped, durable_end);
+  if (status == -EPIPE || status == -ECONNRESET) {
+    LOGD(m, "provider \"%s\": BUFFER_SAVED not sent, its FIFO is closed", t->name);
+    return;
+  }
+  if (status != 0) abort_tracee(m, t, "cannot send BUFFER_SAVED");
+}
+
 static void close_fifo(manager_t* m, tracee_t* t) {
   if (t->fifo < 0) return;
   __mgr_epoll_del(m, t->fifo);
@@ -232,6 +247,13 @@ static void tracee_ended(manager_t* m, tracee_t* t, const char* how) {
   if (t->state == TRACEE_TERMINATING) {
     t->stat_state = STAT_TERMINATED;
     LOGD(m, "provider #%u \"%s\": terminated", t->provider_id, t->name);
+  } else if (t->state == TRACEE_STOPPED && t->stat_state != STAT_NOT_STOPPED) {
+    /* It had sent STOPPED (asked to, or on its own: trace_provider_destroy
+     * or exit mid-trace), so its buffer is complete: an orderly end, not a
+     * death. Its data is written as for any stopped tracee. */
+    if (t->stat_state == STAT_STOPPED) t->stat_state = STAT_TERMINATED;
+    LOGI(m, "provider #%u \"%s\" (pid %llu): ended after stopping", t->provider_id, t->name,
+         (unsigned long long)t->pid);
   } else {
     t->dead = true;
     t->stat_state = STAT_DIED;
@@ -255,7 +277,14 @@ static void abort_tracee(manager_t* m, tracee_t* t, const char* why) {
   send_simple(m, t, MSG_TERMINATE);
 }
 
-void __session_provider_gone(manager_t* m, tracee_t* t) { tracee_ended(m, t, "disconnected"); }
+void __session_provider_gone(manager_t* m, tracee_t* t) {
+  /* The FIFO may still hold the provider's last packets (STOPPED before it
+   * closed both ends): read them first, so an orderly exit is not taken for
+   * a death when the connection's close is seen before the FIFO's. */
+  if (t->fifo >= 0) __session_fifo_event(m, t, 0);
+  if (t->gone) return; /* the session ended meanwhile */
+  tracee_ended(m, t, "disconnected");
+}
 
 void __session_add_provider(manager_t* m, provider_t* p) {
   session_t* s = m->session;
@@ -447,7 +476,8 @@ void __session_start(manager_t* m, conn_t* c, wire_reader_t* r) {
   set_state(s, SESSION_STARTING);
   s->start = (pending_reply_t){true, c, r->request_id, __mgr_now_ms() + s->start_timeout_ms};
   for (tracee_t* t = s->tracees; t; t = t->next)
-    if (t->state == TRACEE_INITIALIZED || t->state == TRACEE_STOPPED) send_start(m, t, disposition);
+    if (t->state == TRACEE_INITIALIZED || (t->state == TRACEE_STOPPED && !t->stopped_itself))
+      send_start(m, t, disposition);
   LOGI(m, "tracing started (disposition %u, %zu additional categories)", disposition,
        additional_count);
 }
@@ -534,8 +564,7 @@ void __session_output_drained(session_t* s) {
   for (tracee_t* t = s->tracees; t; t = t->next) {
     if (!t->ack_pending) continue;
     t->ack_pending = false;
-    if (send_packet(t, FIFO_BUFFER_SAVED, t->ack.data32, t->ack.data64) != 0)
-      abort_tracee(m, t, "cannot send BUFFER_SAVED");
+    send_buffer_saved(m, t, t->ack.data32, t->ack.data64);
   }
 }
 
@@ -586,7 +615,7 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
     t->ack = (fifo_packet_t){FIFO_BUFFER_SAVED, 0, w, d};
     return;
   }
-  if (send_packet(t, FIFO_BUFFER_SAVED, w, d) != 0) abort_tracee(m, t, "cannot send BUFFER_SAVED");
+  send_buffer_saved(m, t, w, d);
 }
 
 static void handle_packet(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
@@ -616,6 +645,14 @@ static void handle_packet(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
         t->state = TRACEE_STOPPED;
         t->stat_state = STAT_STOPPED;
         LOGD(m, "provider \"%s\": stopped", t->name);
+      } else if (t->state == TRACEE_STARTING || t->state == TRACEE_STARTED) {
+        /* stopped on its own (trace_provider_destroy or exit mid-trace; the
+         * FIFO closes next): every record it wrote is committed. The data
+         * is written at the session's stop or terminate, as for the others. */
+        t->state = TRACEE_STOPPED;
+        t->stat_state = STAT_STOPPED;
+        t->stopped_itself = true;
+        LOGI(m, "provider #%u \"%s\": stopped on its own", t->provider_id, t->name);
       } else if (t->state != TRACEE_TERMINATING) {
         LOGD(m, "provider \"%s\": STOPPED in state %d ignored", t->name, t->state);
       }

@@ -54,6 +54,7 @@ struct manager_session {
   int register_status;
   bool register_started;
   bool quit;
+  uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
 
   /* the trace: touched by the control thread, and by the engine callbacks
    * (fifo under fifo_lock, categories under categories_lock) */
@@ -123,7 +124,12 @@ static void trace_started(trace_handler_t* h) {
 
 static void trace_stopped(trace_handler_t* h, int disposition) {
   (void)disposition;
-  fifo_send_request(session_of(h), FIFO_STOPPED, 0, 0);
+  manager_session_t* s = session_of(h);
+  fifo_send_request(s, FIFO_STOPPED, 0, 0);
+  pthread_mutex_lock(&s->lock);
+  s->stopped_count++;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->lock);
 }
 
 static void trace_terminated(trace_handler_t* h) {
@@ -167,9 +173,34 @@ static void close_trace_resources(manager_session_t* s) {
   pthread_rwlock_unlock(&s->categories_lock);
 }
 
+/* A running trace ending here (destroy, exit, a lost manager): stop the engine
+ * and wait, bounded, for trace_stopped, which sends STOPPED — so the manager
+ * sees an orderly stop before the FIFO closes, not a death. */
+static void stop_engine(manager_session_t* s) {
+  pthread_mutex_lock(&s->lock);
+  uint64_t before = s->stopped_count;
+  pthread_mutex_unlock(&s->lock);
+  /* trace_stopped counts after the state becomes STOPPED: a state read after
+   * `before` that is not STOPPED means the count still has to move */
+  if (trace_state() == TRACE_STOPPED) return;
+  trace_engine_stop(0);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += FINISH_TIMEOUT_MS / 1000;
+  pthread_mutex_lock(&s->lock);
+  bool late = false;
+  while (s->stopped_count == before && !late)
+    late = pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT;
+  pthread_mutex_unlock(&s->lock);
+  if (late)
+    fprintf(stderr, "fxtrace: the trace engine did not stop within %d ms (a writer is stuck "
+                    "in a record)\n", FINISH_TIMEOUT_MS);
+}
+
 /* Stop if needed, terminate, unmap the buffer and close the FIFO. */
 static void end_trace(manager_session_t* s) {
   if (s->engine_initialized) {
+    stop_engine(s);
     trace_engine_terminate(); /* returns after trace_stopped + trace_terminated */
     s->engine_initialized = false;
   }
