@@ -254,7 +254,11 @@ static int emit_record(void* arg, const void* data, size_t bytes) {
   if (!__output_append(e->out, data, bytes)) return -1;
   uint64_t header;
   memcpy(&header, tail_bytes(e->out, bytes), 8);
-  if (header == 0 || fxt_record_words(header) * 8 != bytes) {
+  /* metadata records (provider info / section / event, trace info) are the
+   * manager's to write: one in a provider's buffer is garbage that would
+   * re-attribute the records after it to another provider */
+  if (header == 0 || fxt_record_words(header) * 8 != bytes ||
+      FXT_GET(header, 0, 3) == FXT_RECORD_METADATA) {
     unappend(e->out, bytes);
     e->rejected++;
     return 0;
