@@ -6,6 +6,17 @@
 
 #include "engine/engine_internal.h"
 
+/* Space for a record that passed its size checks (`fits`), or NULL: a record
+ * that cannot be written at all is dropped and counted like one that found
+ * no room. */
+static uint64_t* reserve_if(trace_context_t* w, bool fits, size_t words) {
+  if (!fits) {
+    __writer_count_dropped(w);
+    return NULL;
+  }
+  return __writer_reserve(w, words);
+}
+
 /* ---- registration ---- */
 
 bool trace_context_is_category_enabled(trace_context_t* context, const char* category_literal) {
@@ -145,11 +156,7 @@ void trace_context_write_blob_event_record(trace_context_t* context, trace_ticks
                                            size_t num_args) {
   size_t words = fxt_large_blob_event_record_words(category_ref, name_ref, thread_ref, args,
                                                    num_args, blob_size);
-  if (!large_fits(words, args, num_args)) {
-    __writer_count_dropped(context);
-    return;
-  }
-  uint64_t* p = __writer_reserve(context, words);
+  uint64_t* p = reserve_if(context, large_fits(words, args, num_args), words);
   if (!p) return;
   fxt_write_large_blob_event_record(p, words, category_ref, name_ref, ticks, thread_ref, args,
                                     num_args, blob, blob_size);
@@ -161,11 +168,7 @@ void trace_context_write_blob_attachment_record(trace_context_t* context,
                                                 const trace_string_ref_t* name_ref,
                                                 const void* blob, size_t blob_size) {
   size_t words = fxt_large_blob_attachment_record_words(category_ref, name_ref, blob_size);
-  if (!large_fits(words, NULL, 0)) {
-    __writer_count_dropped(context);
-    return;
-  }
-  uint64_t* p = __writer_reserve(context, words);
+  uint64_t* p = reserve_if(context, large_fits(words, NULL, 0), words);
   if (!p) return;
   fxt_write_large_blob_attachment_record(p, words, category_ref, name_ref, blob, blob_size);
   __writer_count_written(context);
@@ -174,16 +177,10 @@ void trace_context_write_blob_attachment_record(trace_context_t* context,
 void trace_context_write_blob_record(trace_context_t* context, trace_blob_type_t type,
                                      const trace_string_ref_t* name_ref, const void* blob,
                                      size_t blob_size) {
-  if (blob_size > TRACE_MAX_BLOB_SIZE) {
-    __writer_count_dropped(context);
-    return;
-  }
   size_t words = fxt_blob_record_words(name_ref, blob_size);
-  if (words > FXT_MAX_RECORD_WORDS) { /* a long inline name: the size field would wrap */
-    __writer_count_dropped(context);
-    return;
-  }
-  uint64_t* p = __writer_reserve(context, words);
+  /* a long inline name could wrap the size field */
+  uint64_t* p =
+      reserve_if(context, blob_size <= TRACE_MAX_BLOB_SIZE && words <= FXT_MAX_RECORD_WORDS, words);
   if (!p) return;
   fxt_write_blob_record(p, words, type, name_ref, blob, blob_size);
   __writer_count_written(context);
@@ -196,11 +193,8 @@ void trace_context_write_kernel_object_record(trace_context_t* context, trace_ko
                                               const trace_string_ref_t* name_ref,
                                               const trace_arg_t* args, size_t num_args) {
   size_t words = fxt_kernel_object_record_words(name_ref, args, num_args);
-  if (words > FXT_MAX_RECORD_WORDS || num_args > TRACE_MAX_ARGS) {
-    __writer_count_dropped(context);
-    return;
-  }
-  uint64_t* p = __writer_reserve(context, words);
+  uint64_t* p =
+      reserve_if(context, words <= FXT_MAX_RECORD_WORDS && num_args <= TRACE_MAX_ARGS, words);
   if (!p) return;
   fxt_write_kernel_object_record(p, words, koid, object_type, name_ref, args, num_args);
   __writer_count_written(context);
@@ -243,11 +237,7 @@ void trace_context_write_log_record(trace_context_t* context, trace_ticks_t tick
   if (message == NULL) return;
   if (length > FXT_MAX_LOG_MESSAGE_LENGTH) length = FXT_MAX_LOG_MESSAGE_LENGTH;
   size_t words = fxt_log_record_words(thread_ref, length);
-  if (words > FXT_MAX_RECORD_WORDS) {
-    __writer_count_dropped(context);
-    return;
-  }
-  uint64_t* p = __writer_reserve(context, words);
+  uint64_t* p = reserve_if(context, words <= FXT_MAX_RECORD_WORDS, words);
   if (!p) return;
   fxt_write_log_record(p, words, ticks, thread_ref, message, length);
   __writer_count_written(context);

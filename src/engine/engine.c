@@ -260,8 +260,6 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, process_setup);
   e->fence_needed = !membarrier_registered;
-  e->buffer = buffer;
-  e->buffer_size = size;
   e->mode = (uint32_t)mode;
   e->header = buffer;
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
@@ -279,7 +277,7 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->dirty[0] = e->dirty[1] = false;
   e->pid = (trace_koid_t)getpid();
   e->disposition = 0;
-  e->stop_pending = e->started_pending = e->terminate_pending = e->shutdown = false;
+  e->stop_pending = e->started_pending = e->terminate_pending = false;
   ATOMIC_STORE(&e->state, TRACE_STOPPED);
   ATOMIC_RELEASE(&e->handler, handler);
   clear_all();

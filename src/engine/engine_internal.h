@@ -109,8 +109,6 @@ typedef struct engine {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   trace_handler_t* handler;
-  uint8_t* buffer;
-  uint64_t buffer_size;
   trace_state_t state;        /* atomic; written under lock */
   uint64_t generation;        /* this trace; __trace_engine_generation mirrors it */
   uint64_t generations;       /* traces so far */
@@ -122,7 +120,6 @@ typedef struct engine {
   bool terminate_pending;
   bool stop_pending;
   bool started_pending;
-  bool shutdown;
   bool forked;        /* this is a fork child: never trace */
   bool thread_detach; /* terminated from a callback: the thread detaches */
   bool thread_running;
