@@ -28,6 +28,9 @@ static void usage(FILE* out) {
       "                          /run/fxtrace/manager.sock for root, /tmp/fxtrace-$UID/manager.sock)\n"
       "  --group NAME            also let this group's members control tracing\n"
       "                          (socket mode 0660; default: owner only, 0600)\n"
+      "  --category NAME=DESCRIPTION\n"
+      "                          declare a known category (repeatable): listed by\n"
+      "                          `trace list-categories` as the manager's own\n"
       "  --stop-timeout-ms N     how long a provider may take to stop (default 60000)\n"
       "  --log-level LEVEL       error, warn, info (default) or debug\n"
       "  --syslog                log to syslog instead of stderr\n"
@@ -37,11 +40,39 @@ static void usage(FILE* out) {
       out);
 }
 
+/* --category NAME=DESCRIPTION into out (pointing into arg). 0, or a usage
+ * error (2) after saying why. */
+static int parse_category(char* arg, manager_category_t* out) {
+  char* eq = strchr(arg, '=');
+  if (!eq || eq == arg) {
+    fprintf(stderr, "trace_manager: --category: NAME=DESCRIPTION, not %s\n", arg);
+    return 2;
+  }
+  *eq = '\0';
+  if (strlen(arg) > 100 || strlen(eq + 1) > 400) {
+    fprintf(stderr, "trace_manager: --category %s: names are at most 100 bytes, descriptions "
+                    "at most 400\n", arg);
+    return 2;
+  }
+  *out = (manager_category_t){arg, eq + 1};
+  return 0;
+}
+
 int main(int argc, char** argv) {
   manager_config_t config = {.log_level = MANAGER_LOG_INFO};
+  /* at most one per argument; argv outlives the manager (static: reachable
+   * until exit, whichever way main returns) */
+  static manager_category_t* categories;
+  categories = calloc((size_t)argc, sizeof(*categories));
+  if (!categories) {
+    fprintf(stderr, "trace_manager: out of memory\n");
+    return 1;
+  }
+  config.known_categories = categories;
   static const struct option kOptions[] = {
       {"socket", required_argument, NULL, 's'},
       {"group", required_argument, NULL, 'g'},
+      {"category", required_argument, NULL, 'c'},
       {"stop-timeout-ms", required_argument, NULL, 't'},
       {"log-level", required_argument, NULL, 'l'},
       {"syslog", no_argument, NULL, 'y'},
@@ -56,6 +87,10 @@ int main(int argc, char** argv) {
         break;
       case 'g':
         config.group = optarg;
+        break;
+      case 'c':
+        if (parse_category(optarg, &categories[config.known_category_count]) != 0) return 2;
+        config.known_category_count++;
         break;
       case 't': {
         char* end;
@@ -106,5 +141,6 @@ int main(int argc, char** argv) {
   status = __manager_run(g_manager);
   __manager_destroy(g_manager);
   g_manager = NULL;
+  free(categories);
   return status == 0 ? 0 : 1;
 }

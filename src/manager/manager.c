@@ -79,7 +79,7 @@ void __mgr_close_conn(manager_t* m, conn_t* c) {
     __registry_remove(m, p);
   }
   if (c->role == WIRE_ROLE_CONTROLLER) {
-    __registry_conn_closed(m, c);
+    __known_conn_closed(m, c);
     __session_conn_closed(m, c);
   }
   LOGD(m, "connection of pid %d closed", (int)c->cred.pid);
@@ -188,6 +188,8 @@ int __manager_create(const manager_config_t* config, manager_t** out) {
     m->config.streaming_high_water = m->config.max_output_queue / 2;
   m->config.socket_path = NULL;
   m->config.group = NULL;
+  m->config.known_categories = NULL; /* copied below: the caller's may go */
+  m->config.known_category_count = 0;
   m->listen_fd = m->wake_fd = m->epoll_fd = -1;
   m->next_provider_id = 1;
   m->next_query_id = 1;
@@ -208,6 +210,11 @@ int __manager_create(const manager_config_t* config, manager_t** out) {
     }
     strcpy(m->socket_path, config->socket_path);
   } else if ((status = __wire_socket_path(m->socket_path, sizeof(m->socket_path))) != 0) {
+    goto fail;
+  }
+  if (config && (status = __known_configure(m, config->known_categories,
+                                             config->known_category_count)) != 0) {
+    LOGE(m, "bad known category in the configuration");
     goto fail;
   }
   if (config && config->group) {
@@ -379,7 +386,7 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
         __registry_register(m, c, &r);
         return;
       case MSG_KNOWN_CATEGORIES:
-        __registry_known_categories_reply(m, c, &r);
+        __known_provider_reply(m, c, &r);
         return;
       case MSG_ERROR:
         return; /* a provider's complaint: nothing to answer */
@@ -392,7 +399,10 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
         __registry_get_providers(m, c, &r);
         return;
       case MSG_GET_KNOWN_CATEGORIES:
-        __registry_get_known_categories(m, c, &r);
+        __known_query(m, c, &r, false);
+        return;
+      case MSG_GET_PROVIDER_CATEGORIES:
+        __known_query(m, c, &r, true);
         return;
       case MSG_INITIALIZE_TRACING:
         __session_initialize(m, c, &r, fds, *fd_count);
@@ -471,7 +481,7 @@ int __manager_run(manager_t* m) {
   for (;;) {
     uint64_t now = __mgr_now_ms();
     uint64_t next = UINT64_MAX;
-    __registry_timeouts(m, now, &next);
+    __known_timeouts(m, now, &next);
     __session_timeouts(m, now, &next);
     reap_closed(m);
     if (m->shutting_down && !m->session) {

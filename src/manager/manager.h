@@ -19,6 +19,13 @@ typedef enum manager_log_level {
   MANAGER_LOG_DEBUG = 3,
 } manager_log_level_t;
 
+/* A category the manager declares itself (Fuchsia's trace_manager config
+ * file `categories` map): name 1..100 bytes, description at most 400. */
+typedef struct manager_category {
+  const char* name;
+  const char* description;
+} manager_category_t;
+
 typedef struct manager_config {
   /* NULL: __wire_socket_path() (FXTRACE_SOCKET, XDG_RUNTIME_DIR, ...). */
   const char* socket_path;
@@ -34,6 +41,10 @@ typedef struct manager_config {
   /* Streaming saves are acknowledged only while the output queue is below
    * this (the provider drops records meanwhile, it never stalls). 0: 8 MiB. */
   size_t streaming_high_water;
+  /* Categories answered to GetKnownCategories as the manager's own (copied
+   * by __manager_create, which refuses bad ones with -EINVAL). */
+  const manager_category_t* known_categories;
+  size_t known_category_count;
   manager_log_level_t log_level; /* messages above it are not logged */
   bool log_syslog;               /* syslog(3) instead of stderr */
   /* Called for each log line instead of stderr/syslog when set. */

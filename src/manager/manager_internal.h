@@ -1,8 +1,8 @@
 /* Not part of the public API: the trace manager's internal state, shared by
  * its files (docs/manager.md):
  *   manager.c   the epoll loop, the listening socket, connections, dispatch
- *   registry.c  providers (RegisterProvider, RemoveDeadProvider), GetProviders,
- *               GetKnownCategories
+ *   registry.c  providers (RegisterProvider, RemoveDeadProvider), GetProviders
+ *   known_categories.c  GetKnownCategories (the union, or grouped by provider)
  *   session.c   the session and tracee state machines (PROTOCOL.md §10.1),
  *               the Controller calls, the FIFO packets (§6.3)
  *   archive.c   the archive: output queue, provider data (§10.4, §9)
@@ -61,16 +61,31 @@ typedef struct known_category {
   char* description;
 } known_category_t;
 
-/* A controller's GET_KNOWN_CATEGORIES, waiting for the providers' answers. */
+/* One source of known categories in a query: a provider, or (provider_id 0)
+ * the manager's own configuration. Its entries are de-duplicated on (name,
+ * description) within the group; the union reply de-duplicates across. */
+typedef struct category_group {
+  uint32_t provider_id; /* 0: the manager's configuration */
+  uint64_t pid;
+  char name[WIRE_MAX_NAME + 1];
+  bool waiting;  /* asked, no reply yet */
+  bool answered; /* a well-formed reply came (always true for the manager) */
+  known_category_t* items;
+  size_t count, capacity;
+} category_group_t;
+
+/* A controller's GET_KNOWN_CATEGORIES (by_provider false: PROTOCOL.md's
+ * de-duplicated union) or GET_PROVIDER_CATEGORIES (by_provider true: one
+ * group per source), waiting for the providers' answers (1 s at most). */
 struct category_query {
   uint32_t id; /* the request id sent to the providers */
   conn_t* controller;
   uint32_t request_id;
+  bool by_provider;
   uint64_t deadline_ms;
-  uint32_t* waiting; /* provider ids not answered yet */
-  size_t waiting_count;
-  known_category_t* items;
-  size_t count, capacity;
+  category_group_t* groups; /* the manager's first (if it declares any), then providers */
+  size_t group_count;
+  size_t waiting_count; /* groups with waiting set */
   category_query_t* next;
 };
 
@@ -205,6 +220,8 @@ struct manager {
   int wake_fd; /* eventfd: __manager_shutdown */
   int epoll_fd;
   ep_tag_t listen_tag, wake_tag;
+  known_category_t* known; /* the manager's own (config.known_categories, copied) */
+  size_t known_count;
   uid_t uid;
   bool has_group;
   gid_t gid;
@@ -243,11 +260,18 @@ void __mgr_log(manager_t* m, manager_log_level_t level, const char* format, ...)
 void __registry_register(manager_t* m, conn_t* c, wire_reader_t* r);
 void __registry_remove(manager_t* m, provider_t* p); /* RemoveDeadProvider */
 void __registry_get_providers(manager_t* m, conn_t* c, wire_reader_t* r);
-void __registry_get_known_categories(manager_t* m, conn_t* c, wire_reader_t* r);
-void __registry_known_categories_reply(manager_t* m, conn_t* c, wire_reader_t* r);
-void __registry_conn_closed(manager_t* m, conn_t* c); /* forget queries of a controller */
-void __registry_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
 void __registry_destroy(manager_t* m);
+
+/* ---- known_categories.c ---- */
+/* GET_KNOWN_CATEGORIES (by_provider false) or GET_PROVIDER_CATEGORIES. */
+void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider);
+void __known_provider_reply(manager_t* m, conn_t* c, wire_reader_t* r); /* KNOWN_CATEGORIES */
+void __known_provider_gone(manager_t* m, uint32_t provider_id);
+void __known_conn_closed(manager_t* m, conn_t* c); /* forget queries of a controller */
+void __known_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
+/* Copies config.known_categories into m->known. 0 or -EINVAL / -ENOMEM. */
+int __known_configure(manager_t* m, const manager_category_t* items, size_t count);
+void __known_destroy(manager_t* m); /* queries and m->known */
 
 /* ---- session.c ---- */
 void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count);

@@ -30,7 +30,21 @@
  *   P→M KNOWN_CATEGORIES { list<{str name, str description}> }
  * Controller connection (PROTOCOL.md §5):
  *   C→M GET_PROVIDERS {}              M→C PROVIDERS { list<{u32 id, u64 pid, str name}> }
- *   C→M GET_KNOWN_CATEGORIES {}       M→C KNOWN_CATEGORIES (as above)
+ *   C→M GET_KNOWN_CATEGORIES {}       M→C KNOWN_CATEGORIES (as above): PROTOCOL.md's
+ *                                     union of the manager's own and every provider's,
+ *                                     de-duplicated on (name, description)
+ *   C→M GET_PROVIDER_CATEGORIES { u8 format }
+ *                                     M→C PROVIDER_CATEGORIES { u8 format, list<category_group> }
+ *     the same, per source. `format` is WIRE_CATEGORIES_FORMAT (1); a manager
+ *     answers another with MSG_ERROR{-EPROTONOSUPPORT}, and a client rejects a
+ *     reply whose format is not the one it asked for. At most
+ *     WIRE_MAX_PROVIDERS + 1 groups (the manager's first, if it declares any,
+ *     then the providers in registration order), each de-duplicated on
+ *     (name, description):
+ *     category_group = { u32 provider_id (0: the manager's own configuration),
+ *                        u64 pid, str name, u8 answered (0: the provider did not
+ *                        answer within 1 s, or its answer was malformed),
+ *                        list<{str name, str description}> }
  *   C→M INITIALIZE_TRACING { list<str> categories, u32 buffer_size_mb, u64 start_timeout_ms,
  *                            u8 buffering_mode (engine enum), u64 stop_timeout_ms,
  *                            list<{str name, u32 buffer_size_mb, list<str> categories}> specs }
@@ -94,7 +108,12 @@ enum wire_type {
   MSG_STOP_RESULT = 36,
   MSG_TERMINATE_TRACING = 37,
   MSG_TERMINATE_RESULT = 38,
+  MSG_GET_PROVIDER_CATEGORIES = 39,
+  MSG_PROVIDER_CATEGORIES = 40,
 };
+
+/* The layout of PROVIDER_CATEGORIES this code reads and writes. */
+#define WIRE_CATEGORIES_FORMAT 1u
 
 /* PROTOCOL.md §6: the FIFO's 16-byte packets, host byte order. */
 typedef struct fifo_packet {

@@ -1,5 +1,5 @@
 /* `trace list-providers` and `trace list-categories`: ask the running trace
- * manager (GetProviders, GetKnownCategories). */
+ * manager (GetProviders; GetKnownCategories grouped by provider). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +22,10 @@ static const char kProvidersUsage[] =
 static const char kCategoriesUsage[] =
     "Usage: trace list-categories\n"
     "\n"
-    "Lists the categories the running trace manager knows (declared by its\n"
-    "configuration and by registered providers), with their descriptions.\n"
+    "Lists the categories the running trace manager knows, per provider: a heading\n"
+    "for each source (the manager's own configuration, then each registered\n"
+    "provider: name, id, process id), then one indented line per category with\n"
+    "its description. A provider that does not answer within 1 s is marked so.\n"
     "The manager's socket is found as for 'trace list-providers'.\n"
     "\n"
     "Exit status: 0 on success, 1 if no manager is running or it fails to answer,\n"
@@ -84,27 +86,48 @@ int __cmd_list_providers(int argc, char** argv) {
   return rc;
 }
 
+/* One group: a heading naming who declared the categories, then one
+ * indented line per category (name, description). */
+static void print_group(const controller_category_group_t* g, int width) {
+  if (g->provider_id == 0)
+    printf("%s (pid %llu): the manager's configuration\n", g->name, (unsigned long long)g->pid);
+  else
+    printf("%s (provider %u, pid %llu)%s\n", g->name, (unsigned)g->provider_id,
+           (unsigned long long)g->pid, g->answered ? "" : ": did not answer");
+  for (size_t i = 0; i < g->count; i++) {
+    if (g->categories[i].description[0])
+      printf("  %-*s  %s\n", width, g->categories[i].name, g->categories[i].description);
+    else
+      printf("  %s\n", g->categories[i].name);
+  }
+  if (g->count == 0 && g->answered) printf("  (no known categories)\n");
+}
+
 int __cmd_list_categories(int argc, char** argv) {
   static const char kCmd[] = "list-categories";
   int rc = parse(kCmd, kCategoriesUsage, argc, argv);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
   if (!connect_manager(kCmd, &c)) return EXIT_FAILED;
-  controller_category_t* list;
+  controller_category_group_t* groups;
   size_t count;
   rc = EXIT_OK;
-  if (__controller_get_known_categories(&c, &list, &count) != 0) {
+  if (__controller_get_provider_categories(&c, &groups, &count) != 0) {
     __cli_error(kCmd, "%s", c.error);
     rc = EXIT_FAILED;
   } else {
     int width = 8;
-    for (size_t i = 0; i < count; i++)
-      if ((int)strlen(list[i].name) > width) width = (int)strlen(list[i].name);
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+      total += groups[i].count;
+      for (size_t k = 0; k < groups[i].count; k++)
+        if ((int)strlen(groups[i].categories[k].name) > width)
+          width = (int)strlen(groups[i].categories[k].name);
+    }
     if (width > 40) width = 40;
-    for (size_t i = 0; i < count; i++)
-      printf("%-*s  %s\n", width, list[i].name, list[i].description);
-    if (count == 0) fprintf(stderr, "trace %s: no category is known\n", kCmd);
-    free(list);
+    for (size_t i = 0; i < count; i++) print_group(&groups[i], width);
+    if (total == 0) fprintf(stderr, "trace %s: no category is known\n", kCmd);
+    __controller_free_category_groups(groups, count);
   }
   __controller_close(&c);
   if (fflush(stdout) != 0) rc = EXIT_FAILED;

@@ -215,6 +215,64 @@ int __controller_get_known_categories(controller_t* c, controller_category_t** l
 }
 
 /* A list<str>; false if it breaks a limit. */
+void __controller_free_category_groups(controller_category_group_t* groups, size_t count) {
+  for (size_t i = 0; groups && i < count; i++) free(groups[i].categories);
+  free(groups);
+}
+
+int __controller_get_provider_categories(controller_t* c, controller_category_group_t** list,
+                                         size_t* count) {
+  static const char kWhat[] = "GetKnownCategories (per provider)";
+  *list = NULL;
+  *count = 0;
+  uint32_t id = begin(c, MSG_GET_PROVIDER_CATEGORIES);
+  __wire_put_u8(c->writer, WIRE_CATEGORIES_FORMAT);
+  int status = send_request(c, kWhat, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_PROVIDER_CATEGORIES, &r);
+  if (status != 0) return status;
+  uint8_t format = __wire_get_u8(&r);
+  if (!r.error && format != WIRE_CATEGORIES_FORMAT)
+    return fail(c, -EPROTO, "%s: the manager answered in format %u, not %u", kWhat,
+                (unsigned)format, WIRE_CATEGORIES_FORMAT);
+  uint16_t n = __wire_get_u16(&r);
+  if (r.error || n > WIRE_MAX_PROVIDERS + 1) return malformed(c, kWhat);
+  controller_category_group_t* groups = alloc_list(n, sizeof(*groups));
+  if (!groups) return fail(c, -ENOMEM, "out of memory");
+  for (size_t i = 0; i < n && !r.error; i++) {
+    controller_category_group_t* g = &groups[i];
+    g->provider_id = __wire_get_u32(&r);
+    g->pid = __wire_get_u64(&r);
+    __wire_get_str(&r, g->name, sizeof(g->name), WIRE_MAX_NAME);
+    uint8_t answered = __wire_get_u8(&r);
+    uint16_t k = __wire_get_u16(&r);
+    if (r.error || answered > 1 || k > WIRE_MAX_CATEGORIES ||
+        (size_t)k * 4 > r.length - r.pos) { /* each entry takes 4 bytes at least */
+      r.error = true;
+      break;
+    }
+    g->answered = answered == 1;
+    g->categories = alloc_list(k, sizeof(*g->categories));
+    if (!g->categories) {
+      __controller_free_category_groups(groups, n);
+      return fail(c, -ENOMEM, "out of memory");
+    }
+    g->count = k;
+    for (size_t j = 0; j < k && !r.error; j++) {
+      __wire_get_str(&r, g->categories[j].name, sizeof(g->categories[j].name), WIRE_MAX_NAME);
+      __wire_get_str(&r, g->categories[j].description, sizeof(g->categories[j].description),
+                     WIRE_MAX_DESCRIPTION);
+    }
+  }
+  if (!__wire_done(&r)) {
+    __controller_free_category_groups(groups, n);
+    return malformed(c, kWhat);
+  }
+  *list = groups;
+  *count = n;
+  return 0;
+}
+
 static bool put_str_list(wire_writer_t* w, const char* const* items, size_t count) {
   if (count > WIRE_MAX_CATEGORIES) return false;
   __wire_put_u16(w, (uint16_t)count);

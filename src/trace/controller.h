@@ -34,6 +34,16 @@ typedef struct controller_category {
   char description[WIRE_MAX_DESCRIPTION + 1];
 } controller_category_t;
 
+/* category_group of wire.h: who declared which categories. */
+typedef struct controller_category_group {
+  uint32_t provider_id; /* 0: the manager's own configuration */
+  uint64_t pid;
+  char name[WIRE_MAX_NAME + 1];
+  bool answered; /* false: the provider did not answer in time (or not well) */
+  controller_category_t* categories;
+  size_t count;
+} controller_category_group_t;
+
 /* provider_stats of wire.h. */
 enum controller_provider_state {
   CONTROLLER_STOPPED = 1,
@@ -92,6 +102,11 @@ void __controller_close(controller_t* c);
 int __controller_get_providers(controller_t* c, controller_provider_t** list, size_t* count);
 int __controller_get_known_categories(controller_t* c, controller_category_t** list,
                                       size_t* count);
+/* GET_PROVIDER_CATEGORIES: one group per source. Free the list with
+ * __controller_free_category_groups. */
+int __controller_get_provider_categories(controller_t* c, controller_category_group_t** list,
+                                         size_t* count);
+void __controller_free_category_groups(controller_category_group_t* list, size_t count);
 
 /* Sends InitializeTracing with archive_fd (the caller keeps its copy). There
  * is no reply on success: a refusal (MSG_ERROR) is reported by the next call

@@ -263,6 +263,11 @@ def test_socket_permissions_and_single_instance():
     check(h.returncode == 0 and '--stop-timeout-ms' in h.stdout, 'trace_manager --help')
     b = subprocess.run([MANAGER, '--log-level', 'loud'], capture_output=True, text=True)
     check(b.returncode == 2, 'a bad --log-level is a usage error')
+    for bad in ('no-equals', '=no name', 'n' * 101 + '=x', 'x=' + 'd' * 401):
+        b = subprocess.run([MANAGER, '--socket', m.path, '--category', bad], capture_output=True,
+                           text=True, timeout=10)
+        check(b.returncode == 2 and '--category' in b.stderr,
+              '--category %.20s...: rc %d, %s' % (bad, b.returncode, b.stderr))
 
 
 def test_each_mode_one_provider():
@@ -304,10 +309,10 @@ def test_each_mode_one_provider():
 
 
 def test_two_providers_and_registry():
-    m = Manager()
+    m = Manager('--category', 'test=tests', '--category', 'cfg=from the configuration')
     a = Provider(m, 'alpha', '--events', 500, '--known', 'test=tests', '--known', 'a=only alpha')
     b = Provider(m, 'beta', '--events', 700, '--sync', '--known', 'test=tests',
-                 '--known', 'b=only beta')
+                 '--known', 'b=only beta', '--known', 'b=only beta')
     a.wait_for('registered')
     b.wait_for('registered started=0')
     c = m.controller()
@@ -319,8 +324,52 @@ def test_two_providers_and_registry():
     check(pids.get('alpha') == a.proc.pid and pids.get('beta') == b.proc.pid,
           'pids: %s' % listed)
     known = sorted(c.known_categories())
-    check(known == [('a', 'only alpha'), ('b', 'only beta'), ('test', 'tests')],
-          'known categories (union, de-duplicated): %s' % known)
+    check(known == [('a', 'only alpha'), ('b', 'only beta'), ('cfg', 'from the configuration'),
+                    ('test', 'tests')],
+          'known categories (union of the configuration and the providers, de-duplicated): %s'
+          % known)
+    # per provider: the manager's configuration first (id 0, its pid), then each provider in
+    # registration order, each de-duplicated on its own ("test" stays in all three)
+    ids = {n: i for i, _, n in listed}
+    groups = c.provider_categories()
+    want = [(0, m.proc.pid, 'trace_manager', 1, [('test', 'tests'),
+                                                 ('cfg', 'from the configuration')])]
+    want += sorted([(ids['alpha'], a.proc.pid, 'alpha', 1, [('test', 'tests'),
+                                                            ('a', 'only alpha')]),
+                    (ids['beta'], b.proc.pid, 'beta', 1, [('test', 'tests'),
+                                                          ('b', 'only beta')])])
+    check(groups == want, 'known categories per provider:\n%s\nexpected\n%s' % (groups, want))
+    err = c.provider_categories(fmt=2)
+    check(err[:2] == ('error', -93), 'an unknown reply format is refused with '
+          '-EPROTONOSUPPORT: %s' % (err,))
+    # a provider that never answers: listed, marked unanswered, after the 1 s timeout
+    mute = wire.Conn(m.path, role=wire.ROLE_PROVIDER)
+    mute.send_raw(wire.message(wire.REGISTER_PROVIDER, wire.u64(0) + wire.s('mute') + wire.u8(1)))
+    check(mute.recv()[0] == wire.REGISTER_RESULT, 'mute provider registration')
+    start = time.time()
+    groups = c.provider_categories()
+    took = time.time() - start
+    check([g[2] for g in groups] == ['trace_manager'] + [n for _, _, n in sorted(listed)] +
+          ['mute'] and groups[-1][3:] == (0, []) and 0.9 < took < 4,
+          'a provider that does not answer: %s after %.2f s' % (groups, took))
+    # `trace list-categories` prints the groups, each provider's under its heading
+    env = dict(os.environ, FXTRACE_SOCKET=m.path)
+    lc = subprocess.run([TRACE, 'list-categories'], env=env, capture_output=True, text=True,
+                        timeout=20)
+    lines = lc.stdout.splitlines()
+    first, second = sorted(listed)[0][2], sorted(listed)[1][2]
+    proc = {'alpha': a.proc.pid, 'beta': b.proc.pid}
+    expected = ["trace_manager (pid %d): the manager's configuration" % m.proc.pid,
+                '  test      tests', '  cfg       from the configuration',
+                '%s (provider %d, pid %d)' % (first, ids[first], proc[first]),
+                '  test      tests', '  %-8s  only %s' % (first[0], first),
+                '%s (provider %d, pid %d)' % (second, ids[second], proc[second]),
+                '  test      tests', '  %-8s  only %s' % (second[0], second),
+                'mute (provider 3, pid %d): did not answer' % os.getpid()]
+    check(lc.returncode == 0 and lines == expected,
+          'trace list-categories (rc %d):\n%s\nexpected\n%s\n%s'
+          % (lc.returncode, lc.stdout, '\n'.join(expected), lc.stderr))
+    mute.close()
     c.close()
     x, stats, _ = one_trace(m, [a, b], mode=CIRCULAR)
     x.dump_ok()

@@ -18,6 +18,8 @@ GET_KNOWN_CATEGORIES, KNOWN_CATEGORIES = 16, 17
 GET_PROVIDERS, PROVIDERS = 30, 31
 INITIALIZE_TRACING, START_TRACING, START_RESULT = 32, 33, 34
 STOP_TRACING, STOP_RESULT, TERMINATE_TRACING, TERMINATE_RESULT = 35, 36, 37, 38
+GET_PROVIDER_CATEGORIES, PROVIDER_CATEGORIES = 39, 40
+CATEGORIES_FORMAT = 1
 ROLE_PROVIDER, ROLE_CONTROLLER = 1, 2
 
 
@@ -132,6 +134,21 @@ class Conn:
         assert t == KNOWN_CATEGORIES, t
         r = Reader(p)
         out = [(r.str(), r.str()) for _ in range(r.u16())]
+        assert r.done()
+        return out
+
+    def provider_categories(self, fmt=CATEGORIES_FORMAT):
+        """[(id, pid, name, answered, [(name, description)])], or ('error', code, text)."""
+        t, _, p = self.call(GET_PROVIDER_CATEGORIES, u8(fmt), timeout=5)
+        if t == ERROR:
+            return ('error',) + parse_error(p)
+        assert t == PROVIDER_CATEGORIES, t
+        r = Reader(p)
+        assert r.u8() == CATEGORIES_FORMAT
+        out = []
+        for _ in range(r.u16()):
+            ident, pid, name, answered = r.u32(), r.u64(), r.str(), r.u8()
+            out.append((ident, pid, name, answered, [(r.str(), r.str()) for _ in range(r.u16())]))
         assert r.done()
         return out
 

@@ -3,6 +3,7 @@
  * SCM_RIGHTS over a SOCK_SEQPACKET pair. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,6 +36,43 @@ static void test_round_trip(void) {
   /* reading past the end is an error, not garbage */
   ASSERT_EQ(__wire_get_u64(&r), 0u);
   ASSERT_TRUE(r.error);
+}
+
+/* PROVIDER_CATEGORIES (wire.h): the catalogue gives it its own types next to
+ * the Controller's others, and every group heading fits one message even
+ * with the most groups and the longest names, so a reply always names every
+ * source (entries are what a manager trims when the message is full). */
+static void test_provider_categories_layout(void) {
+  ASSERT_EQ(MSG_GET_PROVIDER_CATEGORIES, 39);
+  ASSERT_EQ(MSG_PROVIDER_CATEGORIES, 40);
+  ASSERT_EQ(WIRE_CATEGORIES_FORMAT, 1u);
+  __wire_begin(&w, MSG_PROVIDER_CATEGORIES, 9);
+  __wire_put_u8(&w, WIRE_CATEGORIES_FORMAT);
+  __wire_put_u16(&w, WIRE_MAX_PROVIDERS + 1);
+  char name[WIRE_MAX_NAME];
+  memset(name, 'n', sizeof(name));
+  for (int i = 0; i <= WIRE_MAX_PROVIDERS; i++) {
+    __wire_put_u32(&w, (uint32_t)i);
+    __wire_put_u64(&w, 1000u + (uint64_t)i);
+    __wire_put_str(&w, name, sizeof(name));
+    __wire_put_u8(&w, i % 2);
+    __wire_put_u16(&w, 0);
+  }
+  ASSERT_TRUE(__wire_end(&w));
+  wire_reader_t r;
+  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
+  ASSERT_EQ(__wire_get_u8(&r), WIRE_CATEGORIES_FORMAT);
+  ASSERT_EQ(__wire_get_u16(&r), WIRE_MAX_PROVIDERS + 1);
+  char out[WIRE_MAX_NAME + 1];
+  for (int i = 0; i <= WIRE_MAX_PROVIDERS; i++) {
+    ASSERT_EQ(__wire_get_u32(&r), (uint32_t)i);
+    ASSERT_EQ(__wire_get_u64(&r), 1000u + (uint64_t)i);
+    __wire_get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
+    ASSERT_EQ(strlen(out), sizeof(name));
+    ASSERT_EQ(__wire_get_u8(&r), (uint8_t)(i % 2));
+    ASSERT_EQ(__wire_get_u16(&r), 0u);
+  }
+  ASSERT_TRUE(__wire_done(&r));
 }
 
 static void test_header_checks(void) {
@@ -135,6 +173,7 @@ static void test_socket_path(void) {
 int main(void) {
   test_round_trip();
   test_header_checks();
+  test_provider_categories_layout();
   test_string_limits();
   test_fd_passing();
   test_socket_path();

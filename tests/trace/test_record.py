@@ -157,6 +157,7 @@ MSG_GET_PROVIDERS, MSG_PROVIDERS = 30, 31
 MSG_INITIALIZE_TRACING, MSG_START_TRACING, MSG_START_RESULT = 32, 33, 34
 MSG_TERMINATE_TRACING, MSG_TERMINATE_RESULT = 37, 38
 MSG_GET_KNOWN_CATEGORIES = 16
+MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
 
 
 def wire_msg(mtype, request_id, payload, version=1, magic=MAGIC, length_delta=0):
@@ -245,6 +246,79 @@ def providers_payload(items, count=None):
     return body
 
 
+def category_groups_payload(groups, fmt=1, count=None):
+    """PROVIDER_CATEGORIES: groups of (id, pid, name, answered, [(name, description)])."""
+    body = struct.pack('<BH', fmt, len(groups) if count is None else count)
+    for ident, pid, name, answered, items in groups:
+        body += struct.pack('<IQ', ident, pid) + wstr(name) + struct.pack('<BH', answered,
+                                                                          len(items))
+        body += b''.join(wstr(n) + wstr(d) for n, d in items)
+    return body
+
+
+def test_fake_manager_categories():
+    """list-categories asks for the per-provider form (format 1) and prints a heading per
+    source, its categories indented under it; every malformed reply is refused."""
+    groups = [(0, 11, 'trace_manager', 1, [('cfg', 'from the configuration')]),
+              (1, 4242, 'alpha', 1, [('gfx', 'graphics things'), ('demo', 'd' * 400)]),
+              (2, 4343, 'beta', 0, []),
+              (3, 4444, 'gamma', 1, [])]
+
+    def good(mtype, rid, payload, fds):
+        if mtype == MSG_HELLO:
+            return None
+        if mtype == MSG_GET_PROVIDER_CATEGORIES:
+            check(payload == b'\x01', 'GET_PROVIDER_CATEGORIES payload %r, expected format 1'
+                  % payload)
+            return wire_msg(MSG_PROVIDER_CATEGORIES, rid, category_groups_payload(groups))
+        return 'close'
+    rc, out, err, fm = with_fake(good, ['list-categories'])
+    check(rc == 0, 'list-categories (fake): rc %d, %s' % (rc, err[:300]))
+    lines = out.decode().splitlines()
+    expected = ["trace_manager (pid 11): the manager's configuration",
+                '  cfg       from the configuration',
+                'alpha (provider 1, pid 4242)',
+                '  gfx       graphics things',
+                '  demo      ' + 'd' * 400,
+                'beta (provider 2, pid 4343): did not answer',
+                'gamma (provider 3, pid 4444)',
+                '  (no known categories)']
+    check(lines == expected, 'list-categories output:\n%s\nexpected:\n%s'
+          % ('\n'.join(lines), '\n'.join(expected)))
+
+    # nothing known at all: said on stderr, still exit 0
+    rc, out, err, fm = with_fake(lambda m, r, p, f: wire_msg(
+        MSG_PROVIDER_CATEGORIES, r, category_groups_payload([]))
+        if m == MSG_GET_PROVIDER_CATEGORIES else None, ['list-categories'])
+    check(rc == 0 and out == b'' and 'no category is known' in err,
+          'empty category list: rc %d, %r, %s' % (rc, out, err))
+
+    one = [(1, 2, 'a', 1, [('x', 'y')])]
+    bad_replies = {
+        'another format': category_groups_payload(one, fmt=2),
+        'group count larger than the groups': category_groups_payload(one, count=2),
+        'more than 101 groups': category_groups_payload([(i, i, 'p', 1, []) for i in range(102)]),
+        'answered neither 0 nor 1': category_groups_payload([(1, 2, 'a', 2, [])]),
+        'category name over 100 bytes': category_groups_payload([(1, 2, 'a', 1,
+                                                                  [('n' * 101, '')])]),
+        'description over 400 bytes': category_groups_payload([(1, 2, 'a', 1,
+                                                                 [('n', 'd' * 401)])]),
+        'entry count past the end': category_groups_payload(one)[:-4],
+        'bytes left over': category_groups_payload(one) + b'\0',
+        'no format byte': b'',
+    }
+    for what, payload in bad_replies.items():
+        def script(mtype, rid, p, fds, payload=payload):
+            if mtype == MSG_GET_PROVIDER_CATEGORIES:
+                return wire_msg(MSG_PROVIDER_CATEGORIES, rid, payload)
+            return None
+        rc, out, err, fm = with_fake(script, ['list-categories'])
+        clean_failure(rc, err, 'list-categories, fake manager reply: %s' % what, 1)
+        check(out == b'', 'list-categories, %s: printed %r' % (what, out[:100]))
+    rc, out, err, fm = with_fake(good, ['list-categories', 'extra'])
+    check(rc == 2, 'list-categories with an argument: rc %d' % rc)
+
+
 def test_fake_manager_replies():
     # good replies
     def good(mtype, rid, payload, fds):
@@ -255,9 +329,6 @@ def test_fake_manager_replies():
             check(payload == b'', 'GET_PROVIDERS has a payload: %r' % payload)
             return wire_msg(MSG_PROVIDERS, rid, providers_payload(
                 [(1, 4242, 'alpha'), (7, 99, 'b' * 100)]))
-        if mtype == MSG_GET_KNOWN_CATEGORIES:
-            return wire_msg(MSG_KNOWN_CATEGORIES, rid, struct.pack('<H', 2) + wstr('gfx') +
-                            wstr('graphics things') + wstr('demo') + wstr('d' * 400))
         return 'close'
     rc, out, err, fm = with_fake(good, ['list-providers'])
     check(rc == 0, 'list-providers (fake): rc %d, %s' % (rc, err[:300]))
@@ -266,12 +337,6 @@ def test_fake_manager_replies():
           'list-providers output: %r' % out[:300])
     check(len(lines) == 3 and lines[1].split() == ['1', '4242', 'alpha'] and
           lines[2].split() == ['7', '99', 'b' * 100], 'list-providers rows: %r' % lines)
-    rc, out, err, fm = with_fake(good, ['list-categories'])
-    check(rc == 0, 'list-categories (fake): rc %d, %s' % (rc, err[:300]))
-    text = out.decode()
-    check('gfx' in text and 'graphics things' in text and 'd' * 400 in text,
-          'list-categories output: %r' % text[:300])
-
     # an empty list
     def empty(mtype, rid, payload, fds):
         if mtype == MSG_GET_PROVIDERS:
@@ -556,8 +621,8 @@ def test_interrupt():
 
 def test_daemon_lists():
     sock = path('daemon.sock')
-    d = subprocess.Popen([MANAGER, '--socket', sock], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
+    d = subprocess.Popen([MANAGER, '--socket', sock, '--category', 'cfg=declared by the manager'],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     demo = None
     try:
         for _ in range(100):
@@ -582,6 +647,11 @@ def test_daemon_lists():
                   'list-providers: no row with the demo\'s pid %d: %r' % (demo.pid, row))
         rc, out, err = run(['list-categories'], env=env)
         check(rc == 0, 'list-categories (daemon): rc %d: %s' % (rc, err[:300]))
+        lines = out.decode().splitlines()
+        check(lines[:2] == ["trace_manager (pid %d): the manager's configuration" % d.pid,
+                            '  cfg       declared by the manager'] and
+              'demo (provider 1, pid %d)' % demo.pid in lines,
+              'list-categories (daemon) grouping: %r' % lines)
         # trace record through the daemon (no in-process manager) while the demo runs
         out_file = path('daemon.fxt')
         rc, out, err = run(['record', '--duration=0.5', '-o', out_file], env=env)
@@ -621,6 +691,7 @@ def main():
         ('bad flags', test_bad_flags),
         ('no manager for list-*', test_no_manager_for_lists),
         ('controller against a fake manager', test_fake_manager_replies),
+        ('list-categories against a fake manager', test_fake_manager_categories),
         ('record against a fake manager', test_fake_manager_record),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-record-') as TMP:
