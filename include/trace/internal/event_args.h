@@ -79,10 +79,11 @@
 #define TRACE_INTERNAL_ARG(maker, name_literal, value) \
   trace_make_arg(trace_internal_make_literal_ref("" name_literal), maker(value))
 #else
-/* In C, an initializer rather than calls returning structs: GCC then stores
- * each field straight into the array instead of assembling temporaries and
- * copying them with wide loads over narrow stores (store-forwarding stalls
- * that cost ~15 ns per event with two arguments). */
+/* In C, an initializer for the element. The value is the maker's inlined
+ * return value; the makers assign it field by field (types.h, "argument
+ * values"), so GCC and Clang store the type and the value straight into the
+ * array: no temporaries copied with wide loads over narrow stores, whose
+ * store-forwarding stalls cost ~6 ns per event with two arguments. */
 #define TRACE_INTERNAL_ARG(maker, name_literal, arg_value)                                \
   {                                                                                       \
     .name_ref = {.encoded_value = TRACE_ENCODED_STRING_REF_EMPTY,                        \
