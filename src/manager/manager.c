@@ -291,11 +291,21 @@ void __manager_destroy(manager_t* m) {
 
 /* ---- connections ---- */
 
-static bool user_in_group(uid_t uid, gid_t primary, gid_t gid) {
-  if (primary == gid) return true;
+/* Membership of --group: the peer's gid (primary, as SO_PEERCRED gives it at
+ * connect), its supplementary groups as the kernel knows them for the
+ * connecting process (SO_PEERGROUPS: what `newgrp`, `sg` or a login after
+ * being added grant), or the group database's list for its uid. */
+static bool peer_in_group(int fd, const struct ucred* cred, gid_t gid) {
+  if (cred->gid == gid) return true;
+  gid_t peer_groups[256];
+  socklen_t length = sizeof(peer_groups);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, peer_groups, &length) == 0) {
+    for (size_t i = 0; i < length / sizeof(gid_t); i++)
+      if (peer_groups[i] == gid) return true;
+  }
   char buf[8192];
   struct passwd pw, *found = NULL;
-  if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) != 0 || !found) return false;
+  if (getpwuid_r(cred->uid, &pw, buf, sizeof(buf), &found) != 0 || !found) return false;
   gid_t groups[256];
   int n = 256;
   if (getgrouplist(found->pw_name, found->pw_gid, groups, &n) < 0) return false;
@@ -304,9 +314,9 @@ static bool user_in_group(uid_t uid, gid_t primary, gid_t gid) {
   return false;
 }
 
-static bool controller_allowed(manager_t* m, const struct ucred* cred) {
-  if (cred->uid == m->uid || cred->uid == 0) return true;
-  return m->has_group && user_in_group(cred->uid, cred->gid, m->gid);
+static bool controller_allowed(manager_t* m, const conn_t* c) {
+  if (c->cred.uid == m->uid || c->cred.uid == 0) return true;
+  return m->has_group && peer_in_group(c->fd, &c->cred, m->gid);
 }
 
 static void accept_connections(manager_t* m) {
@@ -347,7 +357,7 @@ static void handle_hello(manager_t* m, conn_t* c, wire_reader_t* r) {
     __mgr_close_conn(m, c);
     return;
   }
-  if (role == WIRE_ROLE_CONTROLLER && !controller_allowed(m, &c->cred)) {
+  if (role == WIRE_ROLE_CONTROLLER && !controller_allowed(m, c)) {
     LOGW(m, "refused a controller connection from uid %u (pid %d): not allowed",
          (unsigned)c->cred.uid, (int)c->cred.pid);
     __mgr_send_error(m, c, r->request_id, -EACCES, "this user may not control tracing");

@@ -7,6 +7,7 @@ validator tests/tools/fxt_decode.py and with `trace dump`.
 usage: test_manager.py TRACE_MANAGER FAKE_PROVIDER TRACE TOOLS_DIR DEMO [TEST...]
 (DEMO: examples/demo, a program on the real libtrace-provider)"""
 
+import grp
 import os
 import pwd
 import queue
@@ -54,12 +55,12 @@ def check(cond, what):
 class Manager:
     count = 0
 
-    def __init__(self, *args, stop_timeout_ms=400, path=None):
+    def __init__(self, *args, stop_timeout_ms=400, path=None, prefix=()):
         Manager.count += 1
         self.path = path or os.path.join(TMP, 'm%d' % Manager.count, 'manager.sock')
         self.log = os.path.join(TMP, 'manager%d.log' % Manager.count)
         self.proc = subprocess.Popen(
-            [MANAGER, '--socket', self.path, '--stop-timeout-ms', str(stop_timeout_ms),
+            list(prefix) + [MANAGER, '--socket', self.path, '--stop-timeout-ms', str(stop_timeout_ms),
              '--log-level', 'debug'] + list(args),
             stderr=open(self.log, 'w'))
         PROCESSES.append(self.proc)
@@ -683,6 +684,153 @@ def test_disallowed_uid():
     check(result == b'ok', 'a controller of uid %d: %s' % (nobody, result))
     check('not allowed' in m.logs(), 'no log line for the refused connection')
     m.stop()
+
+
+def as_user(uid, gid, groups, fn):
+    """fn() in a child process running as uid / gid / supplementary groups; its result
+    (a short string, or the exception it raised) comes back through a pipe."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups(groups)
+            os.setgid(gid)
+            os.setuid(uid)
+            result = fn()
+        except Exception as e:  # noqa: BLE001
+            result = 'exception %s: %s' % (type(e).__name__, e)
+        os.write(w, result.encode()[:500])
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    result = os.read(r, 1000).decode()
+    os.close(r)
+    return result
+
+
+def try_controller(path):
+    """'allowed' if GetProviders is answered, 'refused' on MSG_ERROR{-EACCES} and a close."""
+    c = wire.Conn(path)
+    # A refusal comes right after HELLO, then the close; sending a request into a closing
+    # connection would turn that into ECONNRESET, so wait a moment for it first.
+    try:
+        reply = c.recv(timeout=0.3)
+    except TimeoutError:  # not refused: ask
+        reply = c.call(wire.GET_PROVIDERS)
+    if reply is None:
+        return 'closed without a reply'
+    if reply[0] == wire.PROVIDERS:
+        return 'allowed'
+    if reply[0] == wire.ERROR and wire.parse_error(reply[2])[0] == -13 and c.recv() is None:
+        return 'refused'
+    return 'unexpected reply %r' % (reply,)
+
+
+def test_group_members_may_control():
+    """--group NAME: the socket is 0660 and its directory 0750, both owned by the group; a
+    process of another uid whose primary or supplementary group is NAME may use the
+    Controller; one outside the group may not reach the socket, and, given the file
+    permissions anyway, is refused by SO_PEERCRED."""
+    if os.geteuid() != 0:
+        print('test_group_members_may_control: SKIPPED (needs root to switch uid)')
+        return
+    nobody = pwd.getpwnam('nobody')
+    outside = os.getgrouplist('nobody', nobody.pw_gid)
+    group = next(g for g in grp.getgrall()
+                 if g.gr_gid != 0 and g.gr_gid not in outside and 'nobody' not in g.gr_mem)
+    m = Manager('--group', group.gr_name)
+    os.chmod(TMP, 0o755)
+    st, dst = os.stat(m.path), os.stat(os.path.dirname(m.path))
+    check(stat.S_IMODE(st.st_mode) == 0o660 and st.st_gid == group.gr_gid,
+          'socket mode %o gid %d, expected 660 and %d' % (stat.S_IMODE(st.st_mode), st.st_gid,
+                                                          group.gr_gid))
+    check(stat.S_IMODE(dst.st_mode) == 0o750 and dst.st_gid == group.gr_gid,
+          'socket directory mode %o gid %d, expected 750 and %d'
+          % (stat.S_IMODE(dst.st_mode), dst.st_gid, group.gr_gid))
+    uid, other = nobody.pw_uid, nobody.pw_gid
+    result = as_user(uid, group.gr_gid, [], lambda: try_controller(m.path))
+    check(result == 'allowed', 'uid %d with primary group %s: %s' % (uid, group.gr_name, result))
+    result = as_user(uid, other, [group.gr_gid], lambda: try_controller(m.path))
+    check(result == 'allowed', 'uid %d with supplementary group %s: %s'
+          % (uid, group.gr_name, result))
+    result = as_user(uid, other, [], lambda: try_controller(m.path))
+    check('PermissionError' in result, 'uid %d outside group %s reached the 0660 socket: %s'
+          % (uid, group.gr_name, result))
+    os.chmod(os.path.dirname(m.path), 0o755)
+    os.chmod(m.path, 0o666)  # past the file permissions: SO_PEERCRED must refuse
+    result = as_user(uid, other, [], lambda: try_controller(m.path))
+    check(result == 'refused', 'uid %d outside group %s: %s' % (uid, group.gr_name, result))
+    check(m.logs().count('not allowed') == 1, 'refusals logged: %s' % m.logs()[-2000:])
+    m.stop()
+    bad = subprocess.run([MANAGER, '--socket', m.path, '--group', 'no-such-group-fxtrace'],
+                         capture_output=True, text=True, timeout=10)
+    check(bad.returncode == 1 and 'no-such-group-fxtrace' in bad.stderr,
+          'an unknown --group: rc %d, %s' % (bad.returncode, bad.stderr))
+
+
+SYSLOG_NAMESPACE = r"""
+set -e
+stage=$1 log=$2
+shift 2
+mount --rbind /dev "$stage"
+mount -t tmpfs fxtrace-test-dev /dev
+touch /dev/null /dev/log
+mount --bind "$stage/null" /dev/null
+mount --bind "$log" /dev/log
+exec "$@"
+"""
+
+
+def test_syslog():
+    """--syslog: the daemon's log lines go to syslog (LOG_DAEMON, its pid, the level as the
+    priority), not stderr. syslog(3) writes to /dev/log, so the manager runs in a private
+    mount namespace (unshare -m) whose /dev is a tmpfs holding /dev/null and, as /dev/log,
+    a datagram socket this test reads: the machine's own /dev/log (or its absence) is not
+    touched."""
+    if os.geteuid() != 0:
+        print('test_syslog: SKIPPED (needs root for a mount namespace)')
+        return
+    probe = subprocess.run(['unshare', '-m', '--propagation', 'private', 'true'],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        print('test_syslog: SKIPPED (no mount namespace here: %s)' % probe.stderr.strip())
+        return
+    log_path = os.path.join(TMP, 'devlog.sock')
+    stage = os.path.join(TMP, 'dev-stage')
+    os.mkdir(stage)
+    sink = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sink.bind(log_path)
+    try:
+        m = Manager('--syslog', prefix=['unshare', '-m', '--propagation', 'private', 'sh', '-c',
+                                         SYSLOG_NAMESPACE, 'sh', stage, log_path])
+        # a warning: a malformed registration
+        p = wire.Conn(m.path, role=wire.ROLE_PROVIDER)
+        p.send_raw(wire.message(wire.REGISTER_PROVIDER, wire.u8(1)))
+        check(p.recv()[0] == wire.ERROR, 'malformed registration answered')
+        p.close()
+        m.stop()
+        sink.settimeout(0.5)
+        lines = []
+        while True:
+            try:
+                lines.append(sink.recv(4096).decode('utf-8', 'replace'))
+            except socket.timeout:
+                break
+    finally:
+        sink.close()
+    tag = 'trace_manager[%d]: ' % m.proc.pid
+
+    def logged(priority, text):
+        return any(line.startswith('<%d>' % priority) and tag + text in line for line in lines)
+    daemon = 3 << 3
+    check(logged(daemon | 6, 'listening on %s' % m.path),
+          'no info line "listening on" at daemon.info: %s' % lines[:5])
+    check(logged(daemon | 4, 'pid %d: malformed REGISTER_PROVIDER' % os.getpid()),
+          'no warning for the malformed registration at daemon.warning: %s' % lines)
+    check(any(line.startswith('<%d>' % (daemon | 7)) for line in lines),
+          'no debug line at daemon.debug (--log-level debug): %s' % lines)
+    check(m.logs() == '', 'log lines on stderr with --syslog: %s' % m.logs()[:500])
 
 
 def test_real_provider_library_three_processes():
