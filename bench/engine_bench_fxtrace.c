@@ -11,6 +11,17 @@
  *   instant2     ... "a", TA_INT64(i), "b", TA_INT64(thread)
  *   instant_str  ... "s", TA_STRING(16-character string), copied inline
  *   duration     { TRACE_DURATION("bench", "duration"); }: one duration-complete record
+ *   paced        instant2's event, paced: --rate events/s per thread in 1 ms bursts
+ *                (the sustained-streaming scenario; harness.h, bench_pacer)
+ *
+ * --mode local (the default): as above, no daemon. --mode provider: the
+ * program registers with the trace manager through libtrace-provider
+ * (trace_provider_create_synchronously, as "bench_fxtrace"), waits for the
+ * manager to start it (bench/run runs it under `trace record
+ * --buffering-mode=streaming -- ...`), runs the scenario on the manager's
+ * buffer, and prints system=fxtrace-stream with the engine's stats taken
+ * right after the loop (written=, dropped=, expected=); the records
+ * themselves are counted in the archive (bench_fxt_count) by bench/run.
  *
  * Extra result fields: bytes=(bytes of the scenario's event records per
  * event), buffer_bytes=(rolling-buffer chunk space used per event, so
@@ -23,6 +34,7 @@
 #include "engine/buffer_header.h" /* internal: the layout this program scans */
 #include "engine/clock.h"         /* internal: which clock the engine picked */
 #include "trace-engine/handler.h"
+#include "trace-provider/provider.h"
 #include "trace/event.h"
 
 #include <errno.h>
@@ -32,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Not const: the compiler must not fold its length (LTTng copies it too). */
 char g_bench_string[17] = "0123456789abcdef";
@@ -71,6 +84,19 @@ static void loop_duration(uint64_t n, int t, void* arg) {
   }
 }
 
+static void loop_paced(uint64_t n, int t, void* arg) {
+  const bench_options_t* o = arg;
+  bench_pacer_t p;
+  bench_pacer_init(&p, o->rate);
+  for (uint64_t i = 0; i < n;) {
+    uint64_t b = bench_pacer_next(&p);
+    if (b > n - i) b = n - i;
+    for (uint64_t j = 0; j < b; j++, i++)
+      TRACE_INSTANT("bench", "instant2", TRACE_SCOPE_THREAD, "a", TA_INT64((int64_t)i), "b",
+                    TA_INT64((int64_t)t));
+  }
+}
+
 typedef struct scenario {
   const char* name;
   bench_loop_fn fn;
@@ -86,6 +112,7 @@ static const scenario_t k_scenarios[] = {
     {"instant2", loop_instant2, 1, 1, 64},
     {"instant_str", loop_instant_str, 1, 1, 64},
     {"duration", loop_duration, 1, 1, 32},
+    {"paced", loop_paced, 1, 1, 64},
 };
 
 /* ---- the handler: every callback runs on the engine's thread ---- */
@@ -187,6 +214,42 @@ static void scan_buffer(const uint8_t* buf, uint64_t size, scan_result_t* r) {
   r->valid = 1;
 }
 
+/* ---- provider mode: the manager owns the buffer ---- */
+
+static int run_provider(const bench_options_t* o, const scenario_t* sc) {
+  bool started = false;
+  trace_provider_t* provider = trace_provider_create_synchronously("bench_fxtrace", &started);
+  for (int i = 0; !TRACE_ENABLED() && i < 10000; i++)
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  if (!TRACE_ENABLED() || (sc->start && !TRACE_CATEGORY_ENABLED("bench"))) {
+    fprintf(stderr, "bench_fxtrace: --mode provider: no trace manager started tracing with "
+            "category bench within 10 s (run under `trace record --categories=bench -- ...`)\n");
+    trace_provider_destroy(provider);
+    return 5;
+  }
+  /* The manager's work (our parent, `trace record`) is part of what is
+   * measured, like LTTng's daemons: not "other processes" (harness.h). */
+  char exclude[512];
+  const char* prev = getenv("BENCH_EXCLUDE_PIDS");
+  snprintf(exclude, sizeof exclude, "%s %ld", prev ? prev : "", (long)getppid());
+  setenv("BENCH_EXCLUDE_PIDS", exclude, 1);
+  bench_timing_t t;
+  if (bench_run(o, sc->fn, (void*)o, &t) != 0) return 1;
+  trace_engine_stats_t stats = {0};
+  if (trace_engine_get_stats(&stats) != 0) fprintf(stderr, "bench_fxtrace: no stats\n");
+  const char* clock_source = __trace_clock_source_name();
+  trace_provider_destroy(provider); /* an orderly stop: the manager gets STOPPED */
+  uint64_t expected = (uint64_t)o->threads * (o->warmup + o->events) * (uint64_t)sc->records;
+  char extra[300];
+  snprintf(extra, sizeof extra,
+           "expected=%" PRIu64 " written=%" PRIu64 " dropped=%" PRIu64 " wrapped=%u rate=%" PRIu64
+           " clock_source=%s",
+           expected, stats.records_written, stats.records_dropped, stats.wrapped_count, o->rate,
+           clock_source);
+  bench_print_result("fxtrace-stream", o, &t, extra);
+  return 0;
+}
+
 /* ---- main ---- */
 
 static uint64_t buffer_size_for(const bench_options_t* o, const scenario_t* sc) {
@@ -203,14 +266,20 @@ static uint64_t buffer_size_for(const bench_options_t* o, const scenario_t* sc) 
 int main(int argc, char** argv) {
   bench_options_t o;
   bench_parse_options(argc, argv, &o,
-                      " [--buffer-mib N]\n"
-                      "  scenarios: off stopped instant0 instant2 instant_str duration\n"
-                      "  --buffer-mib N  engine buffer size (default: enough for the loop)");
+                      " [--buffer-mib N] [--mode local|provider] [--rate N]\n"
+                      "  scenarios: off stopped instant0 instant2 instant_str duration paced\n"
+                      "  --buffer-mib N  engine buffer size (default: enough for the loop)\n"
+                      "  --mode provider  register with the trace manager instead (streaming)");
   const scenario_t* sc = NULL;
   for (size_t i = 0; i < sizeof k_scenarios / sizeof k_scenarios[0]; i++)
     if (!strcmp(k_scenarios[i].name, o.scenario)) sc = &k_scenarios[i];
   if (!sc) {
     fprintf(stderr, "bench_fxtrace: unknown scenario %s\n", o.scenario);
+    return 2;
+  }
+  if (!strcmp(o.mode, "provider")) return run_provider(&o, sc);
+  if (strcmp(o.mode, "local") != 0) {
+    fprintf(stderr, "bench_fxtrace: unknown --mode %s\n", o.mode);
     return 2;
   }
   uint64_t size = buffer_size_for(&o, sc);
@@ -239,7 +308,7 @@ int main(int argc, char** argv) {
   }
 
   bench_timing_t t;
-  if (bench_run(&o, sc->fn, NULL, &t) != 0) return 1;
+  if (bench_run(&o, sc->fn, &o, &t) != 0) return 1;
   const char* clock_source = __trace_clock_source_name();
 
   trace_engine_stats_t stats = {0};

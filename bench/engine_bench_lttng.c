@@ -11,6 +11,8 @@
  *   instant2     fxbench:instant2 (2 x int64)
  *   instant_str  fxbench:instant_str (a 16-character string)
  *   duration     fxbench:dur_begin + fxbench:dur_end (counted as one event)
+ *   paced        fxbench:instant2, paced: --rate events/s per thread in 1 ms
+ *                bursts (the sustained-streaming scenario; harness.h)
  *
  * Events lost and bytes per event are read by bench/run from the session
  * after `lttng stop`; this program prints the number of tracepoint calls it
@@ -55,6 +57,18 @@ static void loop_duration(uint64_t n, int t, void* arg) {
   }
 }
 
+static void loop_paced(uint64_t n, int t, void* arg) {
+  const bench_options_t* o = arg;
+  bench_pacer_t p;
+  bench_pacer_init(&p, o->rate);
+  for (uint64_t i = 0; i < n;) {
+    uint64_t b = bench_pacer_next(&p);
+    if (b > n - i) b = n - i;
+    for (uint64_t j = 0; j < b; j++, i++)
+      lttng_ust_tracepoint(fxbench, instant2, (int64_t)i, (int64_t)t);
+  }
+}
+
 typedef struct scenario {
   const char* name;
   bench_loop_fn fn;
@@ -65,7 +79,7 @@ typedef struct scenario {
 int main(int argc, char** argv) {
   bench_options_t o;
   bench_parse_options(argc, argv, &o,
-                      "\n  scenarios: off instant0 instant2 instant_str duration");
+                      " [--rate N]\n  scenarios: off instant0 instant2 instant_str duration paced");
   /* Read the tracepoint states after the constructor has registered with
    * lttng-sessiond (it waits up to LTTNG_UST_REGISTER_TIMEOUT ms). */
   int enabled_off = lttng_ust_tracepoint_enabled(fxbench, off) != 0;
@@ -83,6 +97,7 @@ int main(int argc, char** argv) {
       {{"instant2", loop_instant2, 1, 1}, enabled_i2},
       {{"instant_str", loop_instant_str, 1, 1}, enabled_str},
       {{"duration", loop_duration, 2, 1}, enabled_dur},
+      {{"paced", loop_paced, 1, 1}, enabled_i2},
   };
   const scenario_t* sc = NULL;
   int enabled = 0;
@@ -100,11 +115,11 @@ int main(int argc, char** argv) {
     return 3;
   }
   bench_timing_t t;
-  if (bench_run(&o, sc->fn, NULL, &t) != 0) return 1;
-  char extra[128];
-  snprintf(extra, sizeof extra, "calls=%" PRIu64 " tracepoints_per_event=%d",
+  if (bench_run(&o, sc->fn, &o, &t) != 0) return 1;
+  char extra[160];
+  snprintf(extra, sizeof extra, "calls=%" PRIu64 " tracepoints_per_event=%d rate=%" PRIu64,
            (uint64_t)o.threads * (o.warmup + o.events) * (uint64_t)sc->calls_per_iteration,
-           sc->calls_per_iteration);
+           sc->calls_per_iteration, o.rate);
   bench_print_result("lttng", &o, &t, extra);
   return 0;
 }

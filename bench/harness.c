@@ -27,7 +27,8 @@ static void usage(const char* prog, const char* extra) {
           "usage: %s --scenario NAME [--threads N] [--events N] [--warmup N]%s\n"
           "  --threads N   threads, each pinned to its own CPU (1..%d, default 1)\n"
           "  --events N    timed iterations per thread (default 10000000)\n"
-          "  --warmup N    untimed iterations per thread before the barrier (default 10000)\n",
+          "  --warmup N    untimed iterations per thread before the barrier (default 10000)\n"
+          "  --rate N      paced scenarios: events per second per thread, in 1 ms bursts\n",
           prog, extra ? extra : "", BENCH_MAX_THREADS);
   exit(2);
 }
@@ -41,7 +42,8 @@ static uint64_t parse_u64(const char* prog, const char* extra, const char* s) {
 }
 
 void bench_parse_options(int argc, char** argv, bench_options_t* o, const char* usage_extra) {
-  *o = (bench_options_t){.threads = 1, .events = 10000000, .warmup = 10000, .record_bytes = 24};
+  *o = (bench_options_t){
+      .threads = 1, .events = 10000000, .warmup = 10000, .record_bytes = 24, .mode = "local"};
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (i + 1 >= argc) usage(argv[0], usage_extra);
@@ -52,10 +54,37 @@ void bench_parse_options(int argc, char** argv, bench_options_t* o, const char* 
     else if (!strcmp(a, "--warmup")) o->warmup = parse_u64(argv[0], usage_extra, v);
     else if (!strcmp(a, "--record-bytes")) o->record_bytes = parse_u64(argv[0], usage_extra, v);
     else if (!strcmp(a, "--buffer-mib")) o->buffer_mib = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--rate")) o->rate = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--mode")) o->mode = v;
     else usage(argv[0], usage_extra);
   }
   if (!o->scenario || o->threads < 1 || o->threads > BENCH_MAX_THREADS || o->events == 0)
     usage(argv[0], usage_extra);
+}
+
+/* ---- pacing ---- */
+
+void bench_pacer_init(bench_pacer_t* p, uint64_t rate) {
+  if (rate == 0) rate = 1;
+  p->burst = rate >= 1000 ? rate / 1000 : 1;
+  p->period_ns = 1e9 * (double)p->burst / (double)rate;
+  p->t0 = 0;
+  p->k = 0;
+}
+
+uint64_t bench_pacer_next(bench_pacer_t* p) {
+  if (p->k == 0) {
+    p->t0 = bench_now_ns();
+  } else {
+    uint64_t due = p->t0 + (uint64_t)((double)p->k * p->period_ns);
+    if (bench_now_ns() < due) {
+      struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+      }
+    }
+  }
+  p->k++;
+  return p->burst;
 }
 
 /* ---- threads ---- */

@@ -22,6 +22,8 @@ typedef struct bench_options {
   uint64_t warmup;      /* --warmup per thread (untimed), default 10000 */
   uint64_t record_bytes; /* --record-bytes (floor scenarios), default 24 */
   uint64_t buffer_mib;   /* --buffer-mib (fxtrace; 0 = computed) */
+  uint64_t rate;         /* --rate events/s per thread (paced scenarios; 0 = unpaced) */
+  const char* mode;      /* --mode (bench_fxtrace: local or provider), default "local" */
 } bench_options_t;
 
 /* Parses argv into *o (defaults first). Unknown options print usage to
@@ -67,6 +69,20 @@ double bench_events_per_second(const bench_timing_t* t);
  * then a newline, and flushes stdout. */
 void bench_print_result(const char* system, const bench_options_t* o, const bench_timing_t* t,
                         const char* extra);
+
+/* Pacing (the sustained-streaming scenario, "paced"): events go out in
+ * bursts, one burst per millisecond of CLOCK_MONOTONIC (rate / 1000 events,
+ * at least 1; below 1000 events/s one event per 1/rate s). A loop that falls
+ * behind does not sleep until it has caught up. */
+typedef struct bench_pacer {
+  uint64_t t0;        /* the first burst's time, ns */
+  uint64_t burst;     /* events per burst */
+  double period_ns;   /* between bursts */
+  uint64_t k;         /* bursts so far */
+} bench_pacer_t;
+void bench_pacer_init(bench_pacer_t* p, uint64_t rate);
+/* Sleeps until the next burst is due; returns its size (events). */
+uint64_t bench_pacer_next(bench_pacer_t* p);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t bench_now_ns(void);
