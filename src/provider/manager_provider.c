@@ -35,6 +35,10 @@ enum {
   REGISTER_TIMEOUT_MS = 5000, /* trace_provider_create_synchronously() */
   FINISH_TIMEOUT_MS = 5000,   /* destroy: the engine letting go of the buffer */
   FIFO_SEND_TIMEOUT_MS = 2000,
+  SAVE_WAIT_TIMEOUT_MS = 2000, /* exit: the manager acknowledging a pending save */
+  /* destroy's join covers the exit path's own bounds (the save, then the
+   * stop) plus a margin, so it never gives up while they still run */
+  JOIN_TIMEOUT_MS = SAVE_WAIT_TIMEOUT_MS + FINISH_TIMEOUT_MS + 1000,
 };
 
 struct manager_session {
@@ -55,6 +59,9 @@ struct manager_session {
   bool register_started;
   bool quit;
   uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
+  /* streaming: a SAVE_BUFFER was sent and its BUFFER_SAVED has not been read
+   * yet, under lock (set by the engine thread, cleared by the control thread) */
+  bool save_pending;
 
   /* the trace: touched by the control thread, and by the engine callbacks
    * (fifo under fifo_lock, categories under categories_lock) */
@@ -138,7 +145,13 @@ static void trace_terminated(trace_handler_t* h) {
 
 static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
                                uint64_t durable_data_end) {
-  fifo_send_request(session_of(h), FIFO_SAVE_BUFFER, wrapped_count, durable_data_end);
+  manager_session_t* s = session_of(h);
+  /* pending before the packet leaves, so the control thread never reads the
+   * acknowledgement of a save it does not know about */
+  pthread_mutex_lock(&s->lock);
+  s->save_pending = true;
+  pthread_mutex_unlock(&s->lock);
+  fifo_send_request(s, FIFO_SAVE_BUFFER, wrapped_count, durable_data_end);
 }
 
 static void send_alert(trace_handler_t* h, const char* name) {
@@ -197,9 +210,58 @@ static void stop_engine(manager_session_t* s) {
                     "in a record)\n", FINISH_TIMEOUT_MS);
 }
 
-/* Stop if needed, terminate, unmap the buffer and close the FIFO. */
-static void end_trace(manager_session_t* s) {
+/* One FIFO packet, non-blocking. 1: it was BUFFER_SAVED (applied); 0:
+ * nothing there; -1: the FIFO closed or carried something else (PROTOCOL.md
+ * §3, §6.3: the trace must end). */
+static int read_fifo(manager_session_t* s) {
+  fifo_packet_t packet;
+  ssize_t n;
+  do n = recv(s->fifo, &packet, sizeof(packet), MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN) return 0;
+  if (n == (ssize_t)sizeof(packet) && packet.request == FIFO_BUFFER_SAVED && packet.data16 == 0) {
+    pthread_mutex_lock(&s->lock);
+    s->save_pending = false;
+    pthread_mutex_unlock(&s->lock);
+    /* -EBUSY (no trace) or a stale reply: ignored, as the engine is stopped */
+    trace_engine_mark_buffer_saved(packet.data32, packet.data64);
+    return 1;
+  }
+  return -1;
+}
+
+/* The exit path, streaming: a save still in flight is acknowledged before
+ * the stop (bounded by SAVE_WAIT_TIMEOUT_MS). Until then the control thread
+ * is the only reader of the FIFO, and it stops reading once it waits for the
+ * stop: the manager's reply to the last SAVE_BUFFER would sit unread while
+ * the trace ends, and a manager whose output lags (it holds acknowledgements
+ * back then) would see STOPPED with a save of its own outstanding. Waiting
+ * here, while reading the FIFO, keeps the order the manager expects:
+ * SAVE_BUFFER, BUFFER_SAVED, STOPPED, close. */
+static void wait_pending_save(manager_session_t* s) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    pthread_mutex_lock(&s->lock);
+    bool pending = s->save_pending;
+    pthread_mutex_unlock(&s->lock);
+    if (!pending || s->fifo < 0) return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (long)(now.tv_sec - start.tv_sec) * 1000 +
+                   (long)(now.tv_nsec - start.tv_nsec) / 1000000;
+    if (elapsed >= SAVE_WAIT_TIMEOUT_MS) return; /* the stop goes ahead anyway */
+    struct pollfd pfd = {s->fifo, POLLIN, 0};
+    int ready = poll(&pfd, 1, (int)(SAVE_WAIT_TIMEOUT_MS - elapsed));
+    if (ready < 0 && errno != EINTR) return;
+    if (ready > 0 && read_fifo(s) < 0) return; /* closed: end_trace follows */
+  }
+}
+
+/* Stop if needed, terminate, unmap the buffer and close the FIFO. `exiting`:
+ * the program ends its provider (destroy, exit), not the manager. */
+static void end_trace(manager_session_t* s, bool exiting) {
   if (s->engine_initialized) {
+    if (exiting && trace_state() == TRACE_STARTED) wait_pending_save(s);
     stop_engine(s);
     trace_engine_terminate(); /* returns after trace_stopped + trace_terminated */
     s->engine_initialized = false;
@@ -352,7 +414,7 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
       return true;
     case MSG_TERMINATE:
       if (!__wire_done(&r)) return false;
-      end_trace(s);
+      end_trace(s, false);
       return true;
     case MSG_GET_KNOWN_CATEGORIES:
       if (!__wire_done(&r)) return false;
@@ -365,19 +427,9 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
 
 /* A FIFO packet from the manager. */
 static void on_fifo(manager_session_t* s) {
-  fifo_packet_t packet;
-  ssize_t n;
-  do n = recv(s->fifo, &packet, sizeof(packet), MSG_DONTWAIT);
-  while (n < 0 && errno == EINTR);
-  if (n < 0 && errno == EAGAIN) return;
-  if (n == (ssize_t)sizeof(packet) && packet.request == FIFO_BUFFER_SAVED && packet.data16 == 0) {
-    /* -EBUSY (no trace) or a stale reply: ignored, as the engine is stopped */
-    trace_engine_mark_buffer_saved(packet.data32, packet.data64);
-    return;
-  }
   /* peer closed without STOP (the manager died), or a bad packet: the trace
    * ends here (PROTOCOL.md §3, §6.3) */
-  end_trace(s);
+  if (read_fifo(s) < 0) end_trace(s, false);
 }
 
 static void* control_main(void* arg) {
@@ -405,7 +457,10 @@ static void* control_main(void* arg) {
     if (connected && count == 3 && s->fifo >= 0 && pfd[2].revents) on_fifo(s);
   }
   /* destroy, exit or a lost connection: end any trace and become inert */
-  end_trace(s);
+  pthread_mutex_lock(&s->lock);
+  bool exiting = s->quit;
+  pthread_mutex_unlock(&s->lock);
+  end_trace(s, exiting);
   set_registered(s, -ECONNRESET, false);
   return NULL;
 }
@@ -541,7 +596,7 @@ bool __manager_session_finish(manager_session_t* s) {
   if (s->thread_started) {
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += FINISH_TIMEOUT_MS / 1000;
+    deadline.tv_sec += JOIN_TIMEOUT_MS / 1000;
     if (pthread_timedjoin_np(s->thread, NULL, &deadline) != 0) {
       fprintf(stderr,
               "fxtrace: a trace writer did not leave the buffer in time; tracing is dead in "
