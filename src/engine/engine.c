@@ -648,9 +648,7 @@ bool trace_is_category_enabled(const char* category_literal) {
   return true;
 }
 
-void trace_release_context(trace_context_t* context) {
-  ATOMIC_RELEASE(&context->nesting, context->nesting - 1);
-}
+void trace_release_context(trace_context_t* context) { __writer_release(context); }
 
 int trace_engine_flush_category_cache(void) {
   /* Site caches are keyed by the trace generation, so they never outlive a

@@ -220,6 +220,17 @@ static inline trace_thread_ref_t __writer_thread_ref(trace_context_t* w) {
   return __writer_register_current_thread_slow(w);
 }
 
+/* The same, by reference: the ref stays in the writer (no 24-byte copy). */
+static inline const trace_thread_ref_t* __writer_current_thread(trace_context_t* w) {
+  if (UNLIKELY(!w->thread_registered)) __writer_register_current_thread_slow(w);
+  return &w->thread_ref;
+}
+
+/* trace_release_context(), inline for the engine's own callers. */
+static inline void __writer_release(trace_context_t* w) {
+  ATOMIC_RELEASE(&w->nesting, w->nesting - 1);
+}
+
 /* The macros' argument names and literal string values (event_helpers.h). */
 static inline void __writer_complete_args(trace_context_t* w, trace_arg_t* args, size_t num_args) {
   for (size_t i = 0; i < num_args; i++) {

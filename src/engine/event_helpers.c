@@ -8,16 +8,128 @@
 
 #include "engine/engine_internal.h"
 
-/* The common shape: one event record on the current thread. */
+/* ---- the record path of the event macros ----
+ * The common record has the thread, the category and the name indexed (each
+ * was registered before on this thread), and arguments whose names are
+ * indexed too and whose values are not blobs: "plain" arguments, a header
+ * word, then a value word for 64-bit values or the characters of an inline
+ * string. Such a record is written by the short encoder below; anything else
+ * (a table full of strings, indexes run out, a blob) by the general one in
+ * fxt_encode.h. Both write the same bytes. */
+
+/* The 8-byte value word of a plain argument (FXT.md §10), or false if the
+ * value fits the header. The 64-bit members share the union's first word,
+ * so one read serves them all. */
+static inline bool plain_value_word(const trace_arg_value_t* v) {
+  switch (v->type) {
+    case TRACE_ARG_INT64:
+    case TRACE_ARG_UINT64:
+    case TRACE_ARG_DOUBLE:
+    case TRACE_ARG_POINTER:
+    case TRACE_ARG_KOID:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Registers the names and literal string values in place, as
+ * __writer_complete_args() does, and counts the arguments' words if all of
+ * them are plain: 0 if one is not (a plain argument takes at least 1). */
+static inline size_t complete_plain_args(trace_context_t* w, trace_arg_t* args, size_t num_args) {
+  size_t words = 0;
+  bool plain = true;
+  for (size_t i = 0; i < num_args; i++) {
+    trace_string_ref_t* n = &args[i].name_ref;
+    if (n->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && n->inline_string)
+      *n = __writer_register_literal(w, n->inline_string);
+    plain &= !trace_is_inline_string_ref(n);
+    trace_arg_value_t* v = &args[i].value;
+    if (v->type == TRACE_ARG_STRING) {
+      trace_string_ref_t* s = &v->string_value_ref;
+      if (s->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && s->inline_string)
+        *s = __writer_register_literal(w, s->inline_string);
+      words += fxt_string_ref_words(s);
+    }
+    plain &= v->type != TRACE_ARG_BLOB;
+    words += 1u + plain_value_word(v);
+  }
+  return plain ? words : 0;
+}
+
+/* fxt_put_arg() for a plain argument. */
+static inline uint64_t* put_plain_arg(uint64_t* p, const trace_arg_t* arg) {
+  const trace_arg_value_t* v = &arg->value;
+  uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(arg->name_ref.encoded_value, 16, 31);
+  switch (v->type) {
+    case TRACE_ARG_INT32:
+      header |= FXT_FIELD((uint32_t)v->int32_value, 32, 63);
+      break;
+    case TRACE_ARG_UINT32:
+      header |= FXT_FIELD(v->uint32_value, 32, 63);
+      break;
+    case TRACE_ARG_BOOL:
+      header |= FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32);
+      break;
+    case TRACE_ARG_STRING: {
+      const trace_string_ref_t* s = &v->string_value_ref;
+      uint64_t* end = fxt_put_string_ref(p + 1, s);
+      p[0] = header | FXT_FIELD((uint64_t)(end - p), 4, 15) | FXT_FIELD(s->encoded_value, 32, 47);
+      return end;
+    }
+    default:
+      if (plain_value_word(v)) {
+        p[0] = header | FXT_FIELD(2, 4, 15);
+        p[1] = v->uint64_value;
+        return p + 2;
+      }
+      break;
+  }
+  p[0] = header | FXT_FIELD(1, 4, 15);
+  return p + 1;
+}
+
+/* One event record at `ticks` on the current thread: the thread, the name
+ * and the argument names, then the record, then the release. Inlined into
+ * its two callers (one for every helper, one for TRACE_DURATION). */
+static inline __attribute__((always_inline)) void write_and_release(
+    trace_context_t* w, unsigned type, trace_ticks_t ticks, const trace_string_ref_t* category,
+    const char* name, trace_arg_t* args, size_t num_args, uint64_t payload) {
+  const trace_thread_ref_t* thread = __writer_current_thread(w);
+  trace_string_ref_t name_ref = __writer_register_literal(w, name);
+  size_t args_words = complete_plain_args(w, args, num_args);
+  bool plain = (args_words != 0 || num_args == 0) && num_args <= TRACE_MAX_ARGS &&
+               !trace_is_inline_thread_ref(thread) && !trace_is_inline_string_ref(category) &&
+               !trace_is_inline_string_ref(&name_ref);
+  size_t words = 2u + args_words + fxt_event_payload_words(type);
+  if (UNLIKELY(!plain || words > FXT_MAX_RECORD_WORDS)) {
+    /* The general encoder; it drops (and counts) a record that is too large. */
+    __writer_write_event(w, type, ticks, thread, category, &name_ref, args, num_args, payload);
+  } else {
+    /* FXT.md §8.5: header, timestamp, (thread, category and name are
+     * indexed: in the header), arguments, payload. The header is stored
+     * last: the commit. */
+    uint64_t* p = __writer_reserve(w, words);
+    if (LIKELY(p != NULL)) {
+      uint64_t* q = p + 1;
+      *q++ = ticks;
+      for (size_t i = 0; i < num_args; i++) q = put_plain_arg(q, &args[i]);
+      if (fxt_event_payload_words(type)) *q = payload;
+      fxt_commit(p, fxt_header(FXT_RECORD_EVENT, words) | FXT_FIELD(type, 16, 19) |
+                        FXT_FIELD(num_args, 20, 23) | FXT_FIELD(thread->encoded_value, 24, 31) |
+                        FXT_FIELD(category->encoded_value, 32, 47) |
+                        FXT_FIELD(name_ref.encoded_value, 48, 63));
+      __writer_count_written(w);
+    }
+  }
+  __writer_release(w);
+}
+
+/* The common shape: the timestamp is taken after the acquire (API.md §2). */
 static inline void event_and_release(trace_context_t* w, unsigned type,
                                      const trace_string_ref_t* category, const char* name,
                                      trace_arg_t* args, size_t num_args, uint64_t payload) {
-  trace_ticks_t ticks = __trace_clock_now_ns();
-  trace_thread_ref_t thread = __writer_thread_ref(w);
-  trace_string_ref_t name_ref = __writer_register_literal(w, name);
-  __writer_complete_args(w, args, num_args);
-  __writer_write_event(w, type, ticks, &thread, category, &name_ref, args, num_args, payload);
-  trace_release_context(w);
+  write_and_release(w, type, __trace_clock_now_ns(), category, name, args, num_args, payload);
 }
 
 void trace_internal_write_instant_event_record_and_release_context(
@@ -180,10 +292,6 @@ void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
       trace_acquire_context_for_category_cached(scope->category_literal, scope->site, &category);
   if (!w) return; /* stopped meanwhile: nothing (API.md §3) */
   trace_ticks_t end = __trace_clock_now_ns();
-  trace_thread_ref_t thread = __writer_thread_ref(w);
-  trace_string_ref_t name = __writer_register_literal(w, scope->name_literal);
-  __writer_complete_args(w, scope->args, scope->num_args);
-  __writer_write_event(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &thread, &category, &name,
-                       scope->args, scope->num_args, end);
-  trace_release_context(w);
+  write_and_release(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &category,
+                    scope->name_literal, scope->args, scope->num_args, end);
 }

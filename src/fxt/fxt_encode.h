@@ -94,10 +94,14 @@ static inline bool fxt_args_fit(const trace_arg_t* args, size_t num_args) {
   return true;
 }
 
+/* One argument, fxt_arg_words(arg) words. The header goes in first with its
+ * size field taken from the words actually written, so that the value is
+ * classified by one switch instead of being re-sized here. */
 static inline uint64_t* fxt_put_arg(uint64_t* p, const trace_arg_t* arg) {
   const trace_arg_value_t* v = &arg->value;
-  uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(fxt_arg_words(arg), 4, 15) |
-                    FXT_FIELD(arg->name_ref.encoded_value, 16, 31);
+  uint64_t* const start = p++;
+  uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(arg->name_ref.encoded_value, 16, 31);
+  p = fxt_put_string_ref(p, &arg->name_ref);
   switch (v->type) {
     case TRACE_ARG_INT32:
       header |= FXT_FIELD((uint32_t)v->int32_value, 32, 63);
@@ -105,21 +109,9 @@ static inline uint64_t* fxt_put_arg(uint64_t* p, const trace_arg_t* arg) {
     case TRACE_ARG_UINT32:
       header |= FXT_FIELD(v->uint32_value, 32, 63);
       break;
-    case TRACE_ARG_STRING:
-      header |= FXT_FIELD(v->string_value_ref.encoded_value, 32, 47);
-      break;
     case TRACE_ARG_BOOL:
       header |= FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32);
       break;
-    case TRACE_ARG_BLOB:
-      header |= FXT_FIELD(v->blob_value.size, 32, 63);
-      break;
-    default:
-      break;
-  }
-  *p++ = header;
-  p = fxt_put_string_ref(p, &arg->name_ref);
-  switch (v->type) {
     case TRACE_ARG_INT64:
       *p++ = (uint64_t)v->int64_value;
       break;
@@ -136,14 +128,17 @@ static inline uint64_t* fxt_put_arg(uint64_t* p, const trace_arg_t* arg) {
       *p++ = v->koid_value;
       break;
     case TRACE_ARG_STRING:
+      header |= FXT_FIELD(v->string_value_ref.encoded_value, 32, 47);
       p = fxt_put_string_ref(p, &v->string_value_ref);
       break;
     case TRACE_ARG_BLOB:
+      header |= FXT_FIELD(v->blob_value.size, 32, 63);
       p = fxt_put_stream(p, v->blob_value.data, v->blob_value.size);
       break;
-    default:
+    default: /* null: the header alone */
       break;
   }
+  *start = header | FXT_FIELD((uint64_t)(p - start), 4, 15);
   return p;
 }
 
