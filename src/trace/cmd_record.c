@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "trace-reader/reader.h"
+#include "trace/archive_scan.h"
 #include "trace/cli.h"
 #include "trace/controller.h"
 #include "trace/json_events.h"
@@ -75,6 +76,7 @@ enum {
   KILL_GRACE_MS = 2000,      /* SIGTERM, then SIGKILL */
   MAX_COUNTED_PROVIDERS = 256,
   ARCHIVE_PIPE_SIZE = 1 << 20,
+  ARCHIVE_READ_SIZE = 1 << 20, /* one read takes a full pipe */
 };
 
 typedef struct record_options {
@@ -314,9 +316,9 @@ static ssize_t archive_read(void* cookie, char* buf, size_t size) {
   }
 }
 
-static void count_record(archive_t* a, const trace_record_t* r) {
-  if (r->type == 0 || !r->provider || r->provider->id == 0) return; /* metadata */
-  uint32_t id = r->provider->id;
+static void count_provider_record(void* context, uint32_t id, const char* name,
+                                  size_t name_length) {
+  archive_t* a = context;
   for (size_t i = 0; i < a->provider_count; i++)
     if (a->providers[i].id == id) {
       a->providers[i].records++;
@@ -325,15 +327,47 @@ static void count_record(archive_t* a, const trace_record_t* r) {
   if (a->provider_count == MAX_COUNTED_PROVIDERS) return;
   provider_count_t* p = &a->providers[a->provider_count++];
   p->id = id;
-  size_t n = r->provider->name.length;
-  if (n > WIRE_MAX_NAME) n = WIRE_MAX_NAME;
-  memcpy(p->name, r->provider->name.data, n);
-  p->name[n] = '\0';
+  if (name_length > WIRE_MAX_NAME) name_length = WIRE_MAX_NAME;
+  memcpy(p->name, name, name_length);
+  p->name[name_length] = '\0';
   p->records = 1;
+}
+
+static void count_record(archive_t* a, const trace_record_t* r) {
+  if (r->type == 0 || !r->provider || r->provider->id == 0) return; /* metadata */
+  count_provider_record(a, r->provider->id, r->provider->name.data, r->provider->name.length);
+}
+
+/* FXT output: the archive is written as it comes and scanned for framing
+ * only (archive_scan.h), which keeps up with the fastest streaming trace. */
+static void copy_and_scan(archive_t* a) {
+  archive_scan_t* scan = malloc(sizeof(*scan));
+  uint8_t* buf = malloc(ARCHIVE_READ_SIZE);
+  if (!scan || !buf) {
+    a->damaged = true;
+    snprintf(a->damage, sizeof(a->damage), "out of memory");
+  } else {
+    __archive_scan_init(scan, count_provider_record, a);
+    ssize_t n;
+    while ((n = archive_read(a, (char*)buf, ARCHIVE_READ_SIZE)) > 0)
+      __archive_scan_feed(scan, buf, (size_t)n);
+    if (!__archive_scan_finish(scan)) {
+      a->damaged = true;
+      snprintf(a->damage, sizeof(a->damage), "%s", scan->damage);
+    }
+  }
+  free(buf);
+  free(scan);
 }
 
 static void* archive_main(void* arg) {
   archive_t* a = arg;
+  if (!a->json) {
+    copy_and_scan(a); /* reads to the end, whatever happens */
+    atomic_store(&a->done, true);
+    wake();
+    return NULL;
+  }
   cookie_io_functions_t io = {archive_read, NULL, NULL, NULL};
   FILE* in = fopencookie(a, "r", io);
   trace_reader_t* reader = in ? trace_reader_open_file(in, NULL) : NULL;
@@ -476,6 +510,21 @@ static bool ended_with_command(const controller_stats_t* s, pid_t command, bool 
          s->pid == (uint64_t)command;
 }
 
+/* Why a provider in this buffering mode drops records, and what helps. */
+static const char* drop_reason(uint8_t buffering_mode) {
+  switch (buffering_mode) {
+    case 1: /* circular: the rolling buffers overwrite their oldest data instead */
+      return "its durable buffer (strings and threads) was full, which stops the provider, or "
+             "a record was larger than a rolling buffer (try a larger --buffer-size)";
+    case 2:
+      return "both rolling buffers were full while the trace manager saved one (try a larger "
+             "--buffer-size)";
+    default:
+      return "its buffer was full (try a larger --buffer-size, or --buffering-mode=circular "
+             "or streaming)";
+  }
+}
+
 static void print_summary(archive_t* a, const char* output, const controller_stats_t* stats,
                           size_t count, pid_t command, bool command_exited) {
   uint64_t total = 0;
@@ -507,10 +556,9 @@ static void print_summary(archive_t* a, const char* output, const controller_sta
   for (size_t i = 0; i < count; i++) {
     const controller_stats_t* s = &stats[i];
     if (s->records_dropped > 0)
-      fprintf(stderr,
-              "trace record: warning: provider '%s' (pid %llu) dropped %llu records: its buffer "
-              "was full (try a larger --buffer-size, or --buffering-mode=streaming)\n",
-              s->name, (unsigned long long)s->pid, (unsigned long long)s->records_dropped);
+      fprintf(stderr, "trace record: warning: provider '%s' (pid %llu) dropped %llu records: %s\n",
+              s->name, (unsigned long long)s->pid, (unsigned long long)s->records_dropped,
+              drop_reason(s->buffering_mode));
     if (s->state == CONTROLLER_NOT_STOPPED_IN_TIME)
       fprintf(stderr,
               "trace record: warning: provider '%s' (pid %llu) did not stop in time; its buffer "

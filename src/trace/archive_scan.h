@@ -1,0 +1,55 @@
+/* Framing-only scan of an FXT archive as it streams in: record boundaries,
+ * provider sections and the records of each, without decoding a record's
+ * body. `trace record` uses it when it writes the archive as it came (FXT
+ * output): the trace manager has already checked every record's framing, so
+ * the client only needs the per-provider counts of its summary and to notice
+ * an archive that ends inside a record. A full decode (libtrace-reader) is
+ * several times slower and made the client the bottleneck of a fast
+ * streaming trace. */
+#ifndef FXTRACE_TRACE_ARCHIVE_SCAN_H_
+#define FXTRACE_TRACE_ARCHIVE_SCAN_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called for every record of a provider's data (not for metadata records,
+ * and not before the first provider-info record), with the name the
+ * provider-info record of `provider_id` gave (not NUL-terminated). */
+typedef void (*archive_scan_record_fn)(void* context, uint32_t provider_id, const char* name,
+                                       size_t name_length);
+
+enum { ARCHIVE_SCAN_MAX_NAMED_PROVIDERS = 256 };
+
+typedef struct archive_scan_provider {
+  uint32_t id;
+  uint8_t name_length;
+  char name[255];
+} archive_scan_provider_t;
+
+typedef struct archive_scan {
+  archive_scan_record_fn on_record;
+  void* context;
+  uint64_t offset;         /* archive bytes consumed so far */
+  uint64_t skip;           /* bytes of the current record's body still to pass over */
+  size_t carry_length;     /* bytes of a record head split across two feeds */
+  uint8_t carry[8 + 255];  /* the most a head needs: a provider-info header and name */
+  bool magic_seen;
+  bool damaged;            /* stop scanning; `damage` says why and where */
+  char damage[160];
+  const archive_scan_provider_t* current; /* NULL before the first provider-info */
+  size_t provider_count;
+  archive_scan_provider_t providers[ARCHIVE_SCAN_MAX_NAMED_PROVIDERS];
+} archive_scan_t;
+
+void __archive_scan_init(archive_scan_t* s, archive_scan_record_fn on_record, void* context);
+
+/* Consumes the next `length` bytes of the archive. Once damaged, ignores
+ * the rest. */
+void __archive_scan_feed(archive_scan_t* s, const uint8_t* data, size_t length);
+
+/* At the end of the archive: false (and `damage` set) if it was damaged or
+ * ended inside a record. */
+bool __archive_scan_finish(archive_scan_t* s);
+
+#endif /* FXTRACE_TRACE_ARCHIVE_SCAN_H_ */
