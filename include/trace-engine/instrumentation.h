@@ -43,8 +43,10 @@ typedef struct trace_site {
  * so call-site caches from an earlier trace never match. Read relaxed. */
 TRACE_EXPORT extern uint64_t __trace_engine_generation;
 
-/* A process-unique, never-zero id (atomic counter from 1), for async and
- * flow ids. */
+/* A never-zero id for async and flow events: an atomic counter from 1,
+ * plus the process id (mod 2^21) shifted left by 32, so that the ids of
+ * different processes differ too (Perfetto drops flow ids begun in several
+ * processes). Always below 2^53. */
 TRACE_EXPORT uint64_t trace_generate_nonce(void);
 
 TRACE_EXPORT trace_state_t trace_state(void);

@@ -46,7 +46,6 @@ typedef struct observer {
 
 static observer_t observers[MAX_OBSERVERS];
 static size_t observer_count;
-static uint64_t nonce_counter;
 static char process_name[17];
 
 /* ---- small helpers ---- */
@@ -577,10 +576,6 @@ static void* engine_thread_main(void* arg) {
 }
 
 /* ---- instrumentation.h ---- */
-
-uint64_t trace_generate_nonce(void) {
-  return __atomic_add_fetch(&nonce_counter, 1, __ATOMIC_RELAXED);
-}
 
 trace_state_t trace_state(void) { return ATOMIC_LOAD(&__engine.state); }
 
