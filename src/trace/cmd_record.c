@@ -27,6 +27,7 @@
 #include "trace/controller.h"
 #include "trace/json_events.h"
 #include "trace/local_manager.h"
+#include "trace/write_behind.h"
 
 extern char** environ;
 
@@ -296,6 +297,7 @@ typedef struct archive {
   size_t provider_count;
   json_converter_t converter;
   json_writer_t writer; /* 64 KiB; the struct lives on the heap */
+  write_behind_t write_behind; /* FXT output */
 } archive_t;
 
 static ssize_t archive_read(void* cookie, char* buf, size_t size) {
@@ -309,8 +311,12 @@ static ssize_t archive_read(void* cookie, char* buf, size_t size) {
     }
     if (n > 0) {
       atomic_fetch_add(&a->bytes, (uint64_t)n);
-      if (!a->json && a->write_error == 0 && fwrite(buf, 1, (size_t)n, a->out) != (size_t)n)
-        a->write_error = errno ? errno : EIO;
+      if (!a->json && a->write_error == 0) {
+        if (fwrite(buf, 1, (size_t)n, a->out) != (size_t)n)
+          a->write_error = errno ? errno : EIO;
+        else
+          __write_behind_wrote(&a->write_behind, a->out, (uint64_t)n);
+      }
     }
     return n;
   }
@@ -348,6 +354,7 @@ static void copy_and_scan(archive_t* a) {
     snprintf(a->damage, sizeof(a->damage), "out of memory");
   } else {
     __archive_scan_init(scan, count_provider_record, a);
+    __write_behind_init(&a->write_behind, a->out);
     ssize_t n;
     while ((n = archive_read(a, (char*)buf, ARCHIVE_READ_SIZE)) > 0)
       __archive_scan_feed(scan, buf, (size_t)n);

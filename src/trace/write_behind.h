@@ -1,0 +1,34 @@
+/* Write-behind for a long trace written to a regular file, as LTTng's
+ * consumer daemon does. Every WRITE_BEHIND_BYTES the range just written is
+ * handed to writeback at once, and the range before it is waited for and
+ * dropped from the page cache. The file is then written at the disk's pace,
+ * instead of dirty pages piling up until the kernel stalls the writer for
+ * long stretches (balance_dirty_pages): during such a stall the trace
+ * manager cannot hand the archive on, streaming saves wait, and providers
+ * drop records. It also keeps a multi-gigabyte trace out of the page cache.
+ * Anything but a regular file is left alone. All of it is advice: a failed
+ * call changes nothing, and write errors still surface from fwrite/fclose. */
+#ifndef FXTRACE_TRACE_WRITE_BEHIND_H_
+#define FXTRACE_TRACE_WRITE_BEHIND_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { WRITE_BEHIND_BYTES = 8 << 20 };
+
+typedef struct write_behind {
+  bool active; /* a regular file */
+  uint64_t start;           /* file offset where this writer began */
+  uint64_t written;         /* bytes given to fwrite since */
+  uint64_t handed;          /* bytes handed to writeback */
+  uint64_t previous_offset; /* the range handed last time, waited for next time */
+  uint64_t previous_length;
+} write_behind_t;
+
+void __write_behind_init(write_behind_t* w, FILE* out);
+
+/* After fwrite(out) of `bytes` more bytes. */
+void __write_behind_wrote(write_behind_t* w, FILE* out, uint64_t bytes);
+
+#endif /* FXTRACE_TRACE_WRITE_BEHIND_H_ */
