@@ -17,6 +17,10 @@
     exit(1);                                                  \
   } while (0)
 
+/* A condition with a message of its own (printf format). */
+#define ASSERT_MSG(cond, ...) \
+  do { if (!(cond)) TEST_FAIL(__VA_ARGS__); } while (0)
+
 #define ASSERT_TRUE(x) \
   do { if (!(x)) TEST_FAIL("%s", #x); } while (0)
 

@@ -3,34 +3,26 @@
  * which must not repeat the parent's ids. No engine initialization needed. */
 #include "trace/event.h"
 
+#include "test.h"
+
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                               \
-  do {                                                 \
-    if (!(cond)) {                                     \
-      failures++;                                      \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                    \
-      fputc('\n', stderr);                             \
-    }                                                  \
-  } while (0)
 
 static const uint64_t kPidMask = (UINT64_C(1) << 21) - 1;
 
 static void check_ids_of_this_process(const char* who) {
   uint64_t first = TRACE_NONCE();
-  CHECK(first != 0, "%s: a zero nonce", who);
-  CHECK(first < (UINT64_C(1) << 53), "%s: nonce %#llx not exact as a JSON number", who,
+  ASSERT_MSG(first != 0, "%s: a zero nonce", who);
+  ASSERT_MSG(first < (UINT64_C(1) << 53), "%s: nonce %#llx not exact as a JSON number", who,
         (unsigned long long)first);
-  CHECK(first >> 32 == ((uint64_t)getpid() & kPidMask), "%s: nonce %#llx lacks pid %d", who,
+  ASSERT_MSG(first >> 32 == ((uint64_t)getpid() & kPidMask), "%s: nonce %#llx lacks pid %d", who,
         (unsigned long long)first, (int)getpid());
   uint64_t previous = first;
   for (int i = 0; i < 1000; i++) {
     uint64_t id = TRACE_NONCE();
-    CHECK(id == previous + 1, "%s: nonce %#llx after %#llx", who, (unsigned long long)id,
+    ASSERT_MSG(id == previous + 1, "%s: nonce %#llx after %#llx", who, (unsigned long long)id,
           (unsigned long long)previous);
     previous = id;
   }
@@ -46,21 +38,17 @@ int main(void) {
     check_ids_of_this_process("fork child");
     uint64_t id = TRACE_NONCE();
     ssize_t n = write(pipefd[1], &id, sizeof(id));
-    _exit(failures == 0 && n == (ssize_t)sizeof(id) ? 0 : 1);
+    _exit(n == (ssize_t)sizeof(id) ? 0 : 1); /* a failed check exits 1 */
   }
   uint64_t child_id = 0;
   ssize_t n = read(pipefd[0], &child_id, sizeof(child_id));
   int status = 0;
   waitpid(child, &status, 0);
-  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fork child's checks failed");
-  CHECK(n == (ssize_t)sizeof(child_id), "no id from the child");
+  ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fork child's checks failed");
+  ASSERT_MSG(n == (ssize_t)sizeof(child_id), "no id from the child");
   if (((uint64_t)child & kPidMask) != ((uint64_t)getpid() & kPidMask))
-    CHECK(child_id >> 32 != parent_next >> 32, "the child's ids %#llx share the parent's range",
+    ASSERT_MSG(child_id >> 32 != parent_next >> 32, "the child's ids %#llx share the parent's range",
           (unsigned long long)child_id);
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
-    return 1;
-  }
   printf("ok: nonces (pid %d: %#llx...)\n", (int)getpid(), (unsigned long long)parent_next);
   return 0;
 }

@@ -4,20 +4,12 @@
  * here word by word from FXT.md's layouts (§8.1, §6.2). */
 #include "trace/archive_scan.h"
 
+#include "test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                 \
-  do {                                                   \
-    if (!(cond)) {                                       \
-      failures++;                                        \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);   \
-      fprintf(stderr, __VA_ARGS__);                      \
-      fputc('\n', stderr);                               \
-    }                                                    \
-  } while (0)
 
 static uint8_t archive[4096];
 static size_t archive_length;
@@ -60,11 +52,7 @@ typedef struct counts {
 
 static void on_record(void* context, uint32_t id, const char* name, size_t length) {
   counts_t* c = context;
-  if (id >= 4) {
-    failures++;
-    fprintf(stderr, "unexpected provider id %u\n", id);
-    return;
-  }
+  ASSERT_MSG(id < 4, "unexpected provider id %u", id);
   c->records[id]++;
   snprintf(c->names[id], sizeof(c->names[id]), "%.*s", (int)length, name);
 }
@@ -88,13 +76,13 @@ static bool scan(size_t length, const size_t* cuts, size_t ncuts, counts_t* c, c
 }
 
 static void check_counts(const counts_t* c, const char* how) {
-  CHECK(c->records[0] == 0, "%s: records before any provider counted", how);
-  CHECK(c->records[1] == 4, "%s: provider 1 has %llu records, want 4", how,
+  ASSERT_MSG(c->records[0] == 0, "%s: records before any provider counted", how);
+  ASSERT_MSG(c->records[1] == 4, "%s: provider 1 has %llu records, want 4", how,
         (unsigned long long)c->records[1]);
-  CHECK(c->records[2] == 2, "%s: provider 2 has %llu records, want 2", how,
+  ASSERT_MSG(c->records[2] == 2, "%s: provider 2 has %llu records, want 2", how,
         (unsigned long long)c->records[2]);
-  CHECK(strcmp(c->names[1], "alpha") == 0, "%s: provider 1 named '%s'", how, c->names[1]);
-  CHECK(strcmp(c->names[2], "a-provider-name-of-26bytes") == 0, "%s: provider 2 named '%s'", how,
+  ASSERT_MSG(strcmp(c->names[1], "alpha") == 0, "%s: provider 1 named '%s'", how, c->names[1]);
+  ASSERT_MSG(strcmp(c->names[2], "a-provider-name-of-26bytes") == 0, "%s: provider 2 named '%s'", how,
         c->names[2]);
 }
 
@@ -127,23 +115,23 @@ int main(void) {
   counts_t c;
   char damage[200];
 
-  CHECK(scan(whole, NULL, 0, &c, damage, sizeof(damage)), "whole archive: %s", damage);
+  ASSERT_MSG(scan(whole, NULL, 0, &c, damage, sizeof(damage)), "whole archive: %s", damage);
   check_counts(&c, "one read");
 
   /* Byte by byte. */
   size_t cuts[4096];
   for (size_t i = 0; i < whole; i++) cuts[i] = i + 1;
-  CHECK(scan(whole, cuts, whole, &c, damage, sizeof(damage)), "byte by byte: %s", damage);
+  ASSERT_MSG(scan(whole, cuts, whole, &c, damage, sizeof(damage)), "byte by byte: %s", damage);
   check_counts(&c, "byte by byte");
 
   /* Every two-piece and three-piece split. */
   for (size_t i = 0; i <= whole; i++) {
     size_t two[1] = {i};
-    CHECK(scan(whole, two, 1, &c, damage, sizeof(damage)), "split at %zu: %s", i, damage);
+    ASSERT_MSG(scan(whole, two, 1, &c, damage, sizeof(damage)), "split at %zu: %s", i, damage);
     check_counts(&c, "two pieces");
     for (size_t j = i; j <= whole; j += 7) {
       size_t three[2] = {i, j};
-      CHECK(scan(whole, three, 2, &c, damage, sizeof(damage)), "split at %zu,%zu: %s", i, j,
+      ASSERT_MSG(scan(whole, three, 2, &c, damage, sizeof(damage)), "split at %zu,%zu: %s", i, j,
             damage);
       check_counts(&c, "three pieces");
     }
@@ -154,31 +142,27 @@ int main(void) {
     bool at_boundary = false;
     for (size_t b = 0; b < nb; b++) at_boundary |= boundaries[b] == len;
     bool ok = scan(len, NULL, 0, &c, damage, sizeof(damage));
-    CHECK(ok == at_boundary, "truncated to %zu bytes: scan says %s (%s)", len,
+    ASSERT_MSG(ok == at_boundary, "truncated to %zu bytes: scan says %s (%s)", len,
           ok ? "complete" : "damaged", damage);
-    if (!ok) CHECK(strstr(damage, "ends inside a record") != NULL, "truncated: '%s'", damage);
+    if (!ok) ASSERT_MSG(strstr(damage, "ends inside a record") != NULL, "truncated: '%s'", damage);
   }
 
   /* Not an FXT archive. */
   archive[0] ^= 1;
-  CHECK(!scan(whole, NULL, 0, &c, damage, sizeof(damage)), "a wrong magic number passes");
-  CHECK(strstr(damage, "byte offset 0") && strstr(damage, "magic"), "wrong magic: '%s'", damage);
+  ASSERT_MSG(!scan(whole, NULL, 0, &c, damage, sizeof(damage)), "a wrong magic number passes");
+  ASSERT_MSG(strstr(damage, "byte offset 0") && strstr(damage, "magic"), "wrong magic: '%s'", damage);
   archive[0] ^= 1;
 
   /* A record of size 0 stops the scan where it is. */
   archive_length = whole;
   put_word(4); /* event header, size 0 */
   put_event();
-  CHECK(!scan(archive_length, NULL, 0, &c, damage, sizeof(damage)), "a size-0 record passes");
+  ASSERT_MSG(!scan(archive_length, NULL, 0, &c, damage, sizeof(damage)), "a size-0 record passes");
   char where[64];
   snprintf(where, sizeof(where), "byte offset %zu: a record of size 0", whole);
-  CHECK(strstr(damage, where) != NULL, "size 0: '%s', want '%s'", damage, where);
+  ASSERT_MSG(strstr(damage, where) != NULL, "size 0: '%s', want '%s'", damage, where);
   check_counts(&c, "records before a size-0 record");
 
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
-    return 1;
-  }
   printf("ok: archive scan (%zu-byte archive, every split and truncation)\n", whole);
   return 0;
 }

@@ -4,21 +4,13 @@
  * advice must never lose or reorder data). */
 #include "trace/write_behind.h"
 
+#include "test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                               \
-  do {                                                 \
-    if (!(cond)) {                                     \
-      failures++;                                      \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                    \
-      fputc('\n', stderr);                             \
-    }                                                  \
-  } while (0)
 
 static uint8_t byte_at(uint64_t i) { return (uint8_t)(i * 2654435761u >> 13); }
 
@@ -33,8 +25,8 @@ int main(void) {
 
   write_behind_t w;
   __write_behind_init(&w, out);
-  CHECK(w.active, "a regular file is not written behind");
-  CHECK(w.start == prefix, "starts at %llu, want %zu", (unsigned long long)w.start, prefix);
+  ASSERT_MSG(w.active, "a regular file is not written behind");
+  ASSERT_MSG(w.start == prefix, "starts at %llu, want %zu", (unsigned long long)w.start, prefix);
 
   const uint64_t total = 3 * (uint64_t)WRITE_BEHIND_BYTES + 12345;
   uint8_t* piece = malloc(1 << 20);
@@ -42,21 +34,21 @@ int main(void) {
   for (uint64_t at = 0; at < total;) {
     size_t n = total - at < (1 << 20) ? (size_t)(total - at) : (size_t)1 << 20;
     for (size_t i = 0; i < n; i++) piece[i] = byte_at(at + i);
-    CHECK(fwrite(piece, 1, n, out) == n, "fwrite failed");
+    ASSERT_MSG(fwrite(piece, 1, n, out) == n, "fwrite failed");
     __write_behind_wrote(&w, out, n);
     at += n;
-    CHECK(w.handed <= w.written && w.written - w.handed < WRITE_BEHIND_BYTES,
+    ASSERT_MSG(w.handed <= w.written && w.written - w.handed < WRITE_BEHIND_BYTES,
           "after %llu bytes, %llu handed on", (unsigned long long)at,
           (unsigned long long)w.handed);
   }
-  CHECK(w.handed == 3 * (uint64_t)WRITE_BEHIND_BYTES, "handed %llu bytes",
+  ASSERT_MSG(w.handed == 3 * (uint64_t)WRITE_BEHIND_BYTES, "handed %llu bytes",
         (unsigned long long)w.handed);
-  CHECK(w.previous_offset == prefix + 2 * (uint64_t)WRITE_BEHIND_BYTES,
+  ASSERT_MSG(w.previous_offset == prefix + 2 * (uint64_t)WRITE_BEHIND_BYTES,
         "last range handed at %llu", (unsigned long long)w.previous_offset);
-  CHECK(fclose(out) == 0, "fclose failed");
+  ASSERT_MSG(fclose(out) == 0, "fclose failed");
 
   FILE* in = fopen(path, "rb");
-  CHECK(in != NULL, "cannot reopen %s", path);
+  ASSERT_MSG(in != NULL, "cannot reopen %s", path);
   uint64_t bad = 0, length = 0;
   int c;
   while (in && (c = fgetc(in)) != EOF) {
@@ -67,23 +59,19 @@ int main(void) {
   }
   if (in) fclose(in);
   unlink(path);
-  CHECK(length == prefix + total, "file of %llu bytes, want %llu", (unsigned long long)length,
+  ASSERT_MSG(length == prefix + total, "file of %llu bytes, want %llu", (unsigned long long)length,
         (unsigned long long)(prefix + total));
-  CHECK(bad == 0, "%llu bytes differ", (unsigned long long)bad);
+  ASSERT_MSG(bad == 0, "%llu bytes differ", (unsigned long long)bad);
 
   int p[2];
   if (pipe(p) != 0) return 2;
   FILE* pipe_out = fdopen(p[1], "w");
   __write_behind_init(&w, pipe_out);
-  CHECK(!w.active, "a pipe is written behind");
+  ASSERT_MSG(!w.active, "a pipe is written behind");
   fclose(pipe_out);
   close(p[0]);
   free(piece);
 
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
-    return 1;
-  }
   printf("ok: write-behind (%llu bytes, intact)\n", (unsigned long long)total);
   return 0;
 }
