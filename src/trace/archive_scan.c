@@ -64,8 +64,7 @@ static uint64_t record_head(archive_scan_t* s, const uint8_t* head) {
     return 0;
   }
   if (type != 0) {
-    const archive_scan_provider_t* p = s->current;
-    if (p) s->on_record(s->context, p->id, p->name, p->name_length);
+    if (s->current) s->on_record(s->context, s->current, type, words * 8);
     return words * 8;
   }
   uint32_t id = (uint32_t)((header >> 20) & 0xffffffffu);

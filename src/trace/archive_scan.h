@@ -13,19 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Called for every record of a provider's data (not for metadata records,
- * and not before the first provider-info record), with the name the
- * provider-info record of `provider_id` gave (not NUL-terminated). */
-typedef void (*archive_scan_record_fn)(void* context, uint32_t provider_id, const char* name,
-                                       size_t name_length);
-
 enum { ARCHIVE_SCAN_MAX_NAMED_PROVIDERS = 256 };
 
 typedef struct archive_scan_provider {
   uint32_t id;
   uint8_t name_length;
-  char name[255];
+  char name[255]; /* from its provider-info record; not NUL-terminated */
 } archive_scan_provider_t;
+
+/* Called for every record of a provider's data (not for metadata records,
+ * and not before the first provider-info record): its provider, its record
+ * type (FXT.md §7) and its size in bytes. */
+typedef void (*archive_scan_record_fn)(void* context, const archive_scan_provider_t* provider,
+                                       unsigned type, uint64_t bytes);
 
 typedef struct archive_scan {
   archive_scan_record_fn on_record;

@@ -322,9 +322,8 @@ static ssize_t archive_read(void* cookie, char* buf, size_t size) {
   }
 }
 
-static void count_provider_record(void* context, uint32_t id, const char* name,
+static void count_provider_record(archive_t* a, uint32_t id, const char* name,
                                   size_t name_length) {
-  archive_t* a = context;
   for (size_t i = 0; i < a->provider_count; i++)
     if (a->providers[i].id == id) {
       a->providers[i].records++;
@@ -344,6 +343,12 @@ static void count_record(archive_t* a, const trace_record_t* r) {
   count_provider_record(a, r->provider->id, r->provider->name.data, r->provider->name.length);
 }
 
+static void count_scanned_record(void* context, const archive_scan_provider_t* provider,
+                                 unsigned type, uint64_t bytes) {
+  (void)type, (void)bytes;
+  count_provider_record(context, provider->id, provider->name, provider->name_length);
+}
+
 /* FXT output: the archive is written as it comes and scanned for framing
  * only (archive_scan.h), which keeps up with the fastest streaming trace. */
 static void copy_and_scan(archive_t* a) {
@@ -353,7 +358,7 @@ static void copy_and_scan(archive_t* a) {
     a->damaged = true;
     snprintf(a->damage, sizeof(a->damage), "out of memory");
   } else {
-    __archive_scan_init(scan, count_provider_record, a);
+    __archive_scan_init(scan, count_scanned_record, a);
     __write_behind_init(&a->write_behind, a->out);
     ssize_t n;
     while ((n = archive_read(a, (char*)buf, ARCHIVE_READ_SIZE)) > 0)

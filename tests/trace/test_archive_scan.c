@@ -47,14 +47,21 @@ static void put_large(uint64_t words) {
 
 typedef struct counts {
   uint64_t records[4];
+  uint64_t bytes[4];
+  uint32_t types[4]; /* bit per record type seen */
   char names[4][32];
 } counts_t;
 
-static void on_record(void* context, uint32_t id, const char* name, size_t length) {
+static void on_record(void* context, const archive_scan_provider_t* provider, unsigned type,
+                      uint64_t bytes) {
   counts_t* c = context;
+  uint32_t id = provider->id;
   ASSERT_MSG(id < 4, "unexpected provider id %u", id);
   c->records[id]++;
-  snprintf(c->names[id], sizeof(c->names[id]), "%.*s", (int)length, name);
+  c->bytes[id] += bytes;
+  c->types[id] |= 1u << type;
+  snprintf(c->names[id], sizeof(c->names[id]), "%.*s", (int)provider->name_length,
+           provider->name);
 }
 
 /* Scans the archive's first `length` bytes in pieces cut at `cuts`. */
@@ -81,6 +88,12 @@ static void check_counts(const counts_t* c, const char* how) {
         (unsigned long long)c->records[1]);
   ASSERT_MSG(c->records[2] == 2, "%s: provider 2 has %llu records, want 2", how,
         (unsigned long long)c->records[2]);
+  /* provider 1: initialization (16 B) and 3 events (40 B); 2: a large
+   * record (320 B) and an event */
+  ASSERT_MSG(c->bytes[1] == 16 + 3 * 40 && c->bytes[2] == 320 + 40, "%s: bytes %llu / %llu", how,
+             (unsigned long long)c->bytes[1], (unsigned long long)c->bytes[2]);
+  ASSERT_MSG(c->types[1] == (1u << 1 | 1u << 4) && c->types[2] == (1u << 15 | 1u << 4),
+             "%s: record types %#x / %#x", how, c->types[1], c->types[2]);
   ASSERT_MSG(strcmp(c->names[1], "alpha") == 0, "%s: provider 1 named '%s'", how, c->names[1]);
   ASSERT_MSG(strcmp(c->names[2], "a-provider-name-of-26bytes") == 0, "%s: provider 2 named '%s'", how,
         c->names[2]);
