@@ -17,22 +17,6 @@
  * (a table full of strings, indexes run out, a blob) by the general one in
  * fxt_encode.h. Both write the same bytes. */
 
-/* The 8-byte value word of a plain argument (FXT.md §10), or false if the
- * value fits the header. The 64-bit members share the union's first word,
- * so one read serves them all. */
-static inline bool plain_value_word(const trace_arg_value_t* v) {
-  switch (v->type) {
-    case TRACE_ARG_INT64:
-    case TRACE_ARG_UINT64:
-    case TRACE_ARG_DOUBLE:
-    case TRACE_ARG_POINTER:
-    case TRACE_ARG_KOID:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /* Registers the names and literal string values in place, as
  * __writer_complete_args() does, and counts the arguments' words if all of
  * them are plain: 0 if one is not (a plain argument takes at least 1). */
@@ -52,38 +36,27 @@ static inline size_t complete_plain_args(trace_context_t* w, trace_arg_t* args, 
       words += fxt_string_ref_words(s);
     }
     plain &= v->type != TRACE_ARG_BLOB;
-    words += 1u + plain_value_word(v);
+    words += 1u + fxt_arg_has_value_word(v->type);
   }
   return plain ? words : 0;
 }
 
-/* fxt_put_arg() for a plain argument. */
+/* fxt_put_arg() for a plain argument: its name is indexed, so there is no
+ * name stream to write and the size is known from the type. */
 static inline uint64_t* put_plain_arg(uint64_t* p, const trace_arg_t* arg) {
   const trace_arg_value_t* v = &arg->value;
-  uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(arg->name_ref.encoded_value, 16, 31);
-  switch (v->type) {
-    case TRACE_ARG_INT32:
-      header |= FXT_FIELD((uint32_t)v->int32_value, 32, 63);
-      break;
-    case TRACE_ARG_UINT32:
-      header |= FXT_FIELD(v->uint32_value, 32, 63);
-      break;
-    case TRACE_ARG_BOOL:
-      header |= FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32);
-      break;
-    case TRACE_ARG_STRING: {
-      const trace_string_ref_t* s = &v->string_value_ref;
-      uint64_t* end = fxt_put_string_ref(p + 1, s);
-      p[0] = header | FXT_FIELD((uint64_t)(end - p), 4, 15) | FXT_FIELD(s->encoded_value, 32, 47);
-      return end;
-    }
-    default:
-      if (plain_value_word(v)) {
-        p[0] = header | FXT_FIELD(2, 4, 15);
-        p[1] = v->uint64_value;
-        return p + 2;
-      }
-      break;
+  uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(arg->name_ref.encoded_value, 16, 31) |
+                    fxt_arg_header_value(v);
+  if (v->type == TRACE_ARG_STRING) {
+    const trace_string_ref_t* s = &v->string_value_ref;
+    uint64_t* end = fxt_put_string_ref(p + 1, s);
+    p[0] = header | FXT_FIELD((uint64_t)(end - p), 4, 15) | FXT_FIELD(s->encoded_value, 32, 47);
+    return end;
+  }
+  if (fxt_arg_has_value_word(v->type)) {
+    p[0] = header | FXT_FIELD(2, 4, 15);
+    p[1] = v->uint64_value;
+    return p + 2;
   }
   p[0] = header | FXT_FIELD(1, 4, 15);
   return p + 1;

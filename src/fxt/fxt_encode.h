@@ -62,15 +62,40 @@ static inline uint64_t* fxt_put_thread_ref(uint64_t* p, const trace_thread_ref_t
 
 /* ---- arguments (FXT.md §10) ---- */
 
-static inline size_t fxt_arg_words(const trace_arg_t* arg) {
-  size_t words = 1u + fxt_string_ref_words(&arg->name_ref);
-  switch (arg->value.type) {
+/* The argument types whose value is one word after the name. Their members
+ * share the first word of the value union, so v->uint64_value reads any. */
+static inline bool fxt_arg_has_value_word(unsigned type) {
+  switch (type) {
     case TRACE_ARG_INT64:
     case TRACE_ARG_UINT64:
     case TRACE_ARG_DOUBLE:
     case TRACE_ARG_POINTER:
     case TRACE_ARG_KOID:
-      return words + 1u;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* The value bits an int32, uint32 or bool argument keeps in its header
+ * word; 0 for every other type. */
+static inline uint64_t fxt_arg_header_value(const trace_arg_value_t* v) {
+  switch (v->type) {
+    case TRACE_ARG_INT32:
+      return FXT_FIELD((uint32_t)v->int32_value, 32, 63);
+    case TRACE_ARG_UINT32:
+      return FXT_FIELD(v->uint32_value, 32, 63);
+    case TRACE_ARG_BOOL:
+      return FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32);
+    default:
+      return 0;
+  }
+}
+
+static inline size_t fxt_arg_words(const trace_arg_t* arg) {
+  size_t words = 1u + fxt_string_ref_words(&arg->name_ref);
+  if (fxt_arg_has_value_word(arg->value.type)) return words + 1u;
+  switch (arg->value.type) {
     case TRACE_ARG_STRING:
       return words + fxt_string_ref_words(&arg->value.string_value_ref);
     case TRACE_ARG_BLOB:
@@ -100,33 +125,10 @@ static inline bool fxt_args_fit(const trace_arg_t* args, size_t num_args) {
 static inline uint64_t* fxt_put_arg(uint64_t* p, const trace_arg_t* arg) {
   const trace_arg_value_t* v = &arg->value;
   uint64_t* const start = p++;
-  uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(arg->name_ref.encoded_value, 16, 31);
+  uint64_t header = FXT_FIELD(v->type, 0, 3) | FXT_FIELD(arg->name_ref.encoded_value, 16, 31) |
+                    fxt_arg_header_value(v);
   p = fxt_put_string_ref(p, &arg->name_ref);
   switch (v->type) {
-    case TRACE_ARG_INT32:
-      header |= FXT_FIELD((uint32_t)v->int32_value, 32, 63);
-      break;
-    case TRACE_ARG_UINT32:
-      header |= FXT_FIELD(v->uint32_value, 32, 63);
-      break;
-    case TRACE_ARG_BOOL:
-      header |= FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32);
-      break;
-    case TRACE_ARG_INT64:
-      *p++ = (uint64_t)v->int64_value;
-      break;
-    case TRACE_ARG_UINT64:
-      *p++ = v->uint64_value;
-      break;
-    case TRACE_ARG_DOUBLE:
-      memcpy(p++, &v->double_value, sizeof(uint64_t));
-      break;
-    case TRACE_ARG_POINTER:
-      *p++ = (uint64_t)v->pointer_value;
-      break;
-    case TRACE_ARG_KOID:
-      *p++ = v->koid_value;
-      break;
     case TRACE_ARG_STRING:
       header |= FXT_FIELD(v->string_value_ref.encoded_value, 32, 47);
       p = fxt_put_string_ref(p, &v->string_value_ref);
@@ -135,7 +137,8 @@ static inline uint64_t* fxt_put_arg(uint64_t* p, const trace_arg_t* arg) {
       header |= FXT_FIELD(v->blob_value.size, 32, 63);
       p = fxt_put_stream(p, v->blob_value.data, v->blob_value.size);
       break;
-    default: /* null: the header alone */
+    default: /* null, int32, uint32, bool: the header alone */
+      if (fxt_arg_has_value_word(v->type)) *p++ = v->uint64_value;
       break;
   }
   *start = header | FXT_FIELD((uint64_t)(p - start), 4, 15);
