@@ -4,7 +4,7 @@
  *   scenario          per iteration
  *   load_branch       a relaxed load of a global that is never set + a branch
  *                     on it (the disabled call site's floor)
- *   clock             the engine's clock, __trace_clock_now_ns() (TSC + multiply
+ *   clock             the engine's clock, trace_clock__now_ns() (TSC + multiply
  *                     where the engine picks the TSC, else clock_gettime)
  *   clock_vdso        clock_gettime(CLOCK_MONOTONIC) (vDSO; what LTTng-UST reads)
  *   fetch_add         an atomic fetch-add on a cache line of the thread's own
@@ -16,13 +16,12 @@
  *   record2           two clock reads + the record (a duration's floor)
  *
  * --record-bytes must be a multiple of 8 between 8 and 256. */
-#include "harness.h"
-
-#include "engine/clock.h" /* internal: the engine's timestamp source */
-
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "engine/clock.h" /* internal: the engine's timestamp source */
+#include "harness.h"
 
 /* ---- loads and atomics ---- */
 
@@ -42,14 +41,14 @@ static void loop_load_branch(uint64_t n, int t, void* arg) {
 static void loop_clock(uint64_t n, int t, void* arg) {
   (void)arg;
   uint64_t sum = 0;
-  for (uint64_t i = 0; i < n; i++) sum += __trace_clock_now_ns();
+  for (uint64_t i = 0; i < n; i++) sum += trace_clock__now_ns();
   g_sink[t * 8] = sum;
 }
 
 static void loop_clock_vdso(uint64_t n, int t, void* arg) {
   (void)arg;
   uint64_t sum = 0;
-  for (uint64_t i = 0; i < n; i++) sum += __trace_clock_monotonic_ns();
+  for (uint64_t i = 0; i < n; i++) sum += trace_clock__monotonic_ns();
   g_sink[t * 8] = sum;
 }
 
@@ -73,9 +72,9 @@ static void loop_fetch_add_shared(uint64_t n, int t, void* arg) {
 
 typedef struct store_args {
   uint8_t* base;
-  uint64_t region;                      /* bytes per thread */
-  uint64_t words;                       /* per record */
-  uint64_t* cursor[BENCH_MAX_THREADS];  /* where thread t's next record goes */
+  uint64_t region;                     /* bytes per thread */
+  uint64_t words;                      /* per record */
+  uint64_t* cursor[BENCH_MAX_THREADS]; /* where thread t's next record goes */
 } store_args_t;
 
 /* The record's words are stored one by one, as a writer fills a record; the
@@ -100,7 +99,7 @@ static void loop_record(uint64_t n, int t, void* arg) {
   uint64_t* p = a->cursor[t];
   const uint64_t w = a->words;
   for (uint64_t i = 0; i < n; i++) {
-    uint64_t ts = __trace_clock_now_ns();
+    uint64_t ts = trace_clock__now_ns();
     for (uint64_t k = 2; k < w; k++) p[k] = i + k;
     p[1] = ts;
     __asm__ volatile("" ::: "memory");
@@ -115,9 +114,9 @@ static void loop_record2(uint64_t n, int t, void* arg) {
   uint64_t* p = a->cursor[t];
   const uint64_t w = a->words;
   for (uint64_t i = 0; i < n; i++) {
-    uint64_t start = __trace_clock_now_ns();
+    uint64_t start = trace_clock__now_ns();
     __asm__ volatile("" ::: "memory"); /* the scope's body */
-    uint64_t end = __trace_clock_now_ns();
+    uint64_t end = trace_clock__now_ns();
     for (uint64_t k = 3; k < w; k++) p[k] = i + k;
     p[1] = start;
     p[2] = end;
@@ -135,16 +134,19 @@ int main(int argc, char** argv) {
                       "  scenarios: load_branch clock clock_vdso fetch_add fetch_add_shared\n"
                       "             store record record2\n"
                       "  --record-bytes N  record size for store/record/record2 (default 24)");
-  __trace_clock_init();
+  trace_clock__init();
   static const struct {
     const char* name;
     bench_loop_fn fn;
     int stores;
   } table[] = {
-      {"load_branch", loop_load_branch, 0}, {"clock", loop_clock, 0},
-      {"clock_vdso", loop_clock_vdso, 0},   {"fetch_add", loop_fetch_add, 0},
+      {"load_branch", loop_load_branch, 0},
+      {"clock", loop_clock, 0},
+      {"clock_vdso", loop_clock_vdso, 0},
+      {"fetch_add", loop_fetch_add, 0},
       {"fetch_add_shared", loop_fetch_add_shared, 0},
-      {"store", loop_store, 1},             {"record", loop_record, 1},
+      {"store", loop_store, 1},
+      {"record", loop_record, 1},
       {"record2", loop_record2, 1},
   };
   bench_loop_fn fn = NULL;
@@ -170,13 +172,14 @@ int main(int argc, char** argv) {
       perror("bench_floor: mmap");
       return 1;
     }
-    for (int i = 0; i < o.threads; i++) sa.cursor[i] = (uint64_t*)(sa.base + (uint64_t)i * sa.region);
+    for (int i = 0; i < o.threads; i++)
+      sa.cursor[i] = (uint64_t*)(sa.base + (uint64_t)i * sa.region);
     snprintf(extra, sizeof extra, "record_bytes=%llu", (unsigned long long)o.record_bytes);
   }
   if (!strcmp(o.scenario, "clock") || !strcmp(o.scenario, "record") ||
       !strcmp(o.scenario, "record2"))
     snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%sclock_source=%s",
-             *extra ? " " : "", __trace_clock_source_name());
+             *extra ? " " : "", trace_clock__source_name());
   bench_timing_t t;
   if (bench_run(&o, fn, &sa, &t) != 0) return 1;
   bench_print_result("floor", &o, &t, extra);

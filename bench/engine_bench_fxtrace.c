@@ -29,14 +29,6 @@
  * found in the buffer), expected=, written= and dropped= (engine stats),
  * wrapped=. bytes are "na" when the buffer header is not the layout of
  * docs/buffer-layout.md (version 1), which this program reads directly. */
-#include "harness.h"
-
-#include "engine/buffer_header.h" /* internal: the layout this program scans */
-#include "engine/clock.h"         /* internal: which clock the engine picked */
-#include "trace-engine/handler.h"
-#include "trace-provider/provider.h"
-#include "trace/event.h"
-
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,6 +37,13 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "engine/buffer_header.h" /* internal: the layout this program scans */
+#include "engine/clock.h"         /* internal: which clock the engine picked */
+#include "harness.h"
+#include "trace-engine/handler.h"
+#include "trace-provider/provider.h"
+#include "trace/event.h"
 
 /* Not const: the compiler must not fold its length (LTTng copies it too). */
 char g_bench_string[17] = "0123456789abcdef";
@@ -100,9 +99,9 @@ static void loop_paced(uint64_t n, int t, void* arg) {
 typedef struct scenario {
   const char* name;
   bench_loop_fn fn;
-  int start;           /* start tracing before the loop */
-  int records;         /* event records expected per iteration */
-  uint64_t max_bytes;  /* upper bound of one record, for sizing the buffer */
+  int start;          /* start tracing before the loop */
+  int records;        /* event records expected per iteration */
+  uint64_t max_bytes; /* upper bound of one record, for sizing the buffer */
 } scenario_t;
 
 static const scenario_t k_scenarios[] = {
@@ -142,9 +141,7 @@ static void h_notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   (void)h, (void)wrapped_count, (void)durable_data_end;
   __atomic_add_fetch(&g_buffer_full_calls, 1, __ATOMIC_RELAXED); /* not in circular mode */
 }
-static void h_send_alert(trace_handler_t* h, const char* alert_name) {
-  (void)h, (void)alert_name;
-}
+static void h_send_alert(trace_handler_t* h, const char* alert_name) { (void)h, (void)alert_name; }
 
 static const trace_handler_ops_t k_ops = {
     .is_category_enabled = h_is_category_enabled,
@@ -208,8 +205,8 @@ static void scan_buffer(const uint8_t* buf, uint64_t size, scan_result_t* r) {
   r->wrapped = h.wrapped_count;
   const uint8_t* rolling = buf + 128 + h.durable_buffer_size;
   for (int b = 0; b < 2; b++)
-    if (scan_rolling(rolling + b * h.rolling_buffer_size, h.rolling_buffer_size, h.chunk_size,
-                     r) != 0)
+    if (scan_rolling(rolling + b * h.rolling_buffer_size, h.rolling_buffer_size, h.chunk_size, r) !=
+        0)
       return;
   r->valid = 1;
 }
@@ -222,7 +219,8 @@ static int run_provider(const bench_options_t* o, const scenario_t* sc) {
   for (int i = 0; !TRACE_ENABLED() && i < 10000; i++)
     nanosleep(&(struct timespec){0, 1000000}, NULL);
   if (!TRACE_ENABLED() || (sc->start && !TRACE_CATEGORY_ENABLED("bench"))) {
-    fprintf(stderr, "bench_fxtrace: --mode provider: no trace manager started tracing with "
+    fprintf(stderr,
+            "bench_fxtrace: --mode provider: no trace manager started tracing with "
             "category bench within 10 s (run under `trace record --categories=bench -- ...`)\n");
     trace_provider_destroy(provider);
     return 5;
@@ -237,7 +235,7 @@ static int run_provider(const bench_options_t* o, const scenario_t* sc) {
   if (bench_run(o, sc->fn, (void*)o, &t) != 0) return 1;
   trace_engine_stats_t stats = {0};
   if (trace_engine_get_stats(&stats) != 0) fprintf(stderr, "bench_fxtrace: no stats\n");
-  const char* clock_source = __trace_clock_source_name();
+  const char* clock_source = trace_clock__source_name();
   trace_provider_destroy(provider); /* an orderly stop: the manager gets STOPPED */
   uint64_t expected = (uint64_t)o->threads * (o->warmup + o->events) * (uint64_t)sc->records;
   char extra[300];
@@ -284,8 +282,11 @@ int main(int argc, char** argv) {
   }
   uint64_t size = buffer_size_for(&o, sc);
   if (size > TRACE_BUFFER_MAX_SIZE) {
-    fprintf(stderr, "bench_fxtrace: %" PRIu64 " MiB needed, more than the engine's 4 GiB: "
-            "use fewer --events\n", size >> 20);
+    fprintf(stderr,
+            "bench_fxtrace: %" PRIu64
+            " MiB needed, more than the engine's 4 GiB: "
+            "use fewer --events\n",
+            size >> 20);
     return 2;
   }
   uint8_t* buf = bench_map_buffer(size);
@@ -309,7 +310,7 @@ int main(int argc, char** argv) {
 
   bench_timing_t t;
   if (bench_run(&o, sc->fn, &o, &t) != 0) return 1;
-  const char* clock_source = __trace_clock_source_name();
+  const char* clock_source = trace_clock__source_name();
 
   trace_engine_stats_t stats = {0};
   if (sc->start) {
@@ -341,8 +342,9 @@ int main(int argc, char** argv) {
   bench_print_result("fxtrace", &o, &t, extra);
   munmap(buf, size);
   if (scan.valid && scan.event_records != expected) {
-    fprintf(stderr, "bench_fxtrace: %" PRIu64 " event records in the buffer, expected %" PRIu64
-            "\n", scan.event_records, expected);
+    fprintf(stderr,
+            "bench_fxtrace: %" PRIu64 " event records in the buffer, expected %" PRIu64 "\n",
+            scan.event_records, expected);
     return 4;
   }
   return 0;

@@ -39,12 +39,11 @@ int main(int argc, char** argv) {
   archive_scan_t* scan = malloc(sizeof(*scan));
   if (!buf || !scan) return 1;
   counts_t c = {0};
-  __archive_scan_init(scan, count, &c);
+  archive_scan__init(scan, count, &c);
   size_t n;
-  while ((n = fread(buf, 1, BUF, f)) > 0) __archive_scan_feed(scan, buf, n);
-  if (ferror(f) || !__archive_scan_finish(scan)) {
-    fprintf(stderr, "bench_fxt_count: %s: %s\n", argv[1],
-            ferror(f) ? "read error" : scan->damage);
+  while ((n = fread(buf, 1, BUF, f)) > 0) archive_scan__feed(scan, buf, n);
+  if (ferror(f) || !archive_scan__finish(scan)) {
+    fprintf(stderr, "bench_fxt_count: %s: %s\n", argv[1], ferror(f) ? "read error" : scan->damage);
     return 1;
   }
   printf("events=%" PRIu64 " event_bytes=%" PRIu64 " records=%" PRIu64 " bytes=%" PRIu64 "\n",

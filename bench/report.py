@@ -192,7 +192,7 @@ SCENARIOS = [
 ]
 FLOORS = [
     ("load_branch", None, "relaxed load + branch"),
-    ("clock", None, "engine clock read (__trace_clock_now_ns)"),
+    ("clock", None, "engine clock read (trace_clock__now_ns)"),
     ("clock_vdso", None, "clock_gettime(CLOCK_MONOTONIC), vDSO (LTTng-UST's clock)"),
     ("fetch_add", None, "atomic fetch-add, one cache line per thread"),
     ("fetch_add_shared", None, "atomic fetch-add, one line shared by the threads"),

@@ -38,12 +38,12 @@ static int write_seed(const char* dir, const char* name, unsigned flags, const v
 static unsigned char* raw_buffer(unsigned mode, const unsigned char* data, size_t size,
                                  size_t streamed, size_t* out_size) {
   trace_buffer_geometry_t g;
-  if (__buffer_compute_geometry(mode, TRACE_BUFFER_MIN_SIZE, &g) != 0) return NULL;
+  if (buffer__compute_geometry(mode, TRACE_BUFFER_MIN_SIZE, &g) != 0) return NULL;
   size_t total = TRACE_BUFFER_MIN_SIZE;
   unsigned char* file = calloc(1, total + streamed);
   if (!file) return NULL;
   trace_buffer_header_t h;
-  __buffer_header_init(&h, mode, total, &g);
+  buffer_header__init(&h, mode, total, &g);
   unsigned char* rolling = file + sizeof(h) + g.durable_size;
   size_t pos = 0, chunk_end = g.chunk_size;
   for (size_t off = 8; off + 8 <= size;) {
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   }
   const char* dir = argv[1];
   fxt_buffer_t b = {0};
-  if (__sample_archive_build(&b, 1) != 0) return 1;
+  if (sample_archive__build(&b, 1) != 0) return 1;
   const unsigned char* data = (const unsigned char*)b.words;
   size_t size = b.count * 8;
   int rc = 0;

@@ -7,7 +7,7 @@
  * Acquire, write, release promptly, on the same thread; never block while
  * holding a context.
  *
- * Cost of a disabled call site: one load of __trace_engine_generation and
+ * Cost of a disabled call site: one load of trace_engine__generation and
  * one predictable branch (trace_acquire_context_for_category_cached). An
  * enabled site reads its cached answer; the cache is revalidated when the
  * generation changes (every start and stop), so a category set change takes
@@ -41,7 +41,7 @@ typedef struct trace_site {
 
 /* Non-zero exactly while the engine is STARTED; a new value at every start,
  * so call-site caches from an earlier trace never match. Read relaxed. */
-TRACE_EXPORT extern uint64_t __trace_engine_generation;
+TRACE_EXPORT extern uint64_t trace_engine__generation;
 
 /* A never-zero id for async and flow events: an atomic counter from 1,
  * plus the process id (mod 2^21) shifted left by 32, so that the ids of
@@ -68,17 +68,17 @@ TRACE_EXPORT trace_context_t* trace_acquire_context_for_category(const char* cat
                                                                  trace_string_ref_t* out_ref);
 
 /* Out-of-line part of the cached acquire; call the inline function below. */
-TRACE_EXPORT trace_context_t* __trace_acquire_context_for_site(const char* category_literal,
-                                                               trace_site_t* site,
-                                                               trace_string_ref_t* out_ref,
-                                                               uint64_t generation);
+TRACE_EXPORT trace_context_t* trace_engine__acquire_context_for_site(const char* category_literal,
+                                                                     trace_site_t* site,
+                                                                     trace_string_ref_t* out_ref,
+                                                                     uint64_t generation);
 
 static inline trace_context_t* trace_acquire_context_for_category_cached(
     const char* category_literal, trace_site_t* site, trace_string_ref_t* out_ref) {
-  uint64_t generation = __atomic_load_n(&__trace_engine_generation, __ATOMIC_RELAXED);
+  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED);
   if (__builtin_expect(generation == 0, 1)) return NULL;
   if (__atomic_load_n(&site->state, __ATOMIC_RELAXED) == (generation << 1)) return NULL;
-  return __trace_acquire_context_for_site(category_literal, site, out_ref, generation);
+  return trace_engine__acquire_context_for_site(category_literal, site, out_ref, generation);
 }
 
 /* Forgets every call site's cached answer: needed only before unloading a

@@ -11,13 +11,14 @@ static uint64_t floor_pow2(uint64_t v) {
 }
 
 static uint32_t chunk_size_for(uint64_t rolling) {
-  uint64_t c = floor_pow2(rolling / TRACE_BUFFER_MIN_CHUNKS ? rolling / TRACE_BUFFER_MIN_CHUNKS : 1);
+  uint64_t c =
+      floor_pow2(rolling / TRACE_BUFFER_MIN_CHUNKS ? rolling / TRACE_BUFFER_MIN_CHUNKS : 1);
   if (c > TRACE_BUFFER_MAX_CHUNK_SIZE) c = TRACE_BUFFER_MAX_CHUNK_SIZE;
   if (c < TRACE_BUFFER_MIN_CHUNK_SIZE) c = TRACE_BUFFER_MIN_CHUNK_SIZE;
   return (uint32_t)c;
 }
 
-int __buffer_compute_geometry(unsigned mode, uint64_t total, trace_buffer_geometry_t* g) {
+int buffer__compute_geometry(unsigned mode, uint64_t total, trace_buffer_geometry_t* g) {
   if (mode > 2 || total < TRACE_BUFFER_MIN_SIZE || total > TRACE_BUFFER_MAX_SIZE ||
       total % TRACE_BUFFER_MIN_SIZE != 0)
     return -1;
@@ -35,8 +36,8 @@ int __buffer_compute_geometry(unsigned mode, uint64_t total, trace_buffer_geomet
   return 0;
 }
 
-void __buffer_header_init(trace_buffer_header_t* h, unsigned mode, uint64_t total,
-                          const trace_buffer_geometry_t* g) {
+void buffer_header__init(trace_buffer_header_t* h, unsigned mode, uint64_t total,
+                         const trace_buffer_geometry_t* g) {
   memset(h, 0, sizeof(*h));
   h->magic = TRACE_BUFFER_HEADER_MAGIC;
   h->version = TRACE_BUFFER_HEADER_VERSION;
@@ -47,11 +48,12 @@ void __buffer_header_init(trace_buffer_header_t* h, unsigned mode, uint64_t tota
   h->chunk_size = g->chunk_size;
 }
 
-const char* __buffer_header_validate(const trace_buffer_header_t* h, uint64_t buffer_size,
-                                     unsigned mode) {
+const char* buffer_header__validate(const trace_buffer_header_t* h, uint64_t buffer_size,
+                                    unsigned mode) {
   if (h->magic != TRACE_BUFFER_HEADER_MAGIC) return "(1) bad magic";
   if (h->version != TRACE_BUFFER_HEADER_VERSION) return "(2) unknown version";
-  if (buffer_size % 8 || buffer_size < sizeof(*h)) return "(3) buffer size not a multiple of 8 or too small";
+  if (buffer_size % 8 || buffer_size < sizeof(*h))
+    return "(3) buffer size not a multiple of 8 or too small";
   if (h->buffering_mode != mode) return "(4) buffering mode differs from the one asked for";
   if (h->total_size != buffer_size) return "(5) total size differs from the buffer size";
   uint64_t c = h->chunk_size;

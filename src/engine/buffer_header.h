@@ -13,7 +13,7 @@
  *  80  records_written              88  rolling_alloc (the allocation word)
  *  96  durable_alloc               104  streamed_bytes (file mode)
  * 112  saved_durable_end           120  reserved, 0
- * Validity conditions are numbered in __buffer_header_validate(). */
+ * Validity conditions are numbered in buffer_header__validate(). */
 #ifndef FXTRACE_ENGINE_BUFFER_HEADER_H_
 #define FXTRACE_ENGINE_BUFFER_HEADER_H_
 
@@ -27,8 +27,8 @@
 #define TRACE_BUFFER_FLAG_STOPPED 1u
 
 enum {
-  TRACE_BUFFER_MIN_SIZE = 4096,                   /* and a multiple of it */
-  TRACE_BUFFER_MAX_DURABLE_SIZE = 1024 * 1024,    /* PROTOCOL.md §7.2 */
+  TRACE_BUFFER_MIN_SIZE = 4096,                /* and a multiple of it */
+  TRACE_BUFFER_MAX_DURABLE_SIZE = 1024 * 1024, /* PROTOCOL.md §7.2 */
   TRACE_BUFFER_MAX_CHUNK_SIZE = 16 * 1024,
   TRACE_BUFFER_MIN_CHUNK_SIZE = 512,
   TRACE_BUFFER_MIN_CHUNKS = 16, /* per rolling buffer, when it is big enough */
@@ -79,15 +79,15 @@ typedef struct trace_buffer_geometry {
 /* Splits a buffer of `total` bytes for `mode` (0 oneshot, 1 circular, 2
  * streaming): PROTOCOL.md §7.3, then each rolling buffer rounded down to whole
  * chunks. Returns 0, or -1 if mode or total is invalid (§7.2). */
-int __buffer_compute_geometry(unsigned mode, uint64_t total, trace_buffer_geometry_t* out);
+int buffer__compute_geometry(unsigned mode, uint64_t total, trace_buffer_geometry_t* out);
 
 /* Fills a fresh header for the geometry (data ends and counters zero). */
-void __buffer_header_init(trace_buffer_header_t* h, unsigned mode, uint64_t total,
-                          const trace_buffer_geometry_t* g);
+void buffer_header__init(trace_buffer_header_t* h, unsigned mode, uint64_t total,
+                         const trace_buffer_geometry_t* g);
 
 /* Checks a header read from a buffer of `buffer_size` bytes, expecting
  * `mode`. Returns NULL if valid, else which numbered condition failed. */
-const char* __buffer_header_validate(const trace_buffer_header_t* h, uint64_t buffer_size,
-                                     unsigned mode);
+const char* buffer_header__validate(const trace_buffer_header_t* h, uint64_t buffer_size,
+                                    unsigned mode);
 
 #endif /* FXTRACE_ENGINE_BUFFER_HEADER_H_ */

@@ -17,7 +17,7 @@ static void load_header(const void* buffer, trace_buffer_header_t* out) {
   memcpy(out, words, sizeof(*out));
 }
 
-const char* __buffer_scan_header(const void* buffer, size_t size, trace_buffer_header_t* out) {
+const char* buffer_scan__header(const void* buffer, size_t size, trace_buffer_header_t* out) {
   if (size < sizeof(*out)) return "shorter than a buffer header";
   load_header(buffer, out);
   const trace_buffer_header_t* h = out;
@@ -25,7 +25,7 @@ const char* __buffer_scan_header(const void* buffer, size_t size, trace_buffer_h
   if (h->version != TRACE_BUFFER_HEADER_VERSION) return "unknown buffer version";
   if (h->total_size > size) return "buffer is shorter than its header says (truncated file?)";
   trace_buffer_geometry_t g;
-  if (__buffer_compute_geometry(h->buffering_mode, h->total_size, &g) != 0 ||
+  if (buffer__compute_geometry(h->buffering_mode, h->total_size, &g) != 0 ||
       g.durable_size != h->durable_buffer_size || g.rolling_size != h->rolling_buffer_size ||
       g.chunk_size != h->chunk_size)
     return "buffer geometry does not match its size and mode";
@@ -61,13 +61,13 @@ static int scan_region(const uint8_t* base, uint64_t from, uint64_t extent, uint
   return 0;
 }
 
-int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer_emit_fn emit,
-                  void* arg, buffer_scan_stats_t* stats) {
+int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
+                         buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats) {
   trace_buffer_header_t h;
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
   memset(stats, 0, sizeof(*stats));
-  if (__buffer_scan_header(buffer, size, &h) != NULL) return -1;
+  if (buffer_scan__header(buffer, size, &h) != NULL) return -1;
   stats->stopped_cleanly = (h.flags & TRACE_BUFFER_FLAG_STOPPED) != 0;
   const uint8_t* durable = (const uint8_t*)buffer + sizeof(h);
   const uint8_t* rolling0 = durable + h.durable_buffer_size;
@@ -102,8 +102,8 @@ int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer
   return scan_region(rolling[sw & 1], 0, offset, h.chunk_size, emit, arg, stats);
 }
 
-int __buffer_emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
-                           buffer_emit_fn emit, void* arg) {
+int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
+                          buffer_emit_fn emit, void* arg) {
   uint64_t words[2 + 32 + 1];
   size_t length = name ? strnlen(name, FXT_MAX_PROVIDER_NAME_LENGTH) : 0;
   uint64_t* p = fxt_write_magic_record(words);
@@ -113,14 +113,14 @@ int __buffer_emit_prologue(uint32_t provider_id, const char* name, uint64_t reco
   return emit(arg, words, (size_t)(p - words) * 8);
 }
 
-int __buffer_scan_save(const void* buffer, size_t size, uint32_t wrapped_count,
-                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
-                       buffer_scan_stats_t* stats) {
+int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
+                      uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
+                      buffer_scan_stats_t* stats) {
   trace_buffer_header_t h;
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
   memset(stats, 0, sizeof(*stats));
-  if (__buffer_scan_header(buffer, size, &h) != NULL ||
+  if (buffer_scan__header(buffer, size, &h) != NULL ||
       h.buffering_mode != TRACE_BUFFERING_MODE_STREAMING)
     return -1;
   const uint8_t* durable = (const uint8_t*)buffer + sizeof(h);

@@ -21,7 +21,7 @@
  * commit: a large record (type 15) of the reserved large type 15, `words`
  * long. Scans skip it without emitting it. */
 #define TRACE_BUFFER_PROVISIONAL_LARGE_TYPE 15u
-static inline uint64_t __buffer_provisional_header(uint64_t words) {
+static inline uint64_t buffer__provisional_header(uint64_t words) {
   return UINT64_C(15) | (words & 0xffffffffu) << 4 |
          (uint64_t)TRACE_BUFFER_PROVISIONAL_LARGE_TYPE << 36;
 }
@@ -39,25 +39,25 @@ typedef struct buffer_scan_stats {
 /* Copies and checks the header of a buffer of `size` bytes (size may exceed
  * total_size: file mode appends streamed data after the buffer). NULL if
  * usable, else why not. */
-const char* __buffer_scan_header(const void* buffer, size_t size, trace_buffer_header_t* out);
+const char* buffer_scan__header(const void* buffer, size_t size, trace_buffer_header_t* out);
 
 /* Emits the buffer's committed records in archive order: the durable buffer
  * from durable_from (a record boundary, e.g. what earlier saves sent), the
  * older rolling buffer if it holds unsaved data, then the current one.
  * Returns 0, the emitter's non-zero result, or -1 if the header is unusable. */
-int __buffer_scan(const void* buffer, size_t size, uint64_t durable_from, buffer_emit_fn emit,
-                  void* arg, buffer_scan_stats_t* stats);
+int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
+                         buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats);
 
 /* Streaming: what one save sends (PROTOCOL.md §9): the durable records in
  * [durable_from, durable_end), then rolling buffer wrapped_count & 1 up to
  * its rolling_data_end. */
-int __buffer_scan_save(const void* buffer, size_t size, uint32_t wrapped_count,
-                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
-                       buffer_scan_stats_t* stats);
+int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
+                      uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
+                      buffer_scan_stats_t* stats);
 
 /* The archive prologue: magic record, provider-info record (id, name) and,
  * if records_dropped > 0, a buffer-overflow provider event. */
-int __buffer_emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
-                           buffer_emit_fn emit, void* arg);
+int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
+                          buffer_emit_fn emit, void* arg);
 
 #endif /* FXTRACE_ENGINE_BUFFER_SCAN_H_ */

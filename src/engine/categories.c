@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int __categories_add(category_set_t* set, const char* pattern, size_t length) {
+int categories__add(category_set_t* set, const char* pattern, size_t length) {
   char** grown = realloc(set->patterns, (set->count + 1) * sizeof(*grown));
   if (!grown) return -1;
   set->patterns = grown;
@@ -18,7 +18,7 @@ int __categories_add(category_set_t* set, const char* pattern, size_t length) {
 
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
 
-int __categories_parse(category_set_t* set, const char* list) {
+int categories__parse(category_set_t* set, const char* list) {
   set->patterns = NULL;
   set->count = 0;
   if (!list) return 0;
@@ -31,15 +31,15 @@ int __categories_parse(category_set_t* set, const char* list) {
     while (b > a && is_space(b[-1])) b--;
     /* Empty entries are kept: they match nothing (rule 4), so "," enables
      * no category, while "" (no entry at all) enables every one. */
-    if (__categories_add(set, a, (size_t)(b - a)) != 0) {
-      __categories_free(set);
+    if (categories__add(set, a, (size_t)(b - a)) != 0) {
+      categories__free(set);
       return -1;
     }
     if (!*end) break;
     list = end + 1;
     if (!*list) { /* a trailing comma: one more, empty, entry */
-      if (__categories_add(set, "", 0) != 0) {
-        __categories_free(set);
+      if (categories__add(set, "", 0) != 0) {
+        categories__free(set);
         return -1;
       }
     }
@@ -55,7 +55,7 @@ static bool pattern_matches(const char* pattern, const char* category) {
   return strcmp(pattern, category) == 0;
 }
 
-bool __categories_match(const category_set_t* set, const char* category) {
+bool categories__match(const category_set_t* set, const char* category) {
   if (!category || !*category) return false; /* rule 4 */
   if (set->count == 0) return true;          /* rule 1 */
   for (size_t i = 0; i < set->count; i++)
@@ -63,7 +63,7 @@ bool __categories_match(const category_set_t* set, const char* category) {
   return false;
 }
 
-void __categories_free(category_set_t* set) {
+void categories__free(category_set_t* set) {
   for (size_t i = 0; i < set->count; i++) free(set->patterns[i]);
   free(set->patterns);
   set->patterns = NULL;

@@ -21,13 +21,13 @@ typedef struct category_set {
 /* Parses a comma-separated list ("a,b,gfx*"); surrounding spaces of each
  * entry are dropped; empty entries are kept. NULL or "" gives the empty set. Returns 0, or -1 when
  * out of memory (the set is then empty). */
-int __categories_parse(category_set_t* set, const char* list);
+int categories__parse(category_set_t* set, const char* list);
 
 /* Adds one pattern (copied). Returns 0, or -1 when out of memory. */
-int __categories_add(category_set_t* set, const char* pattern, size_t length);
+int categories__add(category_set_t* set, const char* pattern, size_t length);
 
-bool __categories_match(const category_set_t* set, const char* category);
+bool categories__match(const category_set_t* set, const char* category);
 
-void __categories_free(category_set_t* set);
+void categories__free(category_set_t* set);
 
 #endif /* FXTRACE_ENGINE_CATEGORIES_H_ */

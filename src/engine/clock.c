@@ -8,7 +8,7 @@
 #include <cpuid.h>
 #endif
 
-trace_clock_params_t __trace_clock_params; /* zero: use_tsc false */
+trace_clock_params_t trace_clock__params; /* zero: use_tsc false */
 
 /* 2^e and round-half-up for the non-negative doubles used here, without
  * libm (the engine should not pull it in for init alone). */
@@ -24,21 +24,21 @@ static uint64_t round_u64(double v) { return (uint64_t)(v + 0.5); }
 enum { CAL_SAMPLES = 21, CAL_TRIES = 16 };
 #define CAL_GAP_NS 1000000L
 
-uint64_t __trace_clock_ticks_per_second(void) { return 1000000000u; }
+uint64_t trace_clock__ticks_per_second(void) { return 1000000000u; }
 
-const char* __trace_clock_source_name(void) {
-  return __trace_clock_params.use_tsc ? "tsc" : "monotonic";
+const char* trace_clock__source_name(void) {
+  return trace_clock__params.use_tsc ? "tsc" : "monotonic";
 }
 
-uint64_t __trace_clock_tsc_hz(void) {
-  const trace_clock_params_t* p = &__trace_clock_params;
+uint64_t trace_clock__tsc_hz(void) {
+  const trace_clock_params_t* p = &trace_clock__params;
   if (!p->use_tsc) return 0;
   return round_u64(1e9 * pow2(p->shift) / (double)p->mult);
 }
 
-uint64_t __trace_clock_tsc_to_ns(uint64_t tsc) {
-  if (!__trace_clock_params.use_tsc) return 0;
-  return __trace_clock_tsc_line(&__trace_clock_params, tsc);
+uint64_t trace_clock__tsc_to_ns(uint64_t tsc) {
+  if (!trace_clock__params.use_tsc) return 0;
+  return trace_clock__tsc_line(&trace_clock__params, tsc);
 }
 
 #if defined(__x86_64__)
@@ -61,7 +61,9 @@ static bool kernel_uses_tsc(void) {
   return ok;
 }
 
-typedef struct { uint64_t tsc, ns; } cal_point_t;
+typedef struct {
+  uint64_t tsc, ns;
+} cal_point_t;
 
 /* One (TSC, CLOCK_MONOTONIC) pair: the TSC read (fenced so it stays inside
  * the bracket) against the bracket's midpoint, from the narrowest of several
@@ -69,11 +71,11 @@ typedef struct { uint64_t tsc, ns; } cal_point_t;
 static uint64_t cal_sample(cal_point_t* out) {
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < CAL_TRIES; i++) {
-    uint64_t t0 = __trace_clock_monotonic_ns();
+    uint64_t t0 = trace_clock__monotonic_ns();
     _mm_lfence();
     uint64_t tsc = __rdtsc();
     _mm_lfence();
-    uint64_t t1 = __trace_clock_monotonic_ns();
+    uint64_t t1 = trace_clock__monotonic_ns();
     if (t1 >= t0 && t1 - t0 < best) {
       best = t1 - t0;
       out->tsc = tsc;
@@ -108,7 +110,7 @@ static bool calibrate(trace_clock_params_t* p) {
     sxx += dx * dx;
     sxy += dx * dy;
   }
-  double slope = sxy / sxx; /* ns per tick */
+  double slope = sxy / sxx;                         /* ns per tick */
   if (!(slope > 1e-3 && slope < 1e3)) return false; /* 1 MHz .. 1 THz */
   /* Largest shift keeping mult < 2^62 (and shift <= 63). */
   unsigned shift = 0;
@@ -125,7 +127,7 @@ static bool calibrate(trace_clock_params_t* p) {
 }
 #endif
 
-int __trace_clock_init(void) {
+int trace_clock__init(void) {
   const char* force = getenv("FXTRACE_CLOCK");
   bool want_tsc, forced = force && *force;
   int result = 0;
@@ -154,6 +156,6 @@ int __trace_clock_init(void) {
     result = -1;
 #endif
   }
-  __trace_clock_params = p;
+  trace_clock__params = p;
   return result;
 }

@@ -1,14 +1,14 @@
 /* Not part of the public API: the engine's timestamp source (docs/clock.md).
  *
  * Every timestamp the engine writes is in nanoseconds (1 tick = 1 ns, so
- * __trace_clock_ticks_per_second() is 1e9): some FXT readers ignore the
+ * trace_clock__ticks_per_second() is 1e9): some FXT readers ignore the
  * initialization record's rate (shared/spec/READERS.md).
  *
  * Mapping to CLOCK_MONOTONIC: a timestamp IS a CLOCK_MONOTONIC reading in
  * nanoseconds, up to the calibration error.
  *   - Source "monotonic": exactly clock_gettime(CLOCK_MONOTONIC) as ns.
  *   - Source "tsc": ns = base_ns + ((tsc - base_tsc) * mult) >> shift, a line
- *     fitted at __trace_clock_init() to ~20 samples of (CLOCK_MONOTONIC, TSC)
+ *     fitted at trace_clock__init() to ~20 samples of (CLOCK_MONOTONIC, TSC)
  *     taken over ~20 ms. Measured on the 2-core EPYC (KVM, clocksource tsc,
  *     also with both cores busy): offset at init within 10 ns, rate error
  *     < 0.1 ppm (calibrated rates spread over 0.07 ppm; at most 0.2 us of
@@ -23,12 +23,12 @@
  *     in ns; use it unconverted. Alignment with engine timestamps is exact for
  *     source "monotonic" and within the calibration error above for "tsc".
  *   - trace_clock "x86-tsc": raw TSC counts; convert each with
- *     __trace_clock_tsc_to_ns(), the very function the hot path applies, so
+ *     trace_clock__tsc_to_ns(), the very function the hot path applies, so
  *     for source "tsc" kernel and user events align exactly (same counter,
  *     same line), whatever the calibration error. Prefer it when the source
  *     is "tsc"; prefer "mono" otherwise.
  *
- * Invariants: before __trace_clock_init() (or when it picked "monotonic") the
+ * Invariants: before trace_clock__init() (or when it picked "monotonic") the
  * hot path reads CLOCK_MONOTONIC, so the clock is usable at any time. Init
  * writes the parameters with plain stores: call it before other threads read
  * the clock (re-calling it is meant for tests). Within a thread readings never
@@ -57,7 +57,7 @@ typedef struct trace_clock_params {
   uint64_t base_ns;  /* its CLOCK_MONOTONIC time (fitted) */
 } __attribute__((aligned(64))) trace_clock_params_t;
 
-extern trace_clock_params_t __trace_clock_params;
+extern trace_clock_params_t trace_clock__params;
 
 /* Picks and calibrates the source. FXTRACE_CLOCK=tsc|monotonic forces one
  * (tests): "tsc" skips the invariant-TSC and clocksource checks but still
@@ -65,31 +65,31 @@ extern trace_clock_params_t __trace_clock_params;
  * FXTRACE_CLOCK held something else or "tsc" could not be honoured; the clock
  * then uses CLOCK_MONOTONIC (or the automatic choice) and works anyway.
  * Takes ~20 ms when the TSC is used (calibration sleeps), ~0 otherwise. */
-int __trace_clock_init(void);
+int trace_clock__init(void);
 
 /* Always 1000000000: timestamps are nanoseconds. */
-uint64_t __trace_clock_ticks_per_second(void);
+uint64_t trace_clock__ticks_per_second(void);
 
 /* "tsc" or "monotonic". */
-const char* __trace_clock_source_name(void);
+const char* trace_clock__source_name(void);
 
 /* The calibrated TSC rate in Hz (rounded); 0 unless the source is "tsc". */
-uint64_t __trace_clock_tsc_hz(void);
+uint64_t trace_clock__tsc_hz(void);
 
 /* Converts a raw TSC value (e.g. ftrace's x86-tsc clock) with the hot path's
  * line. Meaningful only when the source is "tsc"; returns 0 otherwise. */
-uint64_t __trace_clock_tsc_to_ns(uint64_t tsc);
+uint64_t trace_clock__tsc_to_ns(uint64_t tsc);
 
-static inline uint64_t __trace_clock_monotonic_ns(void) {
+static inline uint64_t trace_clock__monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO on x86_64: no syscall */
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The line, shared by the hot path and __trace_clock_tsc_to_ns(). The right
+/* The line, shared by the hot path and trace_clock__tsc_to_ns(). The right
  * shift of a negative product floors (gcc/clang: arithmetic), which keeps the
  * mapping monotonic on both sides of base_tsc. */
-static inline uint64_t __trace_clock_tsc_line(const trace_clock_params_t* p, uint64_t tsc) {
+static inline uint64_t trace_clock__tsc_line(const trace_clock_params_t* p, uint64_t tsc) {
   int64_t delta = (int64_t)(tsc - p->base_tsc);
   __int128 scaled = (__int128)delta * p->mult;
   return p->base_ns + (uint64_t)(int64_t)(scaled >> p->shift);
@@ -98,12 +98,12 @@ static inline uint64_t __trace_clock_tsc_line(const trace_clock_params_t* p, uin
 /* The hot path: ~rdtsc + one 64x64->128 multiply on the TSC source. rdtsc is
  * not ordered against surrounding loads and stores; a few cycles of skew do
  * not matter for event timestamps. */
-static inline uint64_t __trace_clock_now_ns(void) {
+static inline uint64_t trace_clock__now_ns(void) {
 #if defined(__x86_64__)
-  if (__builtin_expect(__trace_clock_params.use_tsc, 1))
-    return __trace_clock_tsc_line(&__trace_clock_params, __rdtsc());
+  if (__builtin_expect(trace_clock__params.use_tsc, 1))
+    return trace_clock__tsc_line(&trace_clock__params, __rdtsc());
 #endif
-  return __trace_clock_monotonic_ns();
+  return trace_clock__monotonic_ns();
 }
 
 #endif /* FXTRACE_ENGINE_CLOCK_H_ */

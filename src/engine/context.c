@@ -11,10 +11,10 @@
  * no room. */
 static uint64_t* reserve_if(trace_context_t* w, bool fits, size_t words) {
   if (!fits) {
-    __writer_count_dropped(w);
+    writer__count_dropped(w);
     return NULL;
   }
-  return __writer_reserve(w, words);
+  return writer__reserve(w, words);
 }
 
 /* ---- registration ---- */
@@ -22,36 +22,35 @@ static uint64_t* reserve_if(trace_context_t* w, bool fits, size_t words) {
 bool trace_context_is_category_enabled(trace_context_t* context, const char* category_literal) {
   (void)context;
   trace_site_t site = {0};
-  return __writer_category_enabled(category_literal, &site,
-                                   ATOMIC_LOAD(&__trace_engine_generation));
+  return writer__category_enabled(category_literal, &site, ATOMIC_LOAD(&trace_engine__generation));
 }
 
 void trace_context_register_string_literal(trace_context_t* context, const char* string_literal,
                                            trace_string_ref_t* out_ref) {
-  *out_ref = __writer_register_literal(context, string_literal);
+  *out_ref = writer__register_literal(context, string_literal);
 }
 
 void trace_context_register_string_copy(trace_context_t* context, const char* string, size_t length,
                                         trace_string_ref_t* out_ref) {
-  *out_ref = __writer_register_copy(context, string, length);
+  *out_ref = writer__register_copy(context, string, length);
 }
 
 bool trace_context_register_category_literal(trace_context_t* context, const char* category_literal,
                                              trace_string_ref_t* out_ref) {
   if (!trace_context_is_category_enabled(context, category_literal)) return false;
-  *out_ref = __writer_register_literal(context, category_literal);
+  *out_ref = writer__register_literal(context, category_literal);
   return true;
 }
 
 void trace_context_register_current_thread(trace_context_t* context, trace_thread_ref_t* out_ref) {
-  *out_ref = __writer_thread_ref(context);
+  *out_ref = writer__thread_ref(context);
 }
 
 void trace_context_register_vthread(trace_context_t* context, trace_koid_t process_koid,
                                     const char* vthread_literal, trace_vthread_id_t vthread_id,
                                     trace_thread_ref_t* out_ref) {
   trace_context_t* w = context;
-  if (process_koid == 0) process_koid = __engine.pid;
+  if (process_koid == 0) process_koid = engine__instance.pid;
   for (unsigned i = 0; i < WRITER_VTHREAD_CACHE_SIZE; i++) {
     vthread_cache_entry_t* v = &w->vthreads[i];
     if (v->literal == vthread_literal && v->id == vthread_id && v->process_koid == process_koid) {
@@ -61,7 +60,7 @@ void trace_context_register_vthread(trace_context_t* context, trace_koid_t proce
   }
   trace_koid_t koid = vthread_id | (UINT64_C(1) << 63);
   const char* name = vthread_literal ? vthread_literal : "";
-  trace_thread_ref_t ref = __writer_register_thread(w, process_koid, koid, name, strlen(name));
+  trace_thread_ref_t ref = writer__register_thread(w, process_koid, koid, name, strlen(name));
   vthread_cache_entry_t* v = &w->vthreads[w->vthread_next++ % WRITER_VTHREAD_CACHE_SIZE];
   v->literal = vthread_literal;
   v->id = vthread_id;
@@ -72,7 +71,7 @@ void trace_context_register_vthread(trace_context_t* context, trace_koid_t proce
 
 void trace_context_register_thread(trace_context_t* context, trace_koid_t process_koid,
                                    trace_koid_t thread_koid, trace_thread_ref_t* out_ref) {
-  *out_ref = __writer_register_thread(context, process_koid, thread_koid, NULL, 0);
+  *out_ref = writer__register_thread(context, process_koid, thread_koid, NULL, 0);
 }
 
 /* ---- events ---- */
@@ -83,8 +82,8 @@ void trace_context_write_instant_event_record(trace_context_t* context, trace_ti
                                               const trace_string_ref_t* name_ref,
                                               trace_scope_t scope, const trace_arg_t* args,
                                               size_t num_args) {
-  __writer_write_event(context, FXT_EVENT_INSTANT, ticks, thread_ref, category_ref, name_ref, args,
-                       num_args, (uint64_t)scope);
+  writer__write_event(context, FXT_EVENT_INSTANT, ticks, thread_ref, category_ref, name_ref, args,
+                      num_args, (uint64_t)scope);
 }
 
 void trace_context_write_counter_event_record(trace_context_t* context, trace_ticks_t ticks,
@@ -93,8 +92,8 @@ void trace_context_write_counter_event_record(trace_context_t* context, trace_ti
                                               const trace_string_ref_t* name_ref,
                                               trace_counter_id_t counter_id,
                                               const trace_arg_t* args, size_t num_args) {
-  __writer_write_event(context, FXT_EVENT_COUNTER, ticks, thread_ref, category_ref, name_ref, args,
-                       num_args, counter_id);
+  writer__write_event(context, FXT_EVENT_COUNTER, ticks, thread_ref, category_ref, name_ref, args,
+                      num_args, counter_id);
 }
 
 void trace_context_write_duration_event_record(trace_context_t* context, trace_ticks_t start_ticks,
@@ -103,8 +102,8 @@ void trace_context_write_duration_event_record(trace_context_t* context, trace_t
                                                const trace_string_ref_t* category_ref,
                                                const trace_string_ref_t* name_ref,
                                                const trace_arg_t* args, size_t num_args) {
-  __writer_write_event(context, FXT_EVENT_DURATION_COMPLETE, start_ticks, thread_ref, category_ref,
-                       name_ref, args, num_args, end_ticks);
+  writer__write_event(context, FXT_EVENT_DURATION_COMPLETE, start_ticks, thread_ref, category_ref,
+                      name_ref, args, num_args, end_ticks);
 }
 
 void trace_context_write_duration_begin_event_record(trace_context_t* context, trace_ticks_t ticks,
@@ -112,8 +111,8 @@ void trace_context_write_duration_begin_event_record(trace_context_t* context, t
                                                      const trace_string_ref_t* category_ref,
                                                      const trace_string_ref_t* name_ref,
                                                      const trace_arg_t* args, size_t num_args) {
-  __writer_write_event(context, FXT_EVENT_DURATION_BEGIN, ticks, thread_ref, category_ref, name_ref,
-                       args, num_args, 0);
+  writer__write_event(context, FXT_EVENT_DURATION_BEGIN, ticks, thread_ref, category_ref, name_ref,
+                      args, num_args, 0);
 }
 
 void trace_context_write_duration_end_event_record(trace_context_t* context, trace_ticks_t ticks,
@@ -121,17 +120,17 @@ void trace_context_write_duration_end_event_record(trace_context_t* context, tra
                                                    const trace_string_ref_t* category_ref,
                                                    const trace_string_ref_t* name_ref,
                                                    const trace_arg_t* args, size_t num_args) {
-  __writer_write_event(context, FXT_EVENT_DURATION_END, ticks, thread_ref, category_ref, name_ref,
-                       args, num_args, 0);
+  writer__write_event(context, FXT_EVENT_DURATION_END, ticks, thread_ref, category_ref, name_ref,
+                      args, num_args, 0);
 }
 
-#define DEFINE_ID_WRITER(kind, id_type, event_type)                                            \
-  void trace_context_write_##kind##_event_record(                                              \
-      trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,     \
-      const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref, id_type id,  \
-      const trace_arg_t* args, size_t num_args) {                                              \
-    __writer_write_event(context, event_type, ticks, thread_ref, category_ref, name_ref, args, \
-                         num_args, id);                                                        \
+#define DEFINE_ID_WRITER(kind, id_type, event_type)                                           \
+  void trace_context_write_##kind##_event_record(                                             \
+      trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,    \
+      const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref, id_type id, \
+      const trace_arg_t* args, size_t num_args) {                                             \
+    writer__write_event(context, event_type, ticks, thread_ref, category_ref, name_ref, args, \
+                        num_args, id);                                                        \
   }
 DEFINE_ID_WRITER(async_begin, trace_async_id_t, FXT_EVENT_ASYNC_BEGIN)
 DEFINE_ID_WRITER(async_instant, trace_async_id_t, FXT_EVENT_ASYNC_INSTANT)
@@ -160,7 +159,7 @@ void trace_context_write_blob_event_record(trace_context_t* context, trace_ticks
   if (!p) return;
   fxt_write_large_blob_event_record(p, words, category_ref, name_ref, ticks, thread_ref, args,
                                     num_args, blob, blob_size);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_blob_attachment_record(trace_context_t* context,
@@ -171,7 +170,7 @@ void trace_context_write_blob_attachment_record(trace_context_t* context,
   uint64_t* p = reserve_if(context, large_fits(words, NULL, 0), words);
   if (!p) return;
   fxt_write_large_blob_attachment_record(p, words, category_ref, name_ref, blob, blob_size);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_blob_record(trace_context_t* context, trace_blob_type_t type,
@@ -183,7 +182,7 @@ void trace_context_write_blob_record(trace_context_t* context, trace_blob_type_t
       reserve_if(context, blob_size <= TRACE_MAX_BLOB_SIZE && words <= FXT_MAX_RECORD_WORDS, words);
   if (!p) return;
   fxt_write_blob_record(p, words, type, name_ref, blob, blob_size);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 /* ---- kernel objects, threads, strings, logs ---- */
@@ -197,22 +196,22 @@ void trace_context_write_kernel_object_record(trace_context_t* context, trace_ko
       reserve_if(context, words <= FXT_MAX_RECORD_WORDS && num_args <= TRACE_MAX_ARGS, words);
   if (!p) return;
   fxt_write_kernel_object_record(p, words, koid, object_type, name_ref, args, num_args);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_process_info_record(trace_context_t* context, trace_koid_t process_koid,
                                              const trace_string_ref_t* name_ref) {
   size_t words = fxt_kernel_object_record_words(name_ref, NULL, 0);
-  uint64_t* p = __writer_reserve_metadata(context, words);
+  uint64_t* p = writer__reserve_metadata(context, words);
   if (!p) return;
   fxt_write_kernel_object_record(p, words, process_koid, FXT_KOBJ_PROCESS, name_ref, NULL, 0);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_thread_info_record(trace_context_t* context, trace_koid_t process_koid,
                                             trace_koid_t thread_koid,
                                             const trace_string_ref_t* name_ref) {
-  __writer_write_thread_info(context, process_koid, thread_koid, name_ref);
+  writer__write_thread_info(context, process_koid, thread_koid, name_ref);
 }
 
 void trace_context_write_context_switch_record(trace_context_t* context, trace_ticks_t ticks,
@@ -223,12 +222,12 @@ void trace_context_write_context_switch_record(trace_context_t* context, trace_t
                                                trace_thread_priority_t outgoing_priority,
                                                trace_thread_priority_t incoming_priority) {
   size_t words = fxt_legacy_context_switch_record_words(outgoing_thread_ref, incoming_thread_ref);
-  uint64_t* p = __writer_reserve(context, words);
+  uint64_t* p = writer__reserve(context, words);
   if (!p) return;
   fxt_write_legacy_context_switch_record(p, words, ticks, cpu_number, outgoing_thread_state,
                                          outgoing_thread_ref, incoming_thread_ref,
                                          outgoing_priority, incoming_priority);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_log_record(trace_context_t* context, trace_ticks_t ticks,
@@ -240,50 +239,50 @@ void trace_context_write_log_record(trace_context_t* context, trace_ticks_t tick
   uint64_t* p = reserve_if(context, words <= FXT_MAX_RECORD_WORDS, words);
   if (!p) return;
   fxt_write_log_record(p, words, ticks, thread_ref, message, length);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_initialization_record(trace_context_t* context,
                                                uint64_t ticks_per_second) {
-  uint64_t* p = __writer_reserve_metadata(context, 2);
+  uint64_t* p = writer__reserve_metadata(context, 2);
   if (!p) return;
   fxt_write_initialization_record(p, ticks_per_second);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_string_record(trace_context_t* context, trace_string_index_t index,
                                        const char* string, size_t length) {
   if (length > TRACE_ENCODED_STRING_REF_MAX_LENGTH) length = TRACE_ENCODED_STRING_REF_MAX_LENGTH;
-  uint64_t* p = __writer_reserve(context, fxt_string_record_words(length));
+  uint64_t* p = writer__reserve(context, fxt_string_record_words(length));
   if (!p) return;
   fxt_write_string_record(p, index, string, length);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void trace_context_write_thread_record(trace_context_t* context, trace_thread_index_t index,
                                        trace_koid_t process_koid, trace_koid_t thread_koid) {
-  uint64_t* p = __writer_reserve_metadata(context, 3);
+  uint64_t* p = writer__reserve_metadata(context, 3);
   if (!p) return;
   fxt_write_thread_record(p, index, process_koid, thread_koid);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 void* trace_context_alloc_record(trace_context_t* context, size_t num_bytes) {
   if (num_bytes == 0 || num_bytes % 8 || num_bytes > TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE) {
-    __writer_count_dropped(context);
+    writer__count_dropped(context);
     return NULL;
   }
-  return __writer_reserve(context, num_bytes / 8);
+  return writer__reserve(context, num_bytes / 8);
 }
 
 void trace_context_commit_record(trace_context_t* context, void* record, uint64_t header) {
   fxt_commit(record, header);
-  __writer_count_written(context);
+  writer__count_written(context);
 }
 
 trace_buffering_mode_t trace_context_get_buffering_mode(const trace_context_t* context) {
   (void)context;
-  return (trace_buffering_mode_t)__engine.mode;
+  return (trace_buffering_mode_t)engine__instance.mode;
 }
 
-trace_ticks_t trace_context_ticks_now(void) { return __trace_clock_now_ns(); }
+trace_ticks_t trace_context_ticks_now(void) { return trace_clock__now_ns(); }

@@ -24,12 +24,12 @@
 
 #include "engine/engine_internal.h"
 
-engine_t __engine = {
+engine_t engine__instance = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .cond = PTHREAD_COND_INITIALIZER,
     .wake_fd = -1,
 };
-uint64_t __trace_engine_generation;
+uint64_t trace_engine__generation;
 
 enum {
   QUIET_TIMEOUT_MS = 1000, /* PROTOCOL.md §8: how long writers get to leave */
@@ -50,11 +50,11 @@ static char process_name[17];
 
 /* ---- small helpers ---- */
 
-static uint64_t now_ms(void) { return __trace_clock_monotonic_ns() / 1000000u; }
+static uint64_t now_ms(void) { return trace_clock__monotonic_ns() / 1000000u; }
 
 static void wake_engine_thread(void) {
   uint64_t one = 1;
-  if (write(__engine.wake_fd, &one, sizeof(one)) < 0) { /* EAGAIN: already awake */
+  if (write(engine__instance.wake_fd, &one, sizeof(one)) < 0) { /* EAGAIN: already awake */
   }
 }
 
@@ -64,7 +64,7 @@ static void after_fork_in_child(void);
 
 /* Once per process: the clock, the name, membarrier, the fork guard. */
 static void process_setup(void) {
-  __trace_clock_init();
+  trace_clock__init();
   FILE* f = fopen("/proc/self/comm", "r");
   if (f) {
     if (fgets(process_name, sizeof(process_name), f)) process_name[strcspn(process_name, "\n")] = 0;
@@ -88,11 +88,11 @@ static void asymmetric_fence(void) {
  * QUIET_TIMEOUT_MS (PROTOCOL.md §8) and returns false; otherwise (a streaming
  * save, which must never hand over a buffer someone still writes) it waits
  * as long as it takes, saying so once. */
-bool __engine_wait_writers_quiet(bool bounded) {
+bool engine__wait_writers_quiet(bool bounded) {
   asymmetric_fence();
-  pthread_mutex_lock(&__engine.lock);
-  trace_context_t* head = __engine.writers;
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_lock(&engine__instance.lock);
+  trace_context_t* head = engine__instance.writers;
+  pthread_mutex_unlock(&engine__instance.lock);
   uint64_t deadline = now_ms() + QUIET_TIMEOUT_MS;
   bool warned = false;
   for (trace_context_t* w = head; w; w = w->next) {
@@ -112,19 +112,19 @@ bool __engine_wait_writers_quiet(bool bounded) {
   return true;
 }
 
-void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
+void engine__totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
   uint64_t wr = 0, dr = 0;
   uint32_t n = 0;
-  pthread_mutex_lock(&__engine.lock);
-  uint64_t generation = __engine.generation;
-  for (trace_context_t* w = __engine.writers; w; w = w->next) {
+  pthread_mutex_lock(&engine__instance.lock);
+  uint64_t generation = engine__instance.generation;
+  for (trace_context_t* w = engine__instance.writers; w; w = w->next) {
     if (ATOMIC_ACQUIRE(&w->generation) != generation) continue;
     wr += ATOMIC_LOAD(&w->records_written);
     dr += ATOMIC_LOAD(&w->records_dropped);
     n++;
   }
-  wr += __engine.engine_written;
-  pthread_mutex_unlock(&__engine.lock);
+  wr += engine__instance.engine_written;
+  pthread_mutex_unlock(&engine__instance.lock);
   *written = wr;
   *dropped = dr;
   if (threads) *threads = n;
@@ -133,7 +133,7 @@ void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
 /* The committed prefix of the durable buffer, waiting (bounded) for records
  * that are reserved but not yet committed below the allocation point. */
 static uint64_t durable_committed_end(void) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   uint64_t alloc = ATOMIC_ACQUIRE(&e->header->durable_alloc);
   /* full: the record that crossed the end was never written; the data ends
    * where it would have started */
@@ -162,7 +162,7 @@ static size_t metadata_words(void);
 
 /* Clears the rolling buffers: allocation restarts at buffer 0. */
 static void clear_rolling(void) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   trace_buffer_header_t* h = e->header;
   uint64_t alloc = h->rolling_alloc;
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
@@ -179,7 +179,7 @@ static void clear_rolling(void) {
 
 /* Clears everything: tables restart, so every thread's caches are stale. */
 static void clear_all(void) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   trace_buffer_header_t* h = e->header;
   clear_rolling();
   uint64_t used = h->durable_alloc < e->durable_size ? h->durable_alloc : e->durable_size;
@@ -220,9 +220,9 @@ static void write_metadata_records(uint64_t* p, size_t room_words) {
   trace_string_ref_t name = process_name_ref();
   size_t kobj = fxt_kernel_object_record_words(&name, NULL, 0);
   if (room_words < 2 + kobj) return;
-  p = fxt_write_initialization_record(p, __trace_clock_ticks_per_second());
-  fxt_write_kernel_object_record(p, kobj, __engine.pid, FXT_KOBJ_PROCESS, &name, NULL, 0);
-  __engine.engine_written += 2;
+  p = fxt_write_initialization_record(p, trace_clock__ticks_per_second());
+  fxt_write_kernel_object_record(p, kobj, engine__instance.pid, FXT_KOBJ_PROCESS, &name, NULL, 0);
+  engine__instance.engine_written += 2;
 }
 
 /* ---- initialize / start / stop / terminate ---- */
@@ -231,21 +231,21 @@ static void* engine_thread_main(void* arg);
 
 static void after_fork_in_child(void) {
   /* The child shares the parent's buffer mapping: it must never write. */
-  ATOMIC_STORE(&__trace_engine_generation, 0);
-  ATOMIC_STORE(&__engine.epoch, 0);
-  __engine.initialized = false;
-  __engine.thread_running = false;
-  ATOMIC_STORE(&__engine.state, TRACE_STOPPED);
-  __engine.forked = true;
-  __writer_self = NULL;
+  ATOMIC_STORE(&trace_engine__generation, 0);
+  ATOMIC_STORE(&engine__instance.epoch, 0);
+  engine__instance.initialized = false;
+  engine__instance.thread_running = false;
+  ATOMIC_STORE(&engine__instance.state, TRACE_STOPPED);
+  engine__instance.forked = true;
+  writer__self = NULL;
 }
 
 static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mode, void* buffer,
                              size_t size, bool zeroed) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   trace_buffer_geometry_t g;
   if (handler == NULL || handler->ops == NULL || buffer == NULL || ((uintptr_t)buffer & 7) ||
-      __buffer_compute_geometry((unsigned)mode, size, &g) != 0)
+      buffer__compute_geometry((unsigned)mode, size, &g) != 0)
     return -EINVAL;
   if (e->initialized || e->thread_running || e->forked) return -EBUSY;
   uint32_t per_buffer = (uint32_t)(g.rolling_size / g.chunk_size);
@@ -272,7 +272,7 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->owners = owners;
   e->wake_fd = fd;
   if (!zeroed) memset(buffer, 0, size);
-  __buffer_header_init(e->header, (unsigned)mode, size, &g);
+  buffer_header__init(e->header, (unsigned)mode, size, &g);
   e->dirty[0] = e->dirty[1] = false;
   e->pid = (trace_koid_t)getpid();
   e->disposition = 0;
@@ -292,24 +292,24 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   return 0;
 }
 
-int __trace_engine_initialize_zeroed(trace_handler_t* handler, trace_buffering_mode_t mode,
-                                     void* buffer, size_t size) {
-  pthread_mutex_lock(&__engine.lock);
+int trace_engine__initialize_zeroed(trace_handler_t* handler, trace_buffering_mode_t mode,
+                                    void* buffer, size_t size) {
+  pthread_mutex_lock(&engine__instance.lock);
   int status = initialize_locked(handler, mode, buffer, size, true);
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_unlock(&engine__instance.lock);
   return status;
 }
 
 int trace_engine_initialize(trace_handler_t* handler, trace_buffering_mode_t mode, void* buffer,
                             size_t size) {
-  pthread_mutex_lock(&__engine.lock);
+  pthread_mutex_lock(&engine__instance.lock);
   int status = initialize_locked(handler, mode, buffer, size, false);
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_unlock(&engine__instance.lock);
   return status;
 }
 
 int trace_engine_start(trace_start_mode_t start_mode) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   if (start_mode < TRACE_START_CLEAR_ENTIRE_BUFFER || start_mode > TRACE_START_RETAIN_BUFFER)
     return -EINVAL;
   pthread_mutex_lock(&e->lock);
@@ -336,7 +336,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     e->disposition = 0;
     ATOMIC_STORE(&e->state, TRACE_STARTED);
     ATOMIC_STORE(&e->epoch, (e->generation << 24) | (sw & 0xffffff));
-    ATOMIC_RELEASE(&__trace_engine_generation, e->generation);
+    ATOMIC_RELEASE(&trace_engine__generation, e->generation);
     e->started_pending = true;
     wake_engine_thread();
   }
@@ -345,24 +345,24 @@ int trace_engine_start(trace_start_mode_t start_mode) {
 }
 
 static void begin_stop_locked(int disposition) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   if (e->state != TRACE_STARTED) return;
   ATOMIC_STORE(&e->state, TRACE_STOPPING);
   e->disposition = disposition;
-  ATOMIC_RELEASE(&__trace_engine_generation, 0);
+  ATOMIC_RELEASE(&trace_engine__generation, 0);
   ATOMIC_STORE(&e->epoch, 0);
   e->stop_pending = true;
   wake_engine_thread();
 }
 
 void trace_engine_stop(int disposition) {
-  pthread_mutex_lock(&__engine.lock);
+  pthread_mutex_lock(&engine__instance.lock);
   begin_stop_locked(disposition);
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_unlock(&engine__instance.lock);
 }
 
 void trace_engine_terminate(void) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   pthread_mutex_lock(&e->lock);
   if (!e->initialized) {
     pthread_mutex_unlock(&e->lock);
@@ -393,7 +393,7 @@ void trace_engine_terminate(void) {
 }
 
 int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data_end) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   (void)durable_data_end;
   pthread_mutex_lock(&e->lock);
   int status = 0;
@@ -412,14 +412,14 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
 
 int trace_engine_get_stats(trace_engine_stats_t* out) {
   /* the header pointer goes away at terminate: read it under the lock */
-  pthread_mutex_lock(&__engine.lock);
-  trace_buffer_header_t* h = __engine.header;
+  pthread_mutex_lock(&engine__instance.lock);
+  trace_buffer_header_t* h = engine__instance.header;
   uint64_t alloc = h ? ATOMIC_LOAD(&h->rolling_alloc) : 0;
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_unlock(&engine__instance.lock);
   if (!h) return -ENODEV;
   uint64_t written, dropped;
   uint32_t threads;
-  __engine_totals(&written, &dropped, &threads);
+  engine__totals(&written, &dropped, &threads);
   out->records_written = written;
   out->records_dropped = dropped;
   out->wrapped_count = (uint32_t)(alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS);
@@ -430,7 +430,7 @@ int trace_engine_get_stats(trace_engine_stats_t* out) {
 /* ---- the engine thread ---- */
 
 static void notify_observers(trace_state_t state, bool wait) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   observer_t snapshot[MAX_OBSERVERS];
   pthread_mutex_lock(&e->lock);
   size_t n = observer_count;
@@ -464,12 +464,12 @@ static void notify_observers(trace_state_t state, bool wait) {
 /* Streaming: rolling buffer `sw & 1` is full. Once every writer has left it
  * and the durable records it may use are committed, hand it to the handler. */
 static void run_save(uint64_t sw) {
-  engine_t* e = &__engine;
-  __engine_wait_writers_quiet(false);
+  engine_t* e = &engine__instance;
+  engine__wait_writers_quiet(false);
   uint64_t durable_end = durable_committed_end();
   trace_buffer_header_t* h = e->header;
   uint64_t written, dropped;
-  __engine_totals(&written, &dropped, NULL);
+  engine__totals(&written, &dropped, NULL);
   ATOMIC_STORE(&h->durable_data_end, durable_end);
   ATOMIC_STORE(&h->rolling_data_end[sw & 1], e->rolling_size);
   ATOMIC_STORE(&h->num_records_dropped, dropped);
@@ -484,15 +484,15 @@ static void run_save(uint64_t sw) {
   e->handler->ops->notify_buffer_full(e->handler, (uint32_t)sw, durable_end);
 }
 
-void __engine_request_save(uint64_t sw) {
-  ATOMIC_RELEASE(&__engine.save_request, sw + 1);
+void engine__request_save(uint64_t sw) {
+  ATOMIC_RELEASE(&engine__instance.save_request, sw + 1);
   wake_engine_thread(); /* the one syscall a streaming switch makes */
 }
 
 static void finish_stop(void) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   notify_observers(TRACE_STOPPING, false);
-  __engine_wait_writers_quiet(true);
+  engine__wait_writers_quiet(true);
   /* a switch made by a writer that was finishing: save it before the end */
   uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
   if (save) run_save(save - 1);
@@ -505,7 +505,7 @@ static void finish_stop(void) {
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
   uint64_t off = alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
   uint64_t written, dropped;
-  __engine_totals(&written, &dropped, NULL);
+  engine__totals(&written, &dropped, NULL);
   if (e->mode != TRACE_BUFFERING_MODE_ONESHOT)
     ATOMIC_STORE(&h->durable_data_end, durable_committed_end());
   ATOMIC_STORE(&h->wrapped_count, (uint32_t)sw);
@@ -529,7 +529,7 @@ static void finish_stop(void) {
 
 static void* engine_thread_main(void* arg) {
   (void)arg;
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   for (;;) {
     struct pollfd pfd = {e->wake_fd, POLLIN, 0};
     if (poll(&pfd, 1, -1) < 0 && errno != EINTR) break;
@@ -577,61 +577,62 @@ static void* engine_thread_main(void* arg) {
 
 /* ---- instrumentation.h ---- */
 
-trace_state_t trace_state(void) { return ATOMIC_LOAD(&__engine.state); }
+trace_state_t trace_state(void) { return ATOMIC_LOAD(&engine__instance.state); }
 
 bool trace_is_enabled(void) { return trace_state() != TRACE_STOPPED; }
 
 /* The Dekker half on the writer side (see the top of this file). */
 static trace_context_t* enter(uint64_t generation) {
-  trace_context_t* w = __writer_self;
+  trace_context_t* w = writer__self;
   if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation)) {
-    w = __writer_attach(generation);
+    w = writer__attach(generation);
     if (w == NULL) return NULL;
   }
   uint32_t nesting = w->nesting;
   if (UNLIKELY(nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
-    __writer_count_dropped(w);
+    writer__count_dropped(w);
     return NULL;
   }
   ATOMIC_STORE(&w->nesting, nesting + 1);
-  if (UNLIKELY(__engine.fence_needed))
+  if (UNLIKELY(engine__instance.fence_needed))
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
   else
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (UNLIKELY(ATOMIC_LOAD(&__trace_engine_generation) != generation)) {
+  if (UNLIKELY(ATOMIC_LOAD(&trace_engine__generation) != generation)) {
     ATOMIC_RELEASE(&w->nesting, nesting);
     return NULL;
   }
   return w;
 }
 
-trace_context_t* __trace_acquire_context_for_site(const char* category_literal, trace_site_t* site,
-                                                  trace_string_ref_t* out_ref,
-                                                  uint64_t generation) {
+trace_context_t* trace_engine__acquire_context_for_site(const char* category_literal,
+                                                        trace_site_t* site,
+                                                        trace_string_ref_t* out_ref,
+                                                        uint64_t generation) {
   /* acquire: orders the reads of the engine's set-up after its publication */
-  if (UNLIKELY(ATOMIC_ACQUIRE(&__trace_engine_generation) != generation)) return NULL;
+  if (UNLIKELY(ATOMIC_ACQUIRE(&trace_engine__generation) != generation)) return NULL;
   if (UNLIKELY(ATOMIC_LOAD(&site->state) != ((generation << 1) | 1)) &&
-      !__writer_category_enabled(category_literal, site, generation))
+      !writer__category_enabled(category_literal, site, generation))
     return NULL;
   trace_context_t* w = enter(generation);
-  if (w) *out_ref = __writer_register_literal(w, category_literal);
+  if (w) *out_ref = writer__register_literal(w, category_literal);
   return w;
 }
 
 trace_context_t* trace_acquire_context(void) {
-  uint64_t generation = ATOMIC_ACQUIRE(&__trace_engine_generation);
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
   if (generation == 0) return NULL;
   return enter(generation);
 }
 
 trace_context_t* trace_acquire_context_for_category(const char* category_literal,
                                                     trace_string_ref_t* out_ref) {
-  uint64_t generation = ATOMIC_ACQUIRE(&__trace_engine_generation);
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
   if (generation == 0) return NULL;
   trace_site_t site = {0};
-  if (!__writer_category_enabled(category_literal, &site, generation)) return NULL;
+  if (!writer__category_enabled(category_literal, &site, generation)) return NULL;
   trace_context_t* w = enter(generation);
-  if (w) *out_ref = __writer_register_literal(w, category_literal);
+  if (w) *out_ref = writer__register_literal(w, category_literal);
   return w;
 }
 
@@ -643,7 +644,7 @@ bool trace_is_category_enabled(const char* category_literal) {
   return true;
 }
 
-void trace_release_context(trace_context_t* context) { __writer_release(context); }
+void trace_release_context(trace_context_t* context) { writer__release(context); }
 
 int trace_engine_flush_category_cache(void) {
   /* Site caches are keyed by the trace generation, so they never outlive a
@@ -652,45 +653,45 @@ int trace_engine_flush_category_cache(void) {
 }
 
 trace_prolonged_context_t* trace_acquire_prolonged_context(void) {
-  pthread_mutex_lock(&__engine.lock);
+  pthread_mutex_lock(&engine__instance.lock);
   trace_prolonged_context_t* result = NULL;
-  if (__engine.state == TRACE_STARTED && ATOMIC_LOAD(&__engine.prolonged) < 127) {
-    __atomic_add_fetch(&__engine.prolonged, 1, __ATOMIC_RELAXED);
-    result = (trace_prolonged_context_t*)&__engine;
+  if (engine__instance.state == TRACE_STARTED && ATOMIC_LOAD(&engine__instance.prolonged) < 127) {
+    __atomic_add_fetch(&engine__instance.prolonged, 1, __ATOMIC_RELAXED);
+    result = (trace_prolonged_context_t*)&engine__instance;
   }
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_unlock(&engine__instance.lock);
   return result;
 }
 
 void trace_release_prolonged_context(trace_prolonged_context_t* context) {
-  if (context) __atomic_sub_fetch(&__engine.prolonged, 1, __ATOMIC_RELEASE);
+  if (context) __atomic_sub_fetch(&engine__instance.prolonged, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- observers ---- */
 
 static int add_observer(trace_observer_callback_t callback, void* arg, int fd) {
   int status = 0;
-  pthread_mutex_lock(&__engine.lock);
+  pthread_mutex_lock(&engine__instance.lock);
   for (size_t i = 0; i < observer_count; i++)
     if (observers[i].callback == callback && observers[i].arg == arg && observers[i].fd == fd)
       status = -EINVAL;
   if (status == 0 && observer_count == MAX_OBSERVERS) status = -ENOMEM;
   if (status == 0) observers[observer_count++] = (observer_t){callback, arg, fd, false};
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_unlock(&engine__instance.lock);
   return status;
 }
 
 static int remove_observer(trace_observer_callback_t callback, void* arg, int fd) {
   int status = -ENOENT;
-  pthread_mutex_lock(&__engine.lock);
+  pthread_mutex_lock(&engine__instance.lock);
   for (size_t i = 0; i < observer_count; i++)
     if (observers[i].callback == callback && observers[i].arg == arg && observers[i].fd == fd) {
       observers[i] = observers[--observer_count];
       status = 0;
       break;
     }
-  pthread_cond_broadcast(&__engine.cond);
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_cond_broadcast(&engine__instance.cond);
+  pthread_mutex_unlock(&engine__instance.lock);
   return status;
 }
 
@@ -712,9 +713,9 @@ int trace_register_observer(int eventfd) {
 int trace_unregister_observer(int eventfd) { return remove_observer(NULL, NULL, eventfd); }
 
 void trace_notify_observer_updated(int eventfd) {
-  pthread_mutex_lock(&__engine.lock);
+  pthread_mutex_lock(&engine__instance.lock);
   for (size_t i = 0; i < observer_count; i++)
     if (observers[i].callback == NULL && observers[i].fd == eventfd) observers[i].pending = false;
-  pthread_cond_broadcast(&__engine.cond);
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_cond_broadcast(&engine__instance.cond);
+  pthread_mutex_unlock(&engine__instance.lock);
 }

@@ -110,7 +110,7 @@ typedef struct engine {
   pthread_cond_t cond;
   trace_handler_t* handler;
   trace_state_t state;        /* atomic; written under lock */
-  uint64_t generation;        /* this trace; __trace_engine_generation mirrors it */
+  uint64_t generation;        /* this trace; trace_engine__generation mirrors it */
   uint64_t generations;       /* traces so far */
   uint64_t cache_epoch;       /* changes when string and thread tables reset */
   uint32_t next_string_index; /* atomic; next index to hand out */
@@ -132,37 +132,37 @@ typedef struct engine {
   trace_koid_t pid;
 } engine_t;
 
-extern engine_t __engine;
+extern engine_t engine__instance;
 
 /* The calling thread's writer, or NULL before its first record. */
-extern __thread trace_context_t* __writer_self __attribute__((tls_model("initial-exec")));
+extern __thread trace_context_t* writer__self __attribute__((tls_model("initial-exec")));
 
 /* writer.c */
-trace_context_t* __writer_attach(uint64_t generation);
+trace_context_t* writer__attach(uint64_t generation);
 /* count: whether a failure counts as a dropped record (metadata records do
  * not: their users fall back to inline references). */
-uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool count);
-uint64_t* __writer_reserve_durable(trace_context_t* w, size_t words);
-void __writer_release_chunk(trace_context_t* w);
-trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal);
-trace_thread_ref_t __writer_register_current_thread_slow(trace_context_t* w);
-bool __writer_category_enabled(const char* category, trace_site_t* site, uint64_t generation);
-trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, size_t length);
-trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
-                                            const char* name, size_t name_length);
-void __writer_write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
-                                const trace_string_ref_t* name_ref);
+uint64_t* writer__reserve_slow_counted(trace_context_t* w, size_t words, bool count);
+uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
+void writer__release_chunk(trace_context_t* w);
+trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
+trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w);
+bool writer__category_enabled(const char* category, trace_site_t* site, uint64_t generation);
+trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length);
+trace_thread_ref_t writer__register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                                           const char* name, size_t name_length);
+void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                               const trace_string_ref_t* name_ref);
 
 /* engine.c */
-void __engine_request_save(uint64_t switch_count);
-bool __engine_wait_writers_quiet(bool bounded);
-void __engine_totals(uint64_t* written, uint64_t* dropped, uint32_t* threads);
+void engine__request_save(uint64_t switch_count);
+bool engine__wait_writers_quiet(bool bounded);
+void engine__totals(uint64_t* written, uint64_t* dropped, uint32_t* threads);
 
-static inline void __writer_count_written(trace_context_t* w) {
+static inline void writer__count_written(trace_context_t* w) {
   ATOMIC_STORE(&w->records_written, w->records_written + 1);
 }
 
-static inline void __writer_count_dropped(trace_context_t* w) {
+static inline void writer__count_dropped(trace_context_t* w) {
   ATOMIC_STORE(&w->records_dropped, w->records_dropped + 1);
 }
 
@@ -172,94 +172,95 @@ static inline void __writer_count_dropped(trace_context_t* w) {
  * `reserving` brackets the moment pos/end/chunk change: an event from a signal
  * handler that interrupts it is dropped (see enter() in engine.c); anywhere
  * else a nested record simply lands after the interrupted one's space. */
-static inline uint64_t* __writer_reserve_counted(trace_context_t* w, size_t words, bool count) {
+static inline uint64_t* writer__reserve_counted(trace_context_t* w, size_t words, bool count) {
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   uint64_t* p = w->pos;
-  if (LIKELY(words <= (size_t)(w->end - p) && w->chunk_epoch == ATOMIC_LOAD(&__engine.epoch))) {
+  if (LIKELY(words <= (size_t)(w->end - p) &&
+             w->chunk_epoch == ATOMIC_LOAD(&engine__instance.epoch))) {
     w->pos = p + words;
   } else {
-    p = __writer_reserve_slow_counted(w, words, count);
+    p = writer__reserve_slow_counted(w, words, count);
   }
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   w->reserving = 0;
   return p;
 }
 
-static inline uint64_t* __writer_reserve(trace_context_t* w, size_t words) {
-  return __writer_reserve_counted(w, words, true);
+static inline uint64_t* writer__reserve(trace_context_t* w, size_t words) {
+  return writer__reserve_counted(w, words, true);
 }
 
 /* Where durable records go: the durable buffer, or the thread's chunk in
  * oneshot mode (which has none; a thread's chunks are scanned in allocation
  * order, so its definitions precede its uses). A failure is not counted as a
  * dropped record: registration falls back to inline references. */
-static inline uint64_t* __writer_reserve_metadata(trace_context_t* w, size_t words) {
-  if (__engine.mode != TRACE_BUFFERING_MODE_ONESHOT) return __writer_reserve_durable(w, words);
-  return __writer_reserve_counted(w, words, false);
+static inline uint64_t* writer__reserve_metadata(trace_context_t* w, size_t words) {
+  if (engine__instance.mode != TRACE_BUFFERING_MODE_ONESHOT)
+    return writer__reserve_durable(w, words);
+  return writer__reserve_counted(w, words, false);
 }
 
-static inline uint32_t __writer_string_home(const char* literal) {
+static inline uint32_t writer__string_home(const char* literal) {
   return (uint32_t)(((uint64_t)(uintptr_t)literal * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
 }
 
 /* A literal's ref: one probe when it was seen before on this thread (and
  * landed in its home slot; others are found by the slow path's probing). */
-static inline trace_string_ref_t __writer_register_literal(trace_context_t* w,
-                                                           const char* literal) {
-  string_cache_entry_t* e = &w->strings[__writer_string_home(literal)];
+static inline trace_string_ref_t writer__register_literal(trace_context_t* w, const char* literal) {
+  string_cache_entry_t* e = &w->strings[writer__string_home(literal)];
   if (LIKELY(e->literal == literal && e->ref != 0)) {
     trace_string_ref_t ref = {e->ref, NULL};
     return ref;
   }
-  return __writer_register_literal_slow(w, literal);
+  return writer__register_literal_slow(w, literal);
 }
 
-static inline trace_thread_ref_t __writer_thread_ref(trace_context_t* w) {
+static inline trace_thread_ref_t writer__thread_ref(trace_context_t* w) {
   if (LIKELY(w->thread_registered)) return w->thread_ref;
-  return __writer_register_current_thread_slow(w);
+  return writer__register_current_thread_slow(w);
 }
 
 /* The same, by reference: the ref stays in the writer (no 24-byte copy). */
-static inline const trace_thread_ref_t* __writer_current_thread(trace_context_t* w) {
-  if (UNLIKELY(!w->thread_registered)) __writer_register_current_thread_slow(w);
+static inline const trace_thread_ref_t* writer__current_thread(trace_context_t* w) {
+  if (UNLIKELY(!w->thread_registered)) writer__register_current_thread_slow(w);
   return &w->thread_ref;
 }
 
 /* trace_release_context(), inline for the engine's own callers. */
-static inline void __writer_release(trace_context_t* w) {
+static inline void writer__release(trace_context_t* w) {
   ATOMIC_RELEASE(&w->nesting, w->nesting - 1);
 }
 
 /* The macros' argument names and literal string values (event_helpers.h). */
-static inline void __writer_complete_args(trace_context_t* w, trace_arg_t* args, size_t num_args) {
+static inline void writer__complete_args(trace_context_t* w, trace_arg_t* args, size_t num_args) {
   for (size_t i = 0; i < num_args; i++) {
     trace_string_ref_t* n = &args[i].name_ref;
     if (n->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && n->inline_string)
-      *n = __writer_register_literal(w, n->inline_string);
+      *n = writer__register_literal(w, n->inline_string);
     if (args[i].value.type == TRACE_ARG_STRING) {
       trace_string_ref_t* v = &args[i].value.string_value_ref;
       if (v->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && v->inline_string)
-        *v = __writer_register_literal(w, v->inline_string);
+        *v = writer__register_literal(w, v->inline_string);
     }
   }
 }
 
 /* One event record (FXT.md §8.5), written in place. */
-static inline void __writer_write_event(trace_context_t* w, unsigned type, trace_ticks_t ticks,
-                                        const trace_thread_ref_t* thread,
-                                        const trace_string_ref_t* category,
-                                        const trace_string_ref_t* name, const trace_arg_t* args,
-                                        size_t num_args, uint64_t payload) {
+static inline void writer__write_event(trace_context_t* w, unsigned type, trace_ticks_t ticks,
+                                       const trace_thread_ref_t* thread,
+                                       const trace_string_ref_t* category,
+                                       const trace_string_ref_t* name, const trace_arg_t* args,
+                                       size_t num_args, uint64_t payload) {
   size_t words = fxt_event_record_words(type, thread, category, name, args, num_args);
   if (UNLIKELY(words > FXT_MAX_RECORD_WORDS || num_args > TRACE_MAX_ARGS)) {
-    __writer_count_dropped(w);
+    writer__count_dropped(w);
     return;
   }
-  uint64_t* p = __writer_reserve(w, words);
+  uint64_t* p = writer__reserve(w, words);
   if (UNLIKELY(p == NULL)) return;
   fxt_write_event_record(p, words, type, ticks, thread, category, name, args, num_args, payload);
-  __writer_count_written(w);
+  writer__count_written(w);
 }
 
 #endif /* FXTRACE_ENGINE_ENGINE_INTERNAL_H_ */

@@ -18,7 +18,7 @@
  * fxt_encode.h. Both write the same bytes. */
 
 /* Registers the names and literal string values in place, as
- * __writer_complete_args() does, and counts the arguments' words if all of
+ * writer__complete_args() does, and counts the arguments' words if all of
  * them are plain: 0 if one is not (a plain argument takes at least 1). */
 static inline size_t complete_plain_args(trace_context_t* w, trace_arg_t* args, size_t num_args) {
   size_t words = 0;
@@ -26,13 +26,13 @@ static inline size_t complete_plain_args(trace_context_t* w, trace_arg_t* args, 
   for (size_t i = 0; i < num_args; i++) {
     trace_string_ref_t* n = &args[i].name_ref;
     if (n->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && n->inline_string)
-      *n = __writer_register_literal(w, n->inline_string);
+      *n = writer__register_literal(w, n->inline_string);
     plain &= !trace_is_inline_string_ref(n);
     trace_arg_value_t* v = &args[i].value;
     if (v->type == TRACE_ARG_STRING) {
       trace_string_ref_t* s = &v->string_value_ref;
       if (s->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && s->inline_string)
-        *s = __writer_register_literal(w, s->inline_string);
+        *s = writer__register_literal(w, s->inline_string);
       words += fxt_string_ref_words(s);
     }
     plain &= v->type != TRACE_ARG_BLOB;
@@ -68,8 +68,8 @@ static inline uint64_t* put_plain_arg(uint64_t* p, const trace_arg_t* arg) {
 static inline __attribute__((always_inline)) void write_and_release(
     trace_context_t* w, unsigned type, trace_ticks_t ticks, const trace_string_ref_t* category,
     const char* name, trace_arg_t* args, size_t num_args, uint64_t payload) {
-  const trace_thread_ref_t* thread = __writer_current_thread(w);
-  trace_string_ref_t name_ref = __writer_register_literal(w, name);
+  const trace_thread_ref_t* thread = writer__current_thread(w);
+  trace_string_ref_t name_ref = writer__register_literal(w, name);
   size_t args_words = complete_plain_args(w, args, num_args);
   bool plain = (args_words != 0 || num_args == 0) && num_args <= TRACE_MAX_ARGS &&
                !trace_is_inline_thread_ref(thread) && !trace_is_inline_string_ref(category) &&
@@ -77,12 +77,12 @@ static inline __attribute__((always_inline)) void write_and_release(
   size_t words = 2u + args_words + fxt_event_payload_words(type);
   if (UNLIKELY(!plain || words > FXT_MAX_RECORD_WORDS)) {
     /* The general encoder; it drops (and counts) a record that is too large. */
-    __writer_write_event(w, type, ticks, thread, category, &name_ref, args, num_args, payload);
+    writer__write_event(w, type, ticks, thread, category, &name_ref, args, num_args, payload);
   } else {
     /* FXT.md §8.5: header, timestamp, (thread, category and name are
      * indexed: in the header), arguments, payload. The header is stored
      * last: the commit. */
-    uint64_t* p = __writer_reserve(w, words);
+    uint64_t* p = writer__reserve(w, words);
     if (LIKELY(p != NULL)) {
       uint64_t* q = p + 1;
       *q++ = ticks;
@@ -92,17 +92,17 @@ static inline __attribute__((always_inline)) void write_and_release(
                         FXT_FIELD(num_args, 20, 23) | FXT_FIELD(thread->encoded_value, 24, 31) |
                         FXT_FIELD(category->encoded_value, 32, 47) |
                         FXT_FIELD(name_ref.encoded_value, 48, 63));
-      __writer_count_written(w);
+      writer__count_written(w);
     }
   }
-  __writer_release(w);
+  writer__release(w);
 }
 
 /* The common shape: the timestamp is taken after the acquire (API.md §2). */
 static inline void event_and_release(trace_context_t* w, unsigned type,
                                      const trace_string_ref_t* category, const char* name,
                                      trace_arg_t* args, size_t num_args, uint64_t payload) {
-  write_and_release(w, type, __trace_clock_now_ns(), category, name, args, num_args, payload);
+  write_and_release(w, type, trace_clock__now_ns(), category, name, args, num_args, payload);
 }
 
 void trace_internal_write_instant_event_record_and_release_context(
@@ -157,15 +157,14 @@ void trace_internal_write_instaflow_and_release_context(trace_context_t* context
                                                         trace_arg_t* args, size_t num_args) {
   trace_context_t* w = context;
   if (is_flow_kind(flow_kind)) {
-    trace_ticks_t ticks = __trace_clock_now_ns();
-    trace_thread_ref_t thread = __writer_thread_ref(w);
-    trace_string_ref_t name = __writer_register_literal(w, name_literal);
-    __writer_complete_args(w, args, num_args);
-    __writer_write_event(w, FXT_EVENT_DURATION_BEGIN, ticks, &thread, category_ref, &name, args,
-                         num_args, 0);
-    __writer_write_event(w, flow_kind, ticks, &thread, category_ref, &name, NULL, 0, flow_id);
-    __writer_write_event(w, FXT_EVENT_DURATION_END, ticks, &thread, category_ref, &name, NULL, 0,
-                         0);
+    trace_ticks_t ticks = trace_clock__now_ns();
+    trace_thread_ref_t thread = writer__thread_ref(w);
+    trace_string_ref_t name = writer__register_literal(w, name_literal);
+    writer__complete_args(w, args, num_args);
+    writer__write_event(w, FXT_EVENT_DURATION_BEGIN, ticks, &thread, category_ref, &name, args,
+                        num_args, 0);
+    writer__write_event(w, flow_kind, ticks, &thread, category_ref, &name, NULL, 0, flow_id);
+    writer__write_event(w, FXT_EVENT_DURATION_END, ticks, &thread, category_ref, &name, NULL, 0, 0);
   }
   trace_release_context(w);
 }
@@ -174,10 +173,10 @@ void trace_internal_write_blob_event_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     const void* blob, size_t blob_size, trace_arg_t* args, size_t num_args) {
   trace_context_t* w = context;
-  trace_ticks_t ticks = __trace_clock_now_ns();
-  trace_thread_ref_t thread = __writer_thread_ref(w);
-  trace_string_ref_t name = __writer_register_literal(w, name_literal);
-  __writer_complete_args(w, args, num_args);
+  trace_ticks_t ticks = trace_clock__now_ns();
+  trace_thread_ref_t thread = writer__thread_ref(w);
+  trace_string_ref_t name = writer__register_literal(w, name_literal);
+  writer__complete_args(w, args, num_args);
   trace_context_write_blob_event_record(w, ticks, &thread, category_ref, &name, blob, blob_size,
                                         args, num_args);
   trace_release_context(w);
@@ -186,7 +185,7 @@ void trace_internal_write_blob_event_record_and_release_context(
 void trace_internal_write_blob_attachment_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     const void* blob, size_t blob_size) {
-  trace_string_ref_t name = __writer_register_literal(context, name_literal);
+  trace_string_ref_t name = writer__register_literal(context, name_literal);
   trace_context_write_blob_attachment_record(context, category_ref, &name, blob, blob_size);
   trace_release_context(context);
 }
@@ -195,7 +194,7 @@ void trace_internal_write_blob_record_and_release_context(trace_context_t* conte
                                                           trace_blob_type_t type,
                                                           const char* name_literal,
                                                           const void* blob, size_t blob_size) {
-  trace_string_ref_t name = __writer_register_literal(context, name_literal);
+  trace_string_ref_t name = writer__register_literal(context, name_literal);
   trace_context_write_blob_record(context, type, &name, blob, blob_size);
   trace_release_context(context);
 }
@@ -210,9 +209,9 @@ void trace_internal_write_kernel_object_record_and_release_context(
     all[n++] =
         trace_make_arg(trace_internal_make_literal_ref("process"), trace_make_koid_arg_value(pid));
   for (size_t i = 0; i < num_args && n < TRACE_MAX_ARGS; i++) all[n++] = args[i];
-  __writer_complete_args(w, all, n);
+  writer__complete_args(w, all, n);
   trace_string_ref_t name_ref =
-      name ? __writer_register_copy(w, name, strlen(name)) : trace_make_empty_string_ref();
+      name ? writer__register_copy(w, name, strlen(name)) : trace_make_empty_string_ref();
   trace_context_write_kernel_object_record(
       w, tid != 0 ? tid : pid, tid != 0 ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS, &name_ref, all, n);
   trace_release_context(w);
@@ -224,9 +223,9 @@ static void vthread_event(trace_context_t* w, unsigned type, const trace_string_
                           size_t num_args, uint64_t payload) {
   trace_thread_ref_t thread;
   trace_context_register_vthread(w, 0, vthread_literal, vthread_id, &thread);
-  trace_string_ref_t name = __writer_register_literal(w, name_literal);
-  __writer_complete_args(w, args, num_args);
-  __writer_write_event(w, type, ticks, &thread, category, &name, args, num_args, payload);
+  trace_string_ref_t name = writer__register_literal(w, name_literal);
+  writer__complete_args(w, args, num_args);
+  writer__write_event(w, type, ticks, &thread, category, &name, args, num_args, payload);
   trace_release_context(w);
 }
 
@@ -264,7 +263,7 @@ void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
   trace_context_t* w =
       trace_acquire_context_for_category_cached(scope->category_literal, scope->site, &category);
   if (!w) return; /* stopped meanwhile: nothing (API.md §3) */
-  trace_ticks_t end = __trace_clock_now_ns();
+  trace_ticks_t end = trace_clock__now_ns();
   write_and_release(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &category,
                     scope->name_literal, scope->args, scope->num_args, end);
 }

@@ -2,7 +2,7 @@
  * of docs/buffer-layout.md), switching rolling buffers, durable allocation,
  * and string / thread registration. Everything here runs on writer threads,
  * between start and stop, and therefore takes no lock, makes no syscall and
- * allocates nothing — except __writer_attach (a thread's first record of a
+ * allocates nothing — except writer__attach (a thread's first record of a
  * trace) and the single eventfd write per streaming switch. */
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "engine/buffer_scan.h"
 #include "engine/engine_internal.h"
 
-__thread trace_context_t* __writer_self __attribute__((tls_model("initial-exec")));
+__thread trace_context_t* writer__self __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
@@ -29,7 +29,7 @@ static void scrub(uint8_t* chunk, uint64_t bytes);
  * at its start would claim chunks that now hold someone else's records. So
  * the run is cleared, while this thread still owns it, before release. */
 static void clear_stale_run(trace_context_t* w) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   uint64_t epoch = ATOMIC_LOAD(&e->epoch);
   if ((epoch & ~UINT64_C(0xffffff)) != (w->chunk_epoch & ~UINT64_C(0xffffff))) return;
   uint64_t now = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
@@ -43,9 +43,9 @@ static void clear_stale_run(trace_context_t* w) {
   }
 }
 
-void __writer_release_chunk(trace_context_t* w) {
+void writer__release_chunk(trace_context_t* w) {
   if (w->chunk == NO_CHUNK) return;
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   if (w->owners != e->owners) { /* a chunk of an earlier engine */
     w->chunk = NO_CHUNK;
     w->pos = w->end = NULL;
@@ -80,7 +80,7 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
 /* Clears one chunk this thread was handed but does not use (unless a stale
  * writer owns it, or the round is over). */
 static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
-  if (claim(w, sw, offset, __engine.chunk_size, 0)) __writer_release_chunk(w);
+  if (claim(w, sw, offset, engine__instance.chunk_size, 0)) writer__release_chunk(w);
 }
 
 /* Takes chunks [offset, offset + bytes) of the buffer of switch count `sw`,
@@ -97,7 +97,7 @@ static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
  * false: nothing owned, nothing written. */
 static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
                   uint64_t generation_bits) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   unsigned b = (unsigned)(sw & 1);
   uint32_t C = e->chunk_size;
   uint32_t first = b * e->chunks_per_buffer + (uint32_t)(offset / C);
@@ -133,28 +133,28 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
 /* Raises the epoch to `target` unless it is 0 (stopped) or already past it:
  * winners of successive switches may publish out of order. */
 static void publish_epoch(uint64_t target) {
-  uint64_t cur = ATOMIC_LOAD(&__engine.epoch);
+  uint64_t cur = ATOMIC_LOAD(&engine__instance.epoch);
   while (cur != 0 && cur < target &&
-         !__atomic_compare_exchange_n(&__engine.epoch, &cur, target, true, __ATOMIC_RELEASE,
+         !__atomic_compare_exchange_n(&engine__instance.epoch, &cur, target, true, __ATOMIC_RELEASE,
                                       __ATOMIC_RELAXED)) {
   }
 }
 
 /* The winner of the switch from `sw` to `sw + 1` (circular, streaming). */
 static void switched(uint64_t sw, uint64_t generation_bits) {
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   trace_buffer_header_t* h = e->header;
   unsigned old = (unsigned)(sw & 1);
   ATOMIC_STORE(&h->rolling_data_end[old], e->rolling_size); /* its full mark */
   ATOMIC_STORE(&h->rolling_data_end[old ^ 1], 0);
   ATOMIC_STORE(&h->wrapped_count, (uint32_t)(sw + 1));
   publish_epoch(generation_bits | ((sw + 1) & 0xffffff));
-  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) __engine_request_save(sw);
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(sw);
 }
 
 /* Oneshot full, or the durable buffer full: no record is written any more in
  * this trace (PROTOCOL.md §7.5), so none can refer to a lost string. */
-static void stop_recording(void) { ATOMIC_STORE(&__engine.epoch, 0); }
+static void stop_recording(void) { ATOMIC_STORE(&engine__instance.epoch, 0); }
 
 static uint64_t* take(trace_context_t* w, size_t words) {
   uint64_t* p = w->pos;
@@ -169,12 +169,12 @@ static uint64_t* take(trace_context_t* w, size_t words) {
  * this record's body. */
 static uint64_t* take_run(trace_context_t* w, size_t words, uint64_t run_bytes) {
   uint64_t* p = take(w, words);
-  if (run_bytes > __engine.chunk_size) ATOMIC_RELEASE(p, __buffer_provisional_header(words));
+  if (run_bytes > engine__instance.chunk_size) ATOMIC_RELEASE(p, buffer__provisional_header(words));
   return p;
 }
 
-uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool count) {
-  engine_t* e = &__engine;
+uint64_t* writer__reserve_slow_counted(trace_context_t* w, size_t words, bool count) {
+  engine_t* e = &engine__instance;
   trace_buffer_header_t* h = e->header;
   uint64_t bytes = (uint64_t)words * 8;
   uint64_t C = e->chunk_size;
@@ -193,7 +193,7 @@ uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool c
     if (w->chunk != NO_CHUNK && w->chunk_epoch == (generation_bits | (sw & 0xffffff)) &&
         words <= (size_t)(w->end - w->pos))
       return take(w, words);
-    __writer_release_chunk(w);
+    writer__release_chunk(w);
     /* Allocate while any room is left, even too little for this record: the
      * tail is then taken and cleared below, so that every chunk under the
      * end of a full buffer holds this round's data or nothing. */
@@ -226,13 +226,13 @@ uint64_t* __writer_reserve_slow_counted(trace_context_t* w, size_t words, bool c
     }
   }
 drop:
-  if (count) __writer_count_dropped(w);
+  if (count) writer__count_dropped(w);
   return NULL;
 }
 
-uint64_t* __writer_reserve_durable(trace_context_t* w, size_t words) {
+uint64_t* writer__reserve_durable(trace_context_t* w, size_t words) {
   (void)w;
-  engine_t* e = &__engine;
+  engine_t* e = &engine__instance;
   if (ATOMIC_LOAD(&e->epoch) == 0) return NULL;
   uint64_t bytes = (uint64_t)words * 8;
   uint64_t offset = __atomic_fetch_add(&e->header->durable_alloc, bytes, __ATOMIC_ACQ_REL);
@@ -261,19 +261,20 @@ static trace_string_ref_t inline_ref(const char* s) { return trace_make_inline_c
 
 /* A string record with a fresh index, or 0 when indexes or space ran out. */
 static trace_string_index_t write_string(trace_context_t* w, const char* s, size_t length) {
-  uint32_t index = take_index(&__engine.next_string_index, TRACE_ENCODED_STRING_REF_MAX_INDEX);
+  uint32_t index =
+      take_index(&engine__instance.next_string_index, TRACE_ENCODED_STRING_REF_MAX_INDEX);
   if (index == 0) return 0;
   if (length > TRACE_ENCODED_STRING_REF_MAX_LENGTH) length = TRACE_ENCODED_STRING_REF_MAX_LENGTH;
-  uint64_t* p = __writer_reserve_metadata(w, fxt_string_record_words(length));
+  uint64_t* p = writer__reserve_metadata(w, fxt_string_record_words(length));
   if (!p) return 0;
   fxt_write_string_record(p, (trace_string_index_t)index, s, length);
-  __writer_count_written(w);
+  writer__count_written(w);
   return (trace_string_index_t)index;
 }
 
-trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char* literal) {
+trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal) {
   if (literal == NULL || literal[0] == '\0') return trace_make_empty_string_ref();
-  uint32_t slot = __writer_string_home(literal);
+  uint32_t slot = writer__string_home(literal);
   string_cache_entry_t* entry = NULL;
   for (uint32_t probe = 0; probe < WRITER_STRING_CACHE_SIZE; probe++) {
     string_cache_entry_t* e = &w->strings[(slot + probe) % WRITER_STRING_CACHE_SIZE];
@@ -290,7 +291,7 @@ trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char
   if (entry == NULL) return inline_ref(literal); /* the thread's table is full */
   trace_string_index_t index = write_string(w, literal, strlen(literal));
   if (index == 0) {
-    if (ATOMIC_LOAD(&__engine.next_string_index) > TRACE_ENCODED_STRING_REF_MAX_INDEX) {
+    if (ATOMIC_LOAD(&engine__instance.next_string_index) > TRACE_ENCODED_STRING_REF_MAX_INDEX) {
       entry->literal = literal; /* indexes are used up: stop asking */
       entry->ref = 0;
     }
@@ -301,7 +302,7 @@ trace_string_ref_t __writer_register_literal_slow(trace_context_t* w, const char
   return trace_make_indexed_string_ref(index);
 }
 
-trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, size_t length) {
+trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length) {
   if (s == NULL || length == 0) return trace_make_empty_string_ref();
   trace_string_index_t index = write_string(w, s, length);
   if (index == 0) return trace_make_inline_string_ref(s, length);
@@ -312,46 +313,48 @@ trace_string_ref_t __writer_register_copy(trace_context_t* w, const char* s, siz
 
 /* A thread-info kernel object record (durable), then a thread record with a
  * fresh index; an inline ref when indexes or space ran out. */
-trace_thread_ref_t __writer_register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
-                                            const char* name, size_t name_length) {
+trace_thread_ref_t writer__register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                                           const char* name, size_t name_length) {
   if (name != NULL && name_length > 0) {
-    trace_string_ref_t name_ref = __writer_register_copy(w, name, name_length);
-    __writer_write_thread_info(w, pid, tid, &name_ref);
+    trace_string_ref_t name_ref = writer__register_copy(w, name, name_length);
+    writer__write_thread_info(w, pid, tid, &name_ref);
   }
-  uint32_t index = take_index(&__engine.next_thread_index, TRACE_ENCODED_THREAD_REF_MAX_INDEX);
+  uint32_t index =
+      take_index(&engine__instance.next_thread_index, TRACE_ENCODED_THREAD_REF_MAX_INDEX);
   if (index != 0) {
-    uint64_t* p = __writer_reserve_metadata(w, 3);
+    uint64_t* p = writer__reserve_metadata(w, 3);
     if (p) {
       fxt_write_thread_record(p, index, pid, tid);
-      __writer_count_written(w);
+      writer__count_written(w);
       return trace_make_indexed_thread_ref(index);
     }
   }
   return trace_make_inline_thread_ref(pid, tid);
 }
 
-void __writer_write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
-                                const trace_string_ref_t* name_ref) {
+void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
+                               const trace_string_ref_t* name_ref) {
   trace_arg_t arg =
-      trace_make_arg(__writer_register_literal(w, "process"), trace_make_koid_arg_value(pid));
+      trace_make_arg(writer__register_literal(w, "process"), trace_make_koid_arg_value(pid));
   size_t words = fxt_kernel_object_record_words(name_ref, &arg, 1);
-  uint64_t* p = __writer_reserve_metadata(w, words);
+  uint64_t* p = writer__reserve_metadata(w, words);
   if (!p) return;
   fxt_write_kernel_object_record(p, words, tid, FXT_KOBJ_THREAD, name_ref, &arg, 1);
-  __writer_count_written(w);
+  writer__count_written(w);
 }
 
-trace_thread_ref_t __writer_register_current_thread_slow(trace_context_t* w) {
-  w->thread_ref = __writer_register_thread(w, __engine.pid, w->tid, w->name, strlen(w->name));
+trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w) {
+  w->thread_ref =
+      writer__register_thread(w, engine__instance.pid, w->tid, w->name, strlen(w->name));
   w->thread_registered = true;
   return w->thread_ref;
 }
 
 /* ---- categories ---- */
 
-bool __writer_category_enabled(const char* category, trace_site_t* site, uint64_t generation) {
+bool writer__category_enabled(const char* category, trace_site_t* site, uint64_t generation) {
   bool enabled = false;
-  trace_handler_t* handler = ATOMIC_ACQUIRE(&__engine.handler);
+  trace_handler_t* handler = ATOMIC_ACQUIRE(&engine__instance.handler);
   if (category != NULL && category[0] != '\0' && handler != NULL)
     enabled = handler->ops->is_category_enabled(handler, category);
   ATOMIC_STORE(&site->state, (generation << 1) | (enabled ? 1u : 0u));
@@ -362,35 +365,35 @@ bool __writer_category_enabled(const char* category, trace_site_t* site, uint64_
 
 static void on_thread_exit(void* arg) {
   trace_context_t* w = arg;
-  pthread_mutex_lock(&__engine.lock);
-  if (__engine.owners) __writer_release_chunk(w);
+  pthread_mutex_lock(&engine__instance.lock);
+  if (engine__instance.owners) writer__release_chunk(w);
   w->chunk = NO_CHUNK;
   w->pos = w->end = NULL;
   w->reserving = 0;
   ATOMIC_RELEASE(&w->nesting, 0); /* a thread may exit holding a context */
   w->in_use = false;
-  pthread_mutex_unlock(&__engine.lock);
-  __writer_self = NULL;
+  pthread_mutex_unlock(&engine__instance.lock);
+  writer__self = NULL;
 }
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, on_thread_exit); }
 
 static trace_context_t* new_writer(void) {
   trace_context_t* w = NULL;
-  pthread_mutex_lock(&__engine.lock);
-  for (trace_context_t* it = __engine.writers; it; it = it->next)
+  pthread_mutex_lock(&engine__instance.lock);
+  for (trace_context_t* it = engine__instance.writers; it; it = it->next)
     if (!it->in_use) {
       w = it;
       break;
     }
-  if (!w && __engine.writer_count < MAX_WRITERS) {
+  if (!w && engine__instance.writer_count < MAX_WRITERS) {
     w = aligned_alloc(64, sizeof(*w));
     if (w) {
       memset(w, 0, sizeof(*w));
-      w->token = ++__engine.writer_count;
+      w->token = ++engine__instance.writer_count;
       w->chunk = NO_CHUNK;
-      w->next = __engine.writers;
-      __engine.writers = w;
+      w->next = engine__instance.writers;
+      engine__instance.writers = w;
     }
   }
   if (w) {
@@ -400,18 +403,18 @@ static trace_context_t* new_writer(void) {
     w->thread_registered = false;
     w->cache_epoch = 0; /* a new thread: its caches start empty */
   }
-  pthread_mutex_unlock(&__engine.lock);
+  pthread_mutex_unlock(&engine__instance.lock);
   return w;
 }
 
-trace_context_t* __writer_attach(uint64_t generation) {
-  trace_context_t* w = __writer_self;
+trace_context_t* writer__attach(uint64_t generation) {
+  trace_context_t* w = writer__self;
   if (w == NULL) {
     w = new_writer();
     if (w == NULL) return NULL;
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, w);
-    __writer_self = w;
+    writer__self = w;
     w->tid = (trace_koid_t)gettid();
   }
   if (ATOMIC_LOAD(&w->generation) != generation) {
@@ -419,7 +422,7 @@ trace_context_t* __writer_attach(uint64_t generation) {
     ATOMIC_STORE(&w->records_dropped, 0);
     ATOMIC_RELEASE(&w->generation, generation);
   }
-  uint64_t cache_epoch = ATOMIC_LOAD(&__engine.cache_epoch);
+  uint64_t cache_epoch = ATOMIC_LOAD(&engine__instance.cache_epoch);
   if (w->cache_epoch != cache_epoch) {
     memset(w->strings, 0, sizeof(w->strings));
     memset(w->vthreads, 0, sizeof(w->vthreads));

@@ -24,7 +24,7 @@
 
 /* ---- output queue ---- */
 
-output_t* __output_create(manager_t* m, session_t* s, int fd) {
+output_t* output__create(manager_t* m, session_t* s, int fd) {
   output_t* o = calloc(1, sizeof(*o));
   if (!o) return NULL;
   o->tag.kind = EP_OUTPUT;
@@ -35,7 +35,7 @@ output_t* __output_create(manager_t* m, session_t* s, int fd) {
   o->is_socket = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
   /* Pipes and sockets are written without blocking, when epoll says so; a
    * regular file (epoll refuses it: EPERM) is always ready. */
-  if (__mgr_epoll_add(m, fd, 0, &o->tag) == 0) {
+  if (mgr__epoll_add(m, fd, 0, &o->tag) == 0) {
     o->pollable = true;
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0 && !(flags & O_NONBLOCK)) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
@@ -43,7 +43,7 @@ output_t* __output_create(manager_t* m, session_t* s, int fd) {
   return o;
 }
 
-bool __output_append(output_t* o, const void* data, size_t bytes) {
+bool output__append(output_t* o, const void* data, size_t bytes) {
   if (o->failed) return false;
   if (bytes == 0) return true;
   out_chunk_t* t = o->tail;
@@ -87,7 +87,7 @@ static void unappend(output_t* o, size_t bytes) {
 static void set_want_out(output_t* o, bool want) {
   if (!o->pollable || o->want_out == want) return;
   o->want_out = want;
-  __mgr_epoll_mod(o->m, o->fd, want ? EPOLLOUT : 0, &o->tag);
+  mgr__epoll_mod(o->m, o->fd, want ? EPOLLOUT : 0, &o->tag);
 }
 
 /* SIGPIPE is blocked on the loop's thread (manager.c): a write to a pipe
@@ -101,7 +101,7 @@ static void consume_sigpipe(void) {
   }
 }
 
-bool __output_flush(output_t* o) {
+bool output__flush(output_t* o) {
   while (o->head && !o->failed) {
     out_chunk_t* c = o->head;
     if (c->pos == c->length) {
@@ -131,8 +131,8 @@ bool __output_flush(output_t* o) {
       return true;
     }
     if (n < 0 && errno == EPIPE) consume_sigpipe();
-    __mgr_log(o->m, MANAGER_LOG_WARN, "archive output: %s",
-              n < 0 ? strerror(errno) : "nothing written");
+    mgr__log(o->m, MANAGER_LOG_WARN, "archive output: %s",
+             n < 0 ? strerror(errno) : "nothing written");
     o->failed = true;
   }
   if (o->failed) return false;
@@ -140,15 +140,15 @@ bool __output_flush(output_t* o) {
   return true;
 }
 
-void __output_event(manager_t* m, output_t* o, uint32_t events) {
-  bool ok = __output_flush(o);
+void output__event(manager_t* m, output_t* o, uint32_t events) {
+  bool ok = output__flush(o);
   if (ok && (events & (EPOLLERR | EPOLLHUP)) && o->queued > 0) ok = false;
   if (!ok) o->failed = true;
   if (o->session) {
     if (o->failed)
-      __session_abort(m, o->session, "the client stopped reading the archive");
+      session__abort(m, o->session, "the client stopped reading the archive");
     else if (o->queued < m->config.streaming_high_water / 2)
-      __session_output_drained(o->session);
+      session__output_drained(o->session);
   } else if (o->failed || o->queued == 0) {
     /* draining after the session: delivered, or the reader is gone */
     for (output_t** pp = &m->draining; *pp; pp = &(*pp)->next) {
@@ -157,12 +157,12 @@ void __output_event(manager_t* m, output_t* o, uint32_t events) {
         break;
       }
     }
-    __output_free(m, o);
+    output__free(m, o);
   }
 }
 
-void __output_free(manager_t* m, output_t* o) {
-  if (o->pollable) __mgr_epoll_del(m, o->fd);
+void output__free(manager_t* m, output_t* o) {
+  if (o->pollable) mgr__epoll_del(m, o->fd);
   close(o->fd);
   while (o->head) {
     out_chunk_t* c = o->head;
@@ -175,41 +175,40 @@ void __output_free(manager_t* m, output_t* o) {
   m->dead_outputs = o;
 }
 
-void __output_release(manager_t* m, output_t* o) {
+void output__release(manager_t* m, output_t* o) {
   o->session = NULL;
-  if (!o->failed) __output_flush(o);
+  if (!o->failed) output__flush(o);
   if (o->failed || o->queued == 0) {
-    __output_free(m, o);
+    output__free(m, o);
     return;
   }
   o->next = m->draining;
   m->draining = o;
 }
 
-void __output_drain_all(manager_t* m, uint64_t timeout_ms) {
-  uint64_t deadline = __mgr_now_ms() + timeout_ms;
+void output__drain_all(manager_t* m, uint64_t timeout_ms) {
+  uint64_t deadline = mgr__now_ms() + timeout_ms;
   while (m->draining) {
     output_t* o = m->draining;
     m->draining = o->next;
     while (!o->failed && o->queued > 0) {
-      uint64_t now = __mgr_now_ms();
+      uint64_t now = mgr__now_ms();
       if (now >= deadline) break;
       struct pollfd pfd = {.fd = o->fd, .events = POLLOUT};
       if (o->pollable && poll(&pfd, 1, (int)(deadline - now)) <= 0) break;
-      if (!__output_flush(o)) break;
+      if (!output__flush(o)) break;
     }
-    if (o->queued > 0)
-      LOGW(m, "archive output: %zu bytes not delivered at shutdown", o->queued);
-    __output_free(m, o);
+    if (o->queued > 0) LOGW(m, "archive output: %zu bytes not delivered at shutdown", o->queued);
+    output__free(m, o);
   }
 }
 
 /* ---- archive content ---- */
 
-bool __archive_magic(output_t* o) {
+bool archive__magic(output_t* o) {
   uint64_t word;
   fxt_write_magic_record(&word);
-  return __output_append(o, &word, sizeof(word));
+  return output__append(o, &word, sizeof(word));
 }
 
 static bool provider_record(tracee_t* t, output_t* o) {
@@ -221,11 +220,11 @@ static bool provider_record(tracee_t* t, output_t* o) {
   } else {
     end = fxt_write_provider_section_record(words, t->provider_id);
   }
-  return __output_append(o, words, (size_t)(end - words) * 8);
+  return output__append(o, words, (size_t)(end - words) * 8);
 }
 
-bool __archive_header(const tracee_t* t, trace_buffer_header_t* h, const char** why) {
-  const char* reason = __buffer_scan_header(t->map, t->size, h);
+bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** why) {
+  const char* reason = buffer_scan__header(t->map, t->size, h);
   if (!reason && h->total_size != t->size) reason = "total size does not match the buffer";
   if (!reason && h->buffering_mode != t->mode)
     reason = "buffering mode does not match the one asked for";
@@ -251,7 +250,7 @@ static int emit_record(void* arg, const void* data, size_t bytes) {
     e->rejected++;
     return 0;
   }
-  if (!__output_append(e->out, data, bytes)) return -1;
+  if (!output__append(e->out, data, bytes)) return -1;
   uint64_t header;
   memcpy(&header, tail_bytes(e->out, bytes), 8);
   /* metadata records (provider info / section / event, trace info) are the
@@ -268,13 +267,13 @@ static int emit_record(void* arg, const void* data, size_t bytes) {
   return 0;
 }
 
-bool __archive_write_results(manager_t* m, tracee_t* t) {
+bool archive__write_results(manager_t* m, tracee_t* t) {
   output_t* o = t->s->out;
   t->results_written = true;
   if (!provider_record(t, o)) return false;
   trace_buffer_header_t h;
   const char* why;
-  if (!__archive_header(t, &h, &why)) {
+  if (!archive__header(t, &h, &why)) {
     LOGW(m, "provider #%u \"%s\": buffer unusable (%s): its data is skipped", t->provider_id,
          t->name, why);
     return !o->failed;
@@ -282,7 +281,7 @@ bool __archive_write_results(manager_t* m, tracee_t* t) {
   if (h.num_records_dropped > 0) {
     uint64_t word;
     fxt_write_provider_event_record(&word, t->provider_id, FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
-    if (!__output_append(o, &word, 8)) return false;
+    if (!output__append(o, &word, 8)) return false;
   }
   emit_ctx_t e = {.out = o};
   uint64_t durable_from = 0;
@@ -292,13 +291,13 @@ bool __archive_write_results(manager_t* m, tracee_t* t) {
      * switch before the current one (its mark may not be cleared yet). */
     uint64_t switches = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
     if (switches > 0 && t->last_wrapped == (uint32_t)(switches - 1)) {
-      e.skip_begin = t->map + sizeof(h) + h.durable_buffer_size +
-                     ((switches - 1) & 1) * h.rolling_buffer_size;
+      e.skip_begin =
+          t->map + sizeof(h) + h.durable_buffer_size + ((switches - 1) & 1) * h.rolling_buffer_size;
       e.skip_end = e.skip_begin + h.rolling_buffer_size;
     }
   }
   buffer_scan_stats_t stats;
-  int status = __buffer_scan(t->map, t->size, durable_from, emit_record, &e, &stats);
+  int status = buffer_scan__records(t->map, t->size, durable_from, emit_record, &e, &stats);
   if (status != 0 && o->failed) return false;
   if (status == -1) LOGW(m, "provider \"%s\": buffer unusable at the scan", t->name);
   if (stats.bad_records || e.rejected)
@@ -315,12 +314,13 @@ bool __archive_write_results(manager_t* m, tracee_t* t) {
   return !o->failed;
 }
 
-bool __archive_write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end) {
+bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end) {
   output_t* o = t->s->out;
   if (!provider_record(t, o)) return false;
   emit_ctx_t e = {.out = o};
   uint64_t from = t->saved_once ? t->last_durable_end : 0;
-  int status = __buffer_scan_save(t->map, t->size, wrapped, from, durable_end, emit_record, &e, NULL);
+  int status =
+      buffer_scan__save(t->map, t->size, wrapped, from, durable_end, emit_record, &e, NULL);
   if (status != 0 && o->failed) return false;
   if (status == -1)
     LOGW(m, "provider #%u \"%s\": buffer unusable at a save: skipped", t->provider_id, t->name);

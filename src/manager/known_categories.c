@@ -65,7 +65,7 @@ static bool group_add(category_group_t* g, const char* name, const char* descrip
 
 /* ---- the manager's own ---- */
 
-int __known_configure(manager_t* m, const manager_category_t* items, size_t count) {
+int known__configure(manager_t* m, const manager_category_t* items, size_t count) {
   if (count == 0) return 0;
   if (!items || count > WIRE_MAX_CATEGORIES) return -EINVAL;
   for (size_t i = 0; i < count; i++) {
@@ -108,13 +108,13 @@ static void answer_union(manager_t* m, category_query_t* q) {
   if (n < all.count || !complete)
     LOGW(m, "known categories: %zu of %zu%s fit the reply", n, all.count,
          complete ? "" : " (out of memory)");
-  __wire_begin(m->w, MSG_KNOWN_CATEGORIES, q->request_id);
-  __wire_put_u16(m->w, (uint16_t)n);
+  wire__begin(m->w, MSG_KNOWN_CATEGORIES, q->request_id);
+  wire__put_u16(m->w, (uint16_t)n);
   for (size_t i = 0; i < n; i++) {
-    __wire_put_cstr(m->w, all.items[i].name);
-    __wire_put_cstr(m->w, all.items[i].description);
+    wire__put_cstr(m->w, all.items[i].name);
+    wire__put_cstr(m->w, all.items[i].description);
   }
-  __mgr_send(m, q->controller, NULL, 0);
+  mgr__send(m, q->controller, NULL, 0);
   free_items(all.items, all.count);
 }
 
@@ -141,22 +141,22 @@ static void answer_by_provider(manager_t* m, category_query_t* q) {
   if (dropped || groups < q->group_count)
     LOGW(m, "known categories by provider: %zu entries and %zu groups do not fit the reply",
          dropped, q->group_count - groups);
-  __wire_begin(m->w, MSG_PROVIDER_CATEGORIES, q->request_id);
-  __wire_put_u8(m->w, WIRE_CATEGORIES_FORMAT);
-  __wire_put_u16(m->w, (uint16_t)groups);
+  wire__begin(m->w, MSG_PROVIDER_CATEGORIES, q->request_id);
+  wire__put_u8(m->w, WIRE_CATEGORIES_FORMAT);
+  wire__put_u16(m->w, (uint16_t)groups);
   for (size_t i = 0; i < groups; i++) {
     const category_group_t* g = &q->groups[i];
-    __wire_put_u32(m->w, g->provider_id);
-    __wire_put_u64(m->w, g->pid);
-    __wire_put_cstr(m->w, g->name);
-    __wire_put_u8(m->w, g->answered ? 1 : 0);
-    __wire_put_u16(m->w, (uint16_t)fit[i]);
+    wire__put_u32(m->w, g->provider_id);
+    wire__put_u64(m->w, g->pid);
+    wire__put_cstr(m->w, g->name);
+    wire__put_u8(m->w, g->answered ? 1 : 0);
+    wire__put_u16(m->w, (uint16_t)fit[i]);
     for (size_t k = 0; k < fit[i]; k++) {
-      __wire_put_cstr(m->w, g->items[k].name);
-      __wire_put_cstr(m->w, g->items[k].description);
+      wire__put_cstr(m->w, g->items[k].name);
+      wire__put_cstr(m->w, g->items[k].description);
     }
   }
-  __mgr_send(m, q->controller, NULL, 0);
+  mgr__send(m, q->controller, NULL, 0);
 }
 
 static void answer_query(manager_t* m, category_query_t* q) {
@@ -177,20 +177,20 @@ static void answer_query(manager_t* m, category_query_t* q) {
 
 /* ---- asking ---- */
 
-void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider) {
+void known__query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider) {
   if (by_provider) {
-    uint8_t format = __wire_get_u8(r);
-    if (!__wire_done(r)) {
-      __mgr_send_error(m, c, r->request_id, -EBADMSG, "malformed GET_PROVIDER_CATEGORIES");
+    uint8_t format = wire__get_u8(r);
+    if (!wire__done(r)) {
+      mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed GET_PROVIDER_CATEGORIES");
       return;
     }
     if (format != WIRE_CATEGORIES_FORMAT) {
-      __mgr_send_error(m, c, r->request_id, -EPROTONOSUPPORT,
-                       "unsupported PROVIDER_CATEGORIES format");
+      mgr__send_error(m, c, r->request_id, -EPROTONOSUPPORT,
+                      "unsupported PROVIDER_CATEGORIES format");
       return;
     }
-  } else if (!__wire_done(r)) {
-    __mgr_send_error(m, c, r->request_id, -EBADMSG, "malformed GET_KNOWN_CATEGORIES");
+  } else if (!wire__done(r)) {
+    mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed GET_KNOWN_CATEGORIES");
     return;
   }
   size_t n = m->known_count ? 1 : 0;
@@ -198,7 +198,7 @@ void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider) 
   category_query_t* q = calloc(1, sizeof(*q));
   if (!q || (n && !(q->groups = calloc(n, sizeof(*q->groups))))) {
     free(q);
-    __mgr_send_error(m, c, r->request_id, -ENOMEM, "out of memory");
+    mgr__send_error(m, c, r->request_id, -ENOMEM, "out of memory");
     return;
   }
   q->id = m->next_query_id++;
@@ -206,7 +206,7 @@ void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider) 
   q->controller = c;
   q->request_id = r->request_id;
   q->by_provider = by_provider;
-  q->deadline_ms = __mgr_now_ms() + KNOWN_CATEGORIES_TIMEOUT_MS;
+  q->deadline_ms = mgr__now_ms() + KNOWN_CATEGORIES_TIMEOUT_MS;
   if (m->known_count) {
     category_group_t* g = &q->groups[q->group_count++];
     g->provider_id = 0;
@@ -216,7 +216,7 @@ void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider) 
     for (size_t i = 0; i < m->known_count; i++) {
       if (!group_add(g, m->known[i].name, m->known[i].description)) {
         free_query(q);
-        __mgr_send_error(m, c, r->request_id, -ENOMEM, "out of memory");
+        mgr__send_error(m, c, r->request_id, -ENOMEM, "out of memory");
         return;
       }
     }
@@ -226,7 +226,7 @@ void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider) 
   conn_t** conns = n ? calloc(n, sizeof(*conns)) : NULL;
   if (n && !conns) {
     free_query(q);
-    __mgr_send_error(m, c, r->request_id, -ENOMEM, "out of memory");
+    mgr__send_error(m, c, r->request_id, -ENOMEM, "out of memory");
     return;
   }
   size_t first = q->group_count;
@@ -239,8 +239,8 @@ void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider) 
     conns[q->group_count++] = p->conn;
   }
   for (size_t i = first; i < q->group_count; i++) {
-    __wire_begin(m->w, MSG_GET_KNOWN_CATEGORIES, q->id);
-    if (__mgr_send(m, conns[i], NULL, 0) == 0) {
+    wire__begin(m->w, MSG_GET_KNOWN_CATEGORIES, q->id);
+    if (mgr__send(m, conns[i], NULL, 0) == 0) {
       q->groups[i].waiting = true;
       q->waiting_count++;
     }
@@ -265,7 +265,7 @@ static category_group_t* take_waiting(category_query_t* q, uint32_t provider_id)
   return NULL;
 }
 
-void __known_provider_reply(manager_t* m, conn_t* c, wire_reader_t* r) {
+void known__provider_reply(manager_t* m, conn_t* c, wire_reader_t* r) {
   provider_t* p = c->provider;
   category_query_t* q = m->queries;
   while (q && q->id != r->request_id) q = q->next;
@@ -274,30 +274,30 @@ void __known_provider_reply(manager_t* m, conn_t* c, wire_reader_t* r) {
     LOGD(m, "pid %d: late or unasked KNOWN_CATEGORIES ignored", (int)c->cred.pid);
     return;
   }
-  uint16_t n = __wire_get_u16(r);
+  uint16_t n = wire__get_u16(r);
   if (n > WIRE_MAX_CATEGORIES) r->error = true;
   char name[WIRE_MAX_NAME + 1], description[WIRE_MAX_DESCRIPTION + 1];
   /* checked first, merged second: a malformed list adds nothing */
   size_t start = r->pos;
   for (uint16_t i = 0; i < n && !r->error; i++) {
-    __wire_get_str(r, name, sizeof(name), WIRE_MAX_NAME);
-    __wire_get_str(r, description, sizeof(description), WIRE_MAX_DESCRIPTION);
+    wire__get_str(r, name, sizeof(name), WIRE_MAX_NAME);
+    wire__get_str(r, description, sizeof(description), WIRE_MAX_DESCRIPTION);
   }
-  if (!__wire_done(r)) {
+  if (!wire__done(r)) {
     LOGW(m, "provider \"%s\": malformed KNOWN_CATEGORIES ignored", p->name);
   } else {
     g->answered = true;
     r->pos = start;
     for (uint16_t i = 0; i < n; i++) {
-      __wire_get_str(r, name, sizeof(name), WIRE_MAX_NAME);
-      __wire_get_str(r, description, sizeof(description), WIRE_MAX_DESCRIPTION);
+      wire__get_str(r, name, sizeof(name), WIRE_MAX_NAME);
+      wire__get_str(r, description, sizeof(description), WIRE_MAX_DESCRIPTION);
       if (name[0] && !group_add(g, name, description)) break;
     }
   }
   if (q->waiting_count == 0) answer_query(m, q);
 }
 
-void __known_provider_gone(manager_t* m, uint32_t provider_id) {
+void known__provider_gone(manager_t* m, uint32_t provider_id) {
   for (category_query_t* q = m->queries; q;) {
     category_query_t* next = q->next;
     if (take_waiting(q, provider_id) && q->waiting_count == 0) answer_query(m, q);
@@ -305,12 +305,12 @@ void __known_provider_gone(manager_t* m, uint32_t provider_id) {
   }
 }
 
-void __known_conn_closed(manager_t* m, conn_t* c) {
+void known__conn_closed(manager_t* m, conn_t* c) {
   for (category_query_t* q = m->queries; q; q = q->next)
     if (q->controller == c) q->controller = NULL;
 }
 
-void __known_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
+void known__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
   for (category_query_t* q = m->queries; q;) {
     category_query_t* next = q->next;
     if (now >= q->deadline_ms) {
@@ -324,7 +324,7 @@ void __known_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
   }
 }
 
-void __known_destroy(manager_t* m) {
+void known__destroy(manager_t* m) {
   while (m->queries) {
     category_query_t* q = m->queries;
     m->queries = q->next;

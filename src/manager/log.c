@@ -10,11 +10,11 @@
 
 static const char* const kLevelNames[] = {"error", "warn", "info", "debug"};
 
-const char* __manager_log_level_name(manager_log_level_t level) {
+const char* manager__log_level_name(manager_log_level_t level) {
   return (unsigned)level < 4 ? kLevelNames[level] : "?";
 }
 
-int __manager_parse_log_level(const char* name, manager_log_level_t* out) {
+int manager__parse_log_level(const char* name, manager_log_level_t* out) {
   for (int i = 0; i < 4; i++) {
     if (strcmp(name, kLevelNames[i]) == 0) {
       *out = (manager_log_level_t)i;
@@ -28,7 +28,7 @@ int __manager_parse_log_level(const char* name, manager_log_level_t* out) {
   return -1;
 }
 
-void __mgr_log(manager_t* m, manager_log_level_t level, const char* format, ...) {
+void mgr__log(manager_t* m, manager_log_level_t level, const char* format, ...) {
   if (level > m->config.log_level) return;
   char message[1024];
   va_list ap;
@@ -45,7 +45,7 @@ void __mgr_log(manager_t* m, manager_log_level_t level, const char* format, ...)
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
     localtime_r(&ts.tv_sec, &tm);
-    fprintf(stderr, "trace_manager %02d:%02d:%02d.%03ld %s: %s\n", tm.tm_hour, tm.tm_min,
-            tm.tm_sec, ts.tv_nsec / 1000000, kLevelNames[level], message);
+    fprintf(stderr, "trace_manager %02d:%02d:%02d.%03ld %s: %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+            ts.tv_nsec / 1000000, kLevelNames[level], message);
   }
 }

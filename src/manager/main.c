@@ -13,7 +13,7 @@ static manager_t* g_manager;
 
 static void on_signal(int sig) {
   (void)sig;
-  if (g_manager) __manager_shutdown(g_manager);
+  if (g_manager) manager__shutdown(g_manager);
 }
 
 static void usage(FILE* out) {
@@ -25,7 +25,8 @@ static void usage(FILE* out) {
       "\n"
       "  --socket PATH           listen there (default: $FXTRACE_SOCKET, else\n"
       "                          $XDG_RUNTIME_DIR/fxtrace/manager.sock, else\n"
-      "                          /run/fxtrace/manager.sock for root, /tmp/fxtrace-$UID/manager.sock)\n"
+      "                          /run/fxtrace/manager.sock for root, "
+      "/tmp/fxtrace-$UID/manager.sock)\n"
       "  --group NAME            also let this group's members control tracing\n"
       "                          (socket mode 0660; default: owner only, 0600)\n"
       "  --category NAME=DESCRIPTION\n"
@@ -50,8 +51,10 @@ static int parse_category(char* arg, manager_category_t* out) {
   }
   *eq = '\0';
   if (strlen(arg) > 100 || strlen(eq + 1) > 400) {
-    fprintf(stderr, "trace_manager: --category %s: names are at most 100 bytes, descriptions "
-                    "at most 400\n", arg);
+    fprintf(stderr,
+            "trace_manager: --category %s: names are at most 100 bytes, descriptions "
+            "at most 400\n",
+            arg);
     return 2;
   }
   *out = (manager_category_t){arg, eq + 1};
@@ -104,7 +107,7 @@ int main(int argc, char** argv) {
         break;
       }
       case 'l':
-        if (__manager_parse_log_level(optarg, &config.log_level) != 0) {
+        if (manager__parse_log_level(optarg, &config.log_level) != 0) {
           fprintf(stderr, "trace_manager: --log-level: error, warn, info or debug, not %s\n",
                   optarg);
           return 2;
@@ -128,7 +131,7 @@ int main(int argc, char** argv) {
   }
   if (config.log_syslog) openlog("trace_manager", LOG_PID, LOG_DAEMON);
   signal(SIGPIPE, SIG_IGN);
-  int status = __manager_create(&config, &g_manager);
+  int status = manager__create(&config, &g_manager);
   if (status != 0) {
     fprintf(stderr, "trace_manager: cannot start: %s\n", strerror(-status));
     return 1;
@@ -138,8 +141,8 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
-  status = __manager_run(g_manager);
-  __manager_destroy(g_manager);
+  status = manager__run(g_manager);
+  manager__destroy(g_manager);
   g_manager = NULL;
   free(categories);
   return status == 0 ? 0 : 1;

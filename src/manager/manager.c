@@ -26,61 +26,62 @@
 
 static void reap_closed(manager_t* m);
 
-uint64_t __mgr_now_ms(void) {
+uint64_t mgr__now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-int __mgr_epoll_add(manager_t* m, int fd, uint32_t events, ep_tag_t* tag) {
+int mgr__epoll_add(manager_t* m, int fd, uint32_t events, ep_tag_t* tag) {
   struct epoll_event ev = {.events = events, .data.ptr = tag};
   return epoll_ctl(m->epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
 }
 
-int __mgr_epoll_mod(manager_t* m, int fd, uint32_t events, ep_tag_t* tag) {
+int mgr__epoll_mod(manager_t* m, int fd, uint32_t events, ep_tag_t* tag) {
   struct epoll_event ev = {.events = events, .data.ptr = tag};
   return epoll_ctl(m->epoll_fd, EPOLL_CTL_MOD, fd, &ev) == 0 ? 0 : -errno;
 }
 
-void __mgr_epoll_del(manager_t* m, int fd) { epoll_ctl(m->epoll_fd, EPOLL_CTL_DEL, fd, NULL); }
+void mgr__epoll_del(manager_t* m, int fd) { epoll_ctl(m->epoll_fd, EPOLL_CTL_DEL, fd, NULL); }
 
-int __mgr_send(manager_t* m, conn_t* c, const int* fds, size_t fd_count) {
+int mgr__send(manager_t* m, conn_t* c, const int* fds, size_t fd_count) {
   if (!c || c->closed) return -EPIPE;
-  if (!__wire_end(m->w)) {
-    LOGE(m, "message type %u does not fit a message", (unsigned)(m->w->data[6] | m->w->data[7] << 8));
+  if (!wire__end(m->w)) {
+    LOGE(m, "message type %u does not fit a message",
+         (unsigned)(m->w->data[6] | m->w->data[7] << 8));
     return -EMSGSIZE;
   }
-  int status = __wire_send(c->fd, m->w, fds, fd_count);
+  int status = wire__send(c->fd, m->w, fds, fd_count);
   if (status != 0) {
     /* a peer that does not read its replies (-EAGAIN) or is gone */
     LOGW(m, "connection of pid %d: send failed (%s): closing it", (int)c->cred.pid,
          strerror(-status));
-    __mgr_close_conn(m, c);
+    mgr__close_conn(m, c);
   }
   return status;
 }
 
-void __mgr_send_error(manager_t* m, conn_t* c, uint32_t request_id, int code, const char* msg) {
-  __wire_begin(m->w, MSG_ERROR, request_id);
-  __wire_put_u32(m->w, (uint32_t)code);
-  __wire_put_cstr(m->w, msg);
-  __mgr_send(m, c, NULL, 0);
+void mgr__send_error(manager_t* m, conn_t* c, uint32_t request_id, int code, const char* msg) {
+  wire__begin(m->w, MSG_ERROR, request_id);
+  wire__put_u32(m->w, (uint32_t)code);
+  wire__put_cstr(m->w, msg);
+  mgr__send(m, c, NULL, 0);
 }
 
-void __mgr_close_conn(manager_t* m, conn_t* c) {
+void mgr__close_conn(manager_t* m, conn_t* c) {
   if (c->closed) return;
   c->closed = true;
-  __mgr_epoll_del(m, c->fd);
+  mgr__epoll_del(m, c->fd);
   close(c->fd);
   c->fd = -1;
   if (c->provider) {
     provider_t* p = c->provider;
     c->provider = NULL;
-    __registry_remove(m, p);
+    registry__remove(m, p);
   }
   if (c->role == WIRE_ROLE_CONTROLLER) {
-    __known_conn_closed(m, c);
-    __session_conn_closed(m, c);
+    known__conn_closed(m, c);
+    session__conn_closed(m, c);
   }
   LOGD(m, "connection of pid %d closed", (int)c->cred.pid);
 }
@@ -175,7 +176,7 @@ static int bind_socket(manager_t* m) {
   return 0;
 }
 
-int __manager_create(const manager_config_t* config, manager_t** out) {
+int manager__create(const manager_config_t* config, manager_t** out) {
   *out = NULL;
   manager_t* m = calloc(1, sizeof(*m));
   if (!m) return -ENOMEM;
@@ -209,11 +210,11 @@ int __manager_create(const manager_config_t* config, manager_t** out) {
       goto fail;
     }
     strcpy(m->socket_path, config->socket_path);
-  } else if ((status = __wire_socket_path(m->socket_path, sizeof(m->socket_path))) != 0) {
+  } else if ((status = wire__socket_path(m->socket_path, sizeof(m->socket_path))) != 0) {
     goto fail;
   }
-  if (config && (status = __known_configure(m, config->known_categories,
-                                             config->known_category_count)) != 0) {
+  if (config &&
+      (status = known__configure(m, config->known_categories, config->known_category_count)) != 0) {
     LOGE(m, "bad known category in the configuration");
     goto fail;
   }
@@ -235,29 +236,28 @@ int __manager_create(const manager_config_t* config, manager_t** out) {
     status = -errno;
     goto fail;
   }
-  if ((status = __mgr_epoll_add(m, m->listen_fd, EPOLLIN, &m->listen_tag)) != 0 ||
-      (status = __mgr_epoll_add(m, m->wake_fd, EPOLLIN, &m->wake_tag)) != 0)
+  if ((status = mgr__epoll_add(m, m->listen_fd, EPOLLIN, &m->listen_tag)) != 0 ||
+      (status = mgr__epoll_add(m, m->wake_fd, EPOLLIN, &m->wake_tag)) != 0)
     goto fail;
-  LOGI(m, "listening on %s (%s)", m->socket_path,
-       m->has_group ? "owner and group" : "owner only");
+  LOGI(m, "listening on %s (%s)", m->socket_path, m->has_group ? "owner and group" : "owner only");
   *out = m;
   return 0;
 fail:
-  __manager_destroy(m);
+  manager__destroy(m);
   return status;
 }
 
-const char* __manager_socket_path(const manager_t* m) { return m->socket_path; }
+const char* manager__socket_path(const manager_t* m) { return m->socket_path; }
 
-void __manager_shutdown(manager_t* m) {
+void manager__shutdown(manager_t* m) {
   uint64_t one = 1;
   ssize_t r = write(m->wake_fd, &one, sizeof(one));
   (void)r;
 }
 
-void __manager_destroy(manager_t* m) {
+void manager__destroy(manager_t* m) {
   if (!m) return;
-  if (m->session) __session_destroy(m, m->session);
+  if (m->session) session__destroy(m, m->session);
   while (m->conns) {
     conn_t* c = m->conns;
     m->conns = c->next;
@@ -267,11 +267,11 @@ void __manager_destroy(manager_t* m) {
     }
     free(c);
   }
-  __registry_destroy(m);
+  registry__destroy(m);
   while (m->draining) {
     output_t* o = m->draining;
     m->draining = o->next;
-    __output_free(m, o);
+    output__free(m, o);
   }
   reap_closed(m);
   if (m->listen_fd >= 0) {
@@ -324,8 +324,7 @@ static void accept_connections(manager_t* m) {
     int fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
       if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK)
-        LOGW(m, "accept: %s", strerror(errno));
+      if (errno != EAGAIN && errno != EWOULDBLOCK) LOGW(m, "accept: %s", strerror(errno));
       return;
     }
     conn_t* c = calloc(1, sizeof(*c));
@@ -339,7 +338,7 @@ static void accept_connections(manager_t* m) {
     c->tag.kind = EP_CONN;
     c->m = m;
     c->fd = fd;
-    if (__mgr_epoll_add(m, fd, EPOLLIN, &c->tag) != 0) {
+    if (mgr__epoll_add(m, fd, EPOLLIN, &c->tag) != 0) {
       free(c);
       close(fd);
       continue;
@@ -351,17 +350,17 @@ static void accept_connections(manager_t* m) {
 }
 
 static void handle_hello(manager_t* m, conn_t* c, wire_reader_t* r) {
-  uint8_t role = __wire_get_u8(r);
-  if (!__wire_done(r) || (role != WIRE_ROLE_PROVIDER && role != WIRE_ROLE_CONTROLLER)) {
-    __mgr_send_error(m, c, r->request_id, -EPROTO, "bad HELLO");
-    __mgr_close_conn(m, c);
+  uint8_t role = wire__get_u8(r);
+  if (!wire__done(r) || (role != WIRE_ROLE_PROVIDER && role != WIRE_ROLE_CONTROLLER)) {
+    mgr__send_error(m, c, r->request_id, -EPROTO, "bad HELLO");
+    mgr__close_conn(m, c);
     return;
   }
   if (role == WIRE_ROLE_CONTROLLER && !controller_allowed(m, c)) {
     LOGW(m, "refused a controller connection from uid %u (pid %d): not allowed",
          (unsigned)c->cred.uid, (int)c->cred.pid);
-    __mgr_send_error(m, c, r->request_id, -EACCES, "this user may not control tracing");
-    __mgr_close_conn(m, c);
+    mgr__send_error(m, c, r->request_id, -EACCES, "this user may not control tracing");
+    mgr__close_conn(m, c);
     return;
   }
   c->role = role;
@@ -374,17 +373,17 @@ static void close_fds(int* fds, size_t* count) {
 
 static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, size_t* fd_count) {
   wire_reader_t r;
-  const char* why = __wire_open(&r, m->rbuf, length);
+  const char* why = wire__open(&r, m->rbuf, length);
   if (why) {
     LOGW(m, "connection of pid %d: malformed message (%s)", (int)c->cred.pid, why);
-    __mgr_send_error(m, c, 0, -EBADMSG, why);
-    __mgr_close_conn(m, c); /* framing cannot be trusted any more */
+    mgr__send_error(m, c, 0, -EBADMSG, why);
+    mgr__close_conn(m, c); /* framing cannot be trusted any more */
     return;
   }
   if (c->role == 0) {
     if (r.type != MSG_HELLO) {
-      __mgr_send_error(m, c, r.request_id, -EPROTO, "HELLO expected");
-      __mgr_close_conn(m, c);
+      mgr__send_error(m, c, r.request_id, -EPROTO, "HELLO expected");
+      mgr__close_conn(m, c);
       return;
     }
     handle_hello(m, c, &r);
@@ -393,10 +392,10 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
   if (c->role == WIRE_ROLE_PROVIDER) {
     switch (r.type) {
       case MSG_REGISTER_PROVIDER:
-        __registry_register(m, c, &r);
+        registry__register(m, c, &r);
         return;
       case MSG_KNOWN_CATEGORIES:
-        __known_provider_reply(m, c, &r);
+        known__provider_reply(m, c, &r);
         return;
       case MSG_ERROR:
         return; /* a provider's complaint: nothing to answer */
@@ -406,55 +405,54 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
   } else {
     switch (r.type) {
       case MSG_GET_PROVIDERS:
-        __registry_get_providers(m, c, &r);
+        registry__get_providers(m, c, &r);
         return;
       case MSG_GET_KNOWN_CATEGORIES:
-        __known_query(m, c, &r, false);
+        known__query(m, c, &r, false);
         return;
       case MSG_GET_PROVIDER_CATEGORIES:
-        __known_query(m, c, &r, true);
+        known__query(m, c, &r, true);
         return;
       case MSG_INITIALIZE_TRACING:
-        __session_initialize(m, c, &r, fds, *fd_count);
+        session__initialize(m, c, &r, fds, *fd_count);
         *fd_count = 0; /* taken */
         return;
       case MSG_START_TRACING:
-        __session_start(m, c, &r);
+        session__start(m, c, &r);
         return;
       case MSG_STOP_TRACING:
-        __session_stop(m, c, &r);
+        session__stop(m, c, &r);
         return;
       case MSG_TERMINATE_TRACING:
-        __session_terminate(m, c, &r);
+        session__terminate(m, c, &r);
         return;
       default:
         break;
     }
   }
   LOGD(m, "connection of pid %d: unexpected message type %u", (int)c->cred.pid, r.type);
-  __mgr_send_error(m, c, r.request_id, -ENOSYS, "unexpected message type");
+  mgr__send_error(m, c, r.request_id, -ENOSYS, "unexpected message type");
 }
 
 static void connection_event(manager_t* m, conn_t* c, uint32_t events) {
   for (int i = 0; i < 64 && !c->closed; i++) {
     int fds[WIRE_MAX_FDS];
     size_t fd_count = 0;
-    ssize_t n = __wire_recv(c->fd, m->rbuf, fds, &fd_count);
+    ssize_t n = wire__recv(c->fd, m->rbuf, fds, &fd_count);
     if (n == -EAGAIN || n == -EWOULDBLOCK) break;
     if (n == -EMSGSIZE) {
       LOGW(m, "connection of pid %d: oversized message dropped", (int)c->cred.pid);
-      __mgr_send_error(m, c, 0, -EMSGSIZE, "message too large");
+      mgr__send_error(m, c, 0, -EMSGSIZE, "message too large");
       continue;
     }
     if (n <= 0) { /* peer closed, or an error */
-      __mgr_close_conn(m, c);
+      mgr__close_conn(m, c);
       return;
     }
     handle_message(m, c, (size_t)n, fds, &fd_count);
     close_fds(fds, &fd_count);
   }
-  if (!c->closed && (events & (EPOLLHUP | EPOLLERR)) && !(events & EPOLLIN))
-    __mgr_close_conn(m, c);
+  if (!c->closed && (events & (EPOLLHUP | EPOLLERR)) && !(events & EPOLLIN)) mgr__close_conn(m, c);
 }
 
 static void reap_closed(manager_t* m) {
@@ -481,7 +479,7 @@ static void reap_closed(manager_t* m) {
 
 /* Blocks SIGPIPE on the loop's thread while it runs: writing to a pipe whose
  * reader is gone returns EPIPE instead (archive.c consumes the signal). */
-int __manager_run(manager_t* m) {
+int manager__run(manager_t* m) {
   sigset_t pipe_set, old_set;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
@@ -489,10 +487,10 @@ int __manager_run(manager_t* m) {
   int status = 0;
   uint64_t drain_deadline = 0;
   for (;;) {
-    uint64_t now = __mgr_now_ms();
+    uint64_t now = mgr__now_ms();
     uint64_t next = UINT64_MAX;
-    __known_timeouts(m, now, &next);
-    __session_timeouts(m, now, &next);
+    known__timeouts(m, now, &next);
+    session__timeouts(m, now, &next);
     reap_closed(m);
     if (m->shutting_down && !m->session) {
       if (!m->draining) break;
@@ -522,7 +520,7 @@ int __manager_run(manager_t* m) {
           if (!m->shutting_down) {
             LOGI(m, "shutting down");
             m->shutting_down = true;
-            __session_shutdown(m);
+            session__shutdown(m);
           }
           break;
         }
@@ -532,17 +530,16 @@ int __manager_run(manager_t* m) {
           break;
         }
         case EP_FIFO:
-          if (!((tracee_t*)tag)->gone)
-            __session_fifo_event(m, (tracee_t*)tag, events[i].events);
+          if (!((tracee_t*)tag)->gone) session__fifo_event(m, (tracee_t*)tag, events[i].events);
           break;
         case EP_OUTPUT:
-          if (!((output_t*)tag)->gone) __output_event(m, (output_t*)tag, events[i].events);
+          if (!((output_t*)tag)->gone) output__event(m, (output_t*)tag, events[i].events);
           break;
       }
     }
   }
-  if (m->session) __session_destroy(m, m->session);
-  __output_drain_all(m, SHUTDOWN_DRAIN_MS);
+  if (m->session) session__destroy(m, m->session);
+  output__drain_all(m, SHUTDOWN_DRAIN_MS);
   reap_closed(m);
   pthread_sigmask(SIG_SETMASK, &old_set, NULL);
   LOGI(m, "stopped");

@@ -3,7 +3,7 @@
  * `trace record` (a manager in a thread when none is running) share it.
  *
  * One manager = one listening SOCK_SEQPACKET socket and one epoll loop run by
- * __manager_run() on the caller's thread. No globals, no signal handlers, no
+ * manager__run() on the caller's thread. No globals, no signal handlers, no
  * exit(): several managers may live in one process (on different sockets). */
 #ifndef FXTRACE_MANAGER_MANAGER_H_
 #define FXTRACE_MANAGER_MANAGER_H_
@@ -27,7 +27,7 @@ typedef struct manager_category {
 } manager_category_t;
 
 typedef struct manager_config {
-  /* NULL: __wire_socket_path() (FXTRACE_SOCKET, XDG_RUNTIME_DIR, ...). */
+  /* NULL: wire__socket_path() (FXTRACE_SOCKET, XDG_RUNTIME_DIR, ...). */
   const char* socket_path;
   /* NULL: only the manager's own uid (and root) may control tracing, socket
    * 0600. A group name: its members may too, socket 0660 owned by it. */
@@ -42,7 +42,7 @@ typedef struct manager_config {
    * this (the provider drops records meanwhile, it never stalls). 0: 8 MiB. */
   size_t streaming_high_water;
   /* Categories answered to GetKnownCategories as the manager's own (copied
-   * by __manager_create, which refuses bad ones with -EINVAL). */
+   * by manager__create, which refuses bad ones with -EINVAL). */
   const manager_category_t* known_categories;
   size_t known_category_count;
   manager_log_level_t log_level; /* messages above it are not logged */
@@ -57,23 +57,23 @@ typedef struct manager manager_t;
 /* Creates the socket directory if needed (0700, 0750 with a group), refuses
  * to start if another manager answers at the path (-EADDRINUSE), removes a
  * stale socket file, binds and listens. 0 or -errno. */
-int __manager_create(const manager_config_t* config, manager_t** out);
+int manager__create(const manager_config_t* config, manager_t** out);
 
 /* The path the manager listens on. */
-const char* __manager_socket_path(const manager_t* m);
+const char* manager__socket_path(const manager_t* m);
 
-/* Runs the loop until __manager_shutdown(); then stops an active trace,
+/* Runs the loop until manager__shutdown(); then stops an active trace,
  * delivers its archive and returns 0 (or -errno if the loop failed). */
-int __manager_run(manager_t* m);
+int manager__run(manager_t* m);
 
 /* Thread-safe and async-signal-safe (one eventfd write). */
-void __manager_shutdown(manager_t* m);
+void manager__shutdown(manager_t* m);
 
 /* Closes everything and removes the socket file. Not while running. */
-void __manager_destroy(manager_t* m);
+void manager__destroy(manager_t* m);
 
-const char* __manager_log_level_name(manager_log_level_t level);
+const char* manager__log_level_name(manager_log_level_t level);
 /* "error", "warn", "info", "debug" -> 0 and *out; else -1. */
-int __manager_parse_log_level(const char* name, manager_log_level_t* out);
+int manager__parse_log_level(const char* name, manager_log_level_t* out);
 
 #endif /* FXTRACE_MANAGER_MANAGER_H_ */

@@ -7,7 +7,7 @@
  *               the Controller calls, the FIFO packets (§6.3)
  *   archive.c   the archive: output queue, provider data (§10.4, §9)
  *   log.c       levelled logging to stderr, syslog or a callback
- * Everything runs on the loop's thread; only __manager_shutdown() is called
+ * Everything runs on the loop's thread; only manager__shutdown() is called
  * from elsewhere. */
 #ifndef FXTRACE_MANAGER_MANAGER_INTERNAL_H_
 #define FXTRACE_MANAGER_MANAGER_INTERNAL_H_
@@ -20,8 +20,8 @@
 
 #include "engine/buffer_header.h"
 #include "manager/manager.h"
-#include "trace-engine/types.h"
 #include "protocol/wire.h"
+#include "trace-engine/types.h"
 
 typedef struct conn conn_t;
 typedef struct provider provider_t;
@@ -217,7 +217,7 @@ struct manager {
   dev_t socket_dev;
   ino_t socket_ino;
   int listen_fd;
-  int wake_fd; /* eventfd: __manager_shutdown */
+  int wake_fd; /* eventfd: manager__shutdown */
   int epoll_fd;
   ep_tag_t listen_tag, wake_tag;
   known_category_t* known; /* the manager's own (config.known_categories, copied) */
@@ -240,83 +240,83 @@ struct manager {
 };
 
 /* ---- manager.c ---- */
-uint64_t __mgr_now_ms(void);
-int __mgr_send(manager_t* m, conn_t* c, const int* fds, size_t fd_count); /* m->w */
-void __mgr_send_error(manager_t* m, conn_t* c, uint32_t request_id, int code, const char* msg);
-void __mgr_close_conn(manager_t* m, conn_t* c);
-int __mgr_epoll_add(manager_t* m, int fd, uint32_t events, ep_tag_t* tag);
-void __mgr_epoll_del(manager_t* m, int fd);
-int __mgr_epoll_mod(manager_t* m, int fd, uint32_t events, ep_tag_t* tag);
+uint64_t mgr__now_ms(void);
+int mgr__send(manager_t* m, conn_t* c, const int* fds, size_t fd_count); /* m->w */
+void mgr__send_error(manager_t* m, conn_t* c, uint32_t request_id, int code, const char* msg);
+void mgr__close_conn(manager_t* m, conn_t* c);
+int mgr__epoll_add(manager_t* m, int fd, uint32_t events, ep_tag_t* tag);
+void mgr__epoll_del(manager_t* m, int fd);
+int mgr__epoll_mod(manager_t* m, int fd, uint32_t events, ep_tag_t* tag);
 
 /* ---- log.c ---- */
-void __mgr_log(manager_t* m, manager_log_level_t level, const char* format, ...)
+void mgr__log(manager_t* m, manager_log_level_t level, const char* format, ...)
     __attribute__((format(printf, 3, 4)));
-#define LOGE(m, ...) __mgr_log(m, MANAGER_LOG_ERROR, __VA_ARGS__)
-#define LOGW(m, ...) __mgr_log(m, MANAGER_LOG_WARN, __VA_ARGS__)
-#define LOGI(m, ...) __mgr_log(m, MANAGER_LOG_INFO, __VA_ARGS__)
-#define LOGD(m, ...) __mgr_log(m, MANAGER_LOG_DEBUG, __VA_ARGS__)
+#define LOGE(m, ...) mgr__log(m, MANAGER_LOG_ERROR, __VA_ARGS__)
+#define LOGW(m, ...) mgr__log(m, MANAGER_LOG_WARN, __VA_ARGS__)
+#define LOGI(m, ...) mgr__log(m, MANAGER_LOG_INFO, __VA_ARGS__)
+#define LOGD(m, ...) mgr__log(m, MANAGER_LOG_DEBUG, __VA_ARGS__)
 
 /* ---- registry.c ---- */
-void __registry_register(manager_t* m, conn_t* c, wire_reader_t* r);
-void __registry_remove(manager_t* m, provider_t* p); /* RemoveDeadProvider */
-void __registry_get_providers(manager_t* m, conn_t* c, wire_reader_t* r);
-void __registry_destroy(manager_t* m);
+void registry__register(manager_t* m, conn_t* c, wire_reader_t* r);
+void registry__remove(manager_t* m, provider_t* p); /* RemoveDeadProvider */
+void registry__get_providers(manager_t* m, conn_t* c, wire_reader_t* r);
+void registry__destroy(manager_t* m);
 
 /* ---- known_categories.c ---- */
 /* GET_KNOWN_CATEGORIES (by_provider false) or GET_PROVIDER_CATEGORIES. */
-void __known_query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider);
-void __known_provider_reply(manager_t* m, conn_t* c, wire_reader_t* r); /* KNOWN_CATEGORIES */
-void __known_provider_gone(manager_t* m, uint32_t provider_id);
-void __known_conn_closed(manager_t* m, conn_t* c); /* forget queries of a controller */
-void __known_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
+void known__query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider);
+void known__provider_reply(manager_t* m, conn_t* c, wire_reader_t* r); /* KNOWN_CATEGORIES */
+void known__provider_gone(manager_t* m, uint32_t provider_id);
+void known__conn_closed(manager_t* m, conn_t* c); /* forget queries of a controller */
+void known__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
 /* Copies config.known_categories into m->known. 0 or -EINVAL / -ENOMEM. */
-int __known_configure(manager_t* m, const manager_category_t* items, size_t count);
-void __known_destroy(manager_t* m); /* queries and m->known */
+int known__configure(manager_t* m, const manager_category_t* items, size_t count);
+void known__destroy(manager_t* m); /* queries and m->known */
 
 /* ---- session.c ---- */
-void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count);
-void __session_start(manager_t* m, conn_t* c, wire_reader_t* r);
-void __session_stop(manager_t* m, conn_t* c, wire_reader_t* r);
-void __session_terminate(manager_t* m, conn_t* c, wire_reader_t* r);
-void __session_add_provider(manager_t* m, provider_t* p); /* AddProvider (§10.2) */
-void __session_provider_gone(manager_t* m, tracee_t* t);
-void __session_fifo_event(manager_t* m, tracee_t* t, uint32_t events);
-void __session_conn_closed(manager_t* m, conn_t* c);
-void __session_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
+void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count);
+void session__start(manager_t* m, conn_t* c, wire_reader_t* r);
+void session__stop(manager_t* m, conn_t* c, wire_reader_t* r);
+void session__terminate(manager_t* m, conn_t* c, wire_reader_t* r);
+void session__add_provider(manager_t* m, provider_t* p); /* AddProvider (§10.2) */
+void session__provider_gone(manager_t* m, tracee_t* t);
+void session__fifo_event(manager_t* m, tracee_t* t, uint32_t events);
+void session__conn_closed(manager_t* m, conn_t* c);
+void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
 /* After every event: writes the results that became due, flushes the output,
  * completes Start / Stop / Terminate whose tracees are all there. */
-void __session_progress(manager_t* m);
+void session__progress(manager_t* m);
 /* The output queue went below the streaming high-water mark. */
-void __session_output_drained(session_t* s);
+void session__output_drained(session_t* s);
 /* The output failed (client gone, too slow, write error): abort. */
-void __session_abort(manager_t* m, session_t* s, const char* why);
+void session__abort(manager_t* m, session_t* s, const char* why);
 /* Shutdown: terminate with results (idempotent). */
-void __session_shutdown(manager_t* m);
-void __session_destroy(manager_t* m, session_t* s);
+void session__shutdown(manager_t* m);
+void session__destroy(manager_t* m, session_t* s);
 
 /* ---- archive.c ---- */
-output_t* __output_create(manager_t* m, session_t* s, int fd);
+output_t* output__create(manager_t* m, session_t* s, int fd);
 /* Appends whole bytes; false if the queue overflowed (the session must be
  * aborted). */
-bool __output_append(output_t* o, const void* data, size_t bytes);
+bool output__append(output_t* o, const void* data, size_t bytes);
 /* Writes what the fd accepts; false if the output failed. */
-bool __output_flush(output_t* o);
-void __output_event(manager_t* m, output_t* o, uint32_t events);
+bool output__flush(output_t* o);
+void output__event(manager_t* m, output_t* o, uint32_t events);
 /* Detaches from the session: the fd is closed once the queue is delivered
  * (or immediately if failed). */
-void __output_release(manager_t* m, output_t* o);
-void __output_free(manager_t* m, output_t* o);
+void output__release(manager_t* m, output_t* o);
+void output__free(manager_t* m, output_t* o);
 /* Shutdown: delivers every draining queue within timeout_ms (blocking). */
-void __output_drain_all(manager_t* m, uint64_t timeout_ms);
+void output__drain_all(manager_t* m, uint64_t timeout_ms);
 
 /* Writes the magic-number record. */
-bool __archive_magic(output_t* o);
+bool archive__magic(output_t* o);
 /* The provider's results: provider-info/section record, then its buffer
  * data (§10.4). false only if the output failed. */
-bool __archive_write_results(manager_t* m, tracee_t* t);
+bool archive__write_results(manager_t* m, tracee_t* t);
 /* One streaming save (§9). false only if the output failed. */
-bool __archive_write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end);
+bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end);
 /* Reads the tracee's buffer header; false if unusable. */
-bool __archive_header(const tracee_t* t, trace_buffer_header_t* h, const char** why);
+bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** why);
 
 #endif /* FXTRACE_MANAGER_MANAGER_INTERNAL_H_ */

@@ -7,33 +7,33 @@
 
 #include "manager/manager_internal.h"
 
-void __registry_register(manager_t* m, conn_t* c, wire_reader_t* r) {
-  uint64_t claimed_pid = __wire_get_u64(r);
+void registry__register(manager_t* m, conn_t* c, wire_reader_t* r) {
+  uint64_t claimed_pid = wire__get_u64(r);
   char name[WIRE_MAX_NAME + 1];
-  __wire_get_str(r, name, sizeof(name), WIRE_MAX_NAME);
-  uint8_t synchronous = __wire_get_u8(r);
-  if (!__wire_done(r)) {
+  wire__get_str(r, name, sizeof(name), WIRE_MAX_NAME);
+  uint8_t synchronous = wire__get_u8(r);
+  if (!wire__done(r)) {
     LOGW(m, "pid %d: malformed REGISTER_PROVIDER: closing", (int)c->cred.pid);
-    __mgr_send_error(m, c, r->request_id, -EBADMSG, "malformed REGISTER_PROVIDER");
-    __mgr_close_conn(m, c);
+    mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed REGISTER_PROVIDER");
+    mgr__close_conn(m, c);
     return;
   }
   if (c->provider) {
-    __mgr_send_error(m, c, r->request_id, -EALREADY, "already registered");
+    mgr__send_error(m, c, r->request_id, -EALREADY, "already registered");
     return;
   }
   size_t count = 0;
   for (provider_t* p = m->providers; p; p = p->next) count++;
   if (count >= WIRE_MAX_PROVIDERS) {
     LOGW(m, "provider %s (pid %d) refused: %zu providers already", name, (int)c->cred.pid, count);
-    __mgr_send_error(m, c, r->request_id, -ENOSPC, "too many providers");
-    __mgr_close_conn(m, c);
+    mgr__send_error(m, c, r->request_id, -ENOSPC, "too many providers");
+    mgr__close_conn(m, c);
     return;
   }
   provider_t* p = calloc(1, sizeof(*p));
   if (!p) {
-    __mgr_send_error(m, c, r->request_id, -ENOMEM, "out of memory");
-    __mgr_close_conn(m, c);
+    mgr__send_error(m, c, r->request_id, -ENOMEM, "out of memory");
+    mgr__close_conn(m, c);
     return;
   }
   p->id = m->next_provider_id++;
@@ -47,37 +47,37 @@ void __registry_register(manager_t* m, conn_t* c, wire_reader_t* r) {
   provider_t** pp = &m->providers;
   while (*pp) pp = &(*pp)->next;
   *pp = p;
-  LOGI(m, "provider #%u \"%s\" (pid %llu) registered%s", p->id, p->name,
-       (unsigned long long)p->pid, synchronous ? " synchronously" : "");
+  LOGI(m, "provider #%u \"%s\" (pid %llu) registered%s", p->id, p->name, (unsigned long long)p->pid,
+       synchronous ? " synchronously" : "");
   if (synchronous) {
     session_t* s = m->session;
     bool started = s && (s->state == SESSION_STARTING || s->state == SESSION_STARTED);
-    __wire_begin(m->w, MSG_REGISTER_RESULT, r->request_id);
-    __wire_put_u32(m->w, 0);
-    __wire_put_u8(m->w, started ? 1 : 0);
-    if (__mgr_send(m, c, NULL, 0) != 0) return; /* closed: the provider is gone */
+    wire__begin(m->w, MSG_REGISTER_RESULT, r->request_id);
+    wire__put_u32(m->w, 0);
+    wire__put_u8(m->w, started ? 1 : 0);
+    if (mgr__send(m, c, NULL, 0) != 0) return; /* closed: the provider is gone */
   }
-  if (m->session) __session_add_provider(m, p);
+  if (m->session) session__add_provider(m, p);
 }
 
-void __registry_get_providers(manager_t* m, conn_t* c, wire_reader_t* r) {
-  if (!__wire_done(r)) {
-    __mgr_send_error(m, c, r->request_id, -EBADMSG, "malformed GET_PROVIDERS");
+void registry__get_providers(manager_t* m, conn_t* c, wire_reader_t* r) {
+  if (!wire__done(r)) {
+    mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed GET_PROVIDERS");
     return;
   }
   size_t n = 0;
   for (provider_t* p = m->providers; p; p = p->next) n++;
-  __wire_begin(m->w, MSG_PROVIDERS, r->request_id);
-  __wire_put_u16(m->w, (uint16_t)n);
+  wire__begin(m->w, MSG_PROVIDERS, r->request_id);
+  wire__put_u16(m->w, (uint16_t)n);
   for (provider_t* p = m->providers; p; p = p->next) {
-    __wire_put_u32(m->w, p->id);
-    __wire_put_u64(m->w, p->pid);
-    __wire_put_cstr(m->w, p->name);
+    wire__put_u32(m->w, p->id);
+    wire__put_u64(m->w, p->pid);
+    wire__put_cstr(m->w, p->name);
   }
-  __mgr_send(m, c, NULL, 0);
+  mgr__send(m, c, NULL, 0);
 }
 
-void __registry_remove(manager_t* m, provider_t* p) {
+void registry__remove(manager_t* m, provider_t* p) {
   LOGI(m, "provider #%u \"%s\" (pid %llu) is gone", p->id, p->name, (unsigned long long)p->pid);
   for (provider_t** pp = &m->providers; *pp; pp = &(*pp)->next) {
     if (*pp == p) {
@@ -85,18 +85,18 @@ void __registry_remove(manager_t* m, provider_t* p) {
       break;
     }
   }
-  __known_provider_gone(m, p->id);
+  known__provider_gone(m, p->id);
   if (p->tracee) {
     tracee_t* t = p->tracee;
     p->tracee = NULL;
     t->provider = NULL;
-    __session_provider_gone(m, t);
+    session__provider_gone(m, t);
   }
   free(p);
 }
 
-void __registry_destroy(manager_t* m) {
-  __known_destroy(m);
+void registry__destroy(manager_t* m) {
+  known__destroy(m);
   while (m->providers) {
     provider_t* p = m->providers;
     m->providers = p->next;

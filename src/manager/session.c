@@ -21,7 +21,7 @@ static const char* const kStateNames[] = {"?",       "ready",    "initialized", 
                                           "started", "stopping", "stopped",     "terminating"};
 
 static void set_state(session_t* s, int state) {
-  __mgr_log(s->m, MANAGER_LOG_DEBUG, "session: %s -> %s", kStateNames[s->state], kStateNames[state]);
+  mgr__log(s->m, MANAGER_LOG_DEBUG, "session: %s -> %s", kStateNames[s->state], kStateNames[state]);
   s->state = state;
 }
 
@@ -36,7 +36,7 @@ static void free_strs(char** v, size_t n) {
  * for an empty list; r->error on anything wrong. */
 static char** get_str_list(wire_reader_t* r, size_t max_count, size_t max_length, size_t* count) {
   *count = 0;
-  uint16_t n = __wire_get_u16(r);
+  uint16_t n = wire__get_u16(r);
   if (r->error) return NULL;
   if (n > max_count) {
     r->error = true;
@@ -50,7 +50,7 @@ static char** get_str_list(wire_reader_t* r, size_t max_count, size_t max_length
   }
   char item[WIRE_MAX_DESCRIPTION + 1];
   for (uint16_t i = 0; i < n; i++) {
-    __wire_get_str(r, item, sizeof(item), max_length);
+    wire__get_str(r, item, sizeof(item), max_length);
     if (r->error || !(v[i] = strdup(item))) {
       r->error = true;
       free_strs(v, i);
@@ -62,8 +62,8 @@ static char** get_str_list(wire_reader_t* r, size_t max_count, size_t max_length
 }
 
 static void put_str_list(wire_writer_t* w, char** v, size_t n) {
-  __wire_put_u16(w, (uint16_t)n);
-  for (size_t i = 0; i < n; i++) __wire_put_cstr(w, v[i]);
+  wire__put_u16(w, (uint16_t)n);
+  for (size_t i = 0; i < n; i++) wire__put_cstr(w, v[i]);
 }
 
 static int send_packet(tracee_t* t, uint16_t request, uint32_t data32, uint64_t data64) {
@@ -90,7 +90,7 @@ static void send_buffer_saved(manager_t* m, tracee_t* t, uint32_t wrapped, uint6
 
 static void close_fifo(manager_t* m, tracee_t* t) {
   if (t->fifo < 0) return;
-  __mgr_epoll_del(m, t->fifo);
+  mgr__epoll_del(m, t->fifo);
   close(t->fifo);
   t->fifo = -1;
 }
@@ -99,28 +99,28 @@ static void close_fifo(manager_t* m, tracee_t* t) {
  * provider's connection, which marks the tracee gone. */
 static void send_simple(manager_t* m, tracee_t* t, uint16_t type) {
   if (!t->provider || !t->provider->conn) return;
-  __wire_begin(m->w, type, 0);
-  __mgr_send(m, t->provider->conn, NULL, 0);
+  wire__begin(m->w, type, 0);
+  mgr__send(m, t->provider->conn, NULL, 0);
 }
 
 static void reply_start(manager_t* m, session_t* s, uint32_t error) {
   if (!s->start.active) return;
   s->start.active = false;
   if (!s->start.conn) return;
-  __wire_begin(m->w, MSG_START_RESULT, s->start.request_id);
-  __wire_put_u32(m->w, error);
-  __mgr_send(m, s->start.conn, NULL, 0);
+  wire__begin(m->w, MSG_START_RESULT, s->start.request_id);
+  wire__put_u32(m->w, error);
+  mgr__send(m, s->start.conn, NULL, 0);
 }
 
 static void put_stats(manager_t* m, session_t* s) {
   size_t n = 0;
   for (tracee_t* t = s ? s->tracees : NULL; t; t = t->next)
     if (t->stat_state != STAT_NONE) n++;
-  __wire_put_u16(m->w, (uint16_t)n);
+  wire__put_u16(m->w, (uint16_t)n);
   for (tracee_t* t = s ? s->tracees : NULL; t; t = t->next) {
     if (t->stat_state == STAT_NONE) continue;
     trace_buffer_header_t h;
-    if (!__archive_header(t, &h, NULL)) memset(&h, 0, sizeof(h));
+    if (!archive__header(t, &h, NULL)) memset(&h, 0, sizeof(h));
     uint64_t non_durable = h.rolling_data_end[0] + h.rolling_data_end[1];
     if (non_durable == 0) {
       non_durable = h.rolling_alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
@@ -128,14 +128,14 @@ static void put_stats(manager_t* m, session_t* s) {
     }
     uint32_t percent =
         h.durable_buffer_size ? (uint32_t)(100 * h.durable_data_end / h.durable_buffer_size) : 0;
-    __wire_put_cstr(m->w, t->name);
-    __wire_put_u64(m->w, t->pid);
-    __wire_put_u8(m->w, t->mode);
-    __wire_put_u32(m->w, h.wrapped_count);
-    __wire_put_u64(m->w, h.num_records_dropped);
-    __wire_put_u32(m->w, percent);
-    __wire_put_u64(m->w, non_durable);
-    __wire_put_u8(m->w, (uint8_t)t->stat_state);
+    wire__put_cstr(m->w, t->name);
+    wire__put_u64(m->w, t->pid);
+    wire__put_u8(m->w, t->mode);
+    wire__put_u32(m->w, h.wrapped_count);
+    wire__put_u64(m->w, h.num_records_dropped);
+    wire__put_u32(m->w, percent);
+    wire__put_u64(m->w, non_durable);
+    wire__put_u8(m->w, (uint8_t)t->stat_state);
   }
 }
 
@@ -143,9 +143,9 @@ static void reply_stats(manager_t* m, session_t* s, pending_reply_t* p, uint16_t
   if (!p->active) return;
   p->active = false;
   if (!p->conn) return;
-  __wire_begin(m->w, type, p->request_id);
+  wire__begin(m->w, type, p->request_id);
   put_stats(m, s);
-  __mgr_send(m, p->conn, NULL, 0);
+  mgr__send(m, p->conn, NULL, 0);
 }
 
 /* ---- tracees ---- */
@@ -168,10 +168,10 @@ static void send_start(manager_t* m, tracee_t* t, uint8_t disposition) {
   t->results_written = false;
   t->stat_state = STAT_NONE;
   if (!t->provider || !t->provider->conn) return;
-  __wire_begin(m->w, MSG_START, 0);
-  __wire_put_u8(m->w, disposition);
+  wire__begin(m->w, MSG_START, 0);
+  wire__put_u8(m->w, disposition);
   put_str_list(m->w, s->additional, s->additional_count);
-  __mgr_send(m, t->provider->conn, NULL, 0);
+  mgr__send(m, t->provider->conn, NULL, 0);
 }
 
 /* Buffer, FIFO and INITIALIZE for one provider. */
@@ -209,22 +209,22 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
   t->mode = s->mode;
   t->state = TRACEE_INITIALIZED;
   what = "epoll";
-  if (__mgr_epoll_add(m, t->fifo, EPOLLIN, &t->tag) != 0) goto fail;
+  if (mgr__epoll_add(m, t->fifo, EPOLLIN, &t->tag) != 0) goto fail;
   /* append: the archive and the stats follow registration order */
   tracee_t** pp = &s->tracees;
   while (*pp) pp = &(*pp)->next;
   *pp = t;
   p->tracee = t;
   /* INITIALIZE: the categories are the session's plus the spec's */
-  __wire_begin(m->w, MSG_INITIALIZE, 0);
-  __wire_put_u8(m->w, s->mode);
+  wire__begin(m->w, MSG_INITIALIZE, 0);
+  wire__put_u8(m->w, s->mode);
   size_t extra = spec ? spec->category_count : 0;
-  __wire_put_u16(m->w, (uint16_t)(s->category_count + extra));
-  for (size_t i = 0; i < s->category_count; i++) __wire_put_cstr(m->w, s->categories[i]);
-  for (size_t i = 0; i < extra; i++) __wire_put_cstr(m->w, spec->categories[i]);
+  wire__put_u16(m->w, (uint16_t)(s->category_count + extra));
+  for (size_t i = 0; i < s->category_count; i++) wire__put_cstr(m->w, s->categories[i]);
+  for (size_t i = 0; i < extra; i++) wire__put_cstr(m->w, spec->categories[i]);
   int fds[2] = {memfd, sv[1]};
   LOGI(m, "provider #%u \"%s\": initialized (%u MiB, mode %u)", p->id, p->name, mb, s->mode);
-  __mgr_send(m, p->conn, fds, 2); /* a failure marks the tracee gone */
+  mgr__send(m, p->conn, fds, 2); /* a failure marks the tracee gone */
   close(memfd);
   close(sv[1]);
   return t;
@@ -277,16 +277,16 @@ static void abort_tracee(manager_t* m, tracee_t* t, const char* why) {
   send_simple(m, t, MSG_TERMINATE);
 }
 
-void __session_provider_gone(manager_t* m, tracee_t* t) {
+void session__provider_gone(manager_t* m, tracee_t* t) {
   /* The FIFO may still hold the provider's last packets (STOPPED before it
    * closed both ends): read them first, so an orderly exit is not taken for
    * a death when the connection's close is seen before the FIFO's. */
-  if (t->fifo >= 0) __session_fifo_event(m, t, 0);
+  if (t->fifo >= 0) session__fifo_event(m, t, 0);
   if (t->gone) return; /* the session ended meanwhile */
   tracee_ended(m, t, "disconnected");
 }
 
-void __session_add_provider(manager_t* m, provider_t* p) {
+void session__add_provider(manager_t* m, provider_t* p) {
   session_t* s = m->session;
   if (!s || s->state == SESSION_TERMINATING) return;
   tracee_t* t = add_tracee(m, s, p);
@@ -307,7 +307,7 @@ void __session_add_provider(manager_t* m, provider_t* p) {
 
 /* ---- the session ---- */
 
-void __session_destroy(manager_t* m, session_t* s) {
+void session__destroy(manager_t* m, session_t* s) {
   while (s->tracees) {
     tracee_t* t = s->tracees;
     s->tracees = t->next;
@@ -321,7 +321,7 @@ void __session_destroy(manager_t* m, session_t* s) {
     t->next = m->dead_tracees;
     m->dead_tracees = t;
   }
-  if (s->out) __output_release(m, s->out);
+  if (s->out) output__release(m, s->out);
   free_strs(s->categories, s->category_count);
   free_strs(s->additional, s->additional_count);
   for (size_t i = 0; i < s->spec_count; i++)
@@ -332,16 +332,16 @@ void __session_destroy(manager_t* m, session_t* s) {
   free(s);
 }
 
-void __session_abort(manager_t* m, session_t* s, const char* why) {
+void session__abort(manager_t* m, session_t* s, const char* why) {
   LOGW(m, "session aborted: %s", why);
   if (s->out) s->out->failed = true;
   pending_reply_t* pending[] = {&s->start, &s->stop, &s->terminate};
   for (int i = 0; i < 3; i++) {
     if (pending[i]->active && pending[i]->conn)
-      __mgr_send_error(m, pending[i]->conn, pending[i]->request_id, -ECONNABORTED, why);
+      mgr__send_error(m, pending[i]->conn, pending[i]->request_id, -ECONNABORTED, why);
     pending[i]->active = false;
   }
-  __session_destroy(m, s);
+  session__destroy(m, s);
 }
 
 static void begin_terminate(manager_t* m, session_t* s, bool write_results, conn_t* c,
@@ -350,7 +350,7 @@ static void begin_terminate(manager_t* m, session_t* s, bool write_results, conn
   reply_stats(m, s, &s->stop, MSG_STOP_RESULT);
   s->write_results_on_terminate = write_results;
   set_state(s, SESSION_TERMINATING);
-  s->terminate = (pending_reply_t){true, c, request_id, __mgr_now_ms() + s->stop_timeout_ms};
+  s->terminate = (pending_reply_t){true, c, request_id, mgr__now_ms() + s->stop_timeout_ms};
   for (tracee_t* t = s->tracees; t; t = t->next) {
     if (t->state == TRACEE_TERMINATED) continue;
     t->state = TRACEE_TERMINATING;
@@ -358,7 +358,7 @@ static void begin_terminate(manager_t* m, session_t* s, bool write_results, conn
   }
 }
 
-void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count) {
+void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count) {
   session_t* s = calloc(1, sizeof(*s));
   const char* refusal = NULL;
   int code = -EINVAL;
@@ -370,11 +370,11 @@ void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, s
   s->m = m;
   s->state = SESSION_READY;
   s->categories = get_str_list(r, WIRE_MAX_CATEGORIES, WIRE_MAX_NAME, &s->category_count);
-  s->buffer_size_mb = __wire_get_u32(r);
-  s->start_timeout_ms = __wire_get_u64(r);
-  s->mode = __wire_get_u8(r);
-  s->stop_timeout_ms = __wire_get_u64(r);
-  uint16_t specs = __wire_get_u16(r);
+  s->buffer_size_mb = wire__get_u32(r);
+  s->start_timeout_ms = wire__get_u64(r);
+  s->mode = wire__get_u8(r);
+  s->stop_timeout_ms = wire__get_u64(r);
+  uint16_t specs = wire__get_u16(r);
   if (specs > WIRE_MAX_PROVIDERS) r->error = true;
   if (!r->error && specs) {
     s->specs = calloc(specs, sizeof(*s->specs));
@@ -382,12 +382,11 @@ void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, s
   }
   for (uint16_t i = 0; i < specs && !r->error; i++) {
     provider_spec_t* spec = &s->specs[s->spec_count++];
-    __wire_get_str(r, spec->name, sizeof(spec->name), WIRE_MAX_NAME);
-    spec->buffer_size_mb = __wire_get_u32(r);
-    spec->categories =
-        get_str_list(r, WIRE_MAX_CATEGORIES, WIRE_MAX_NAME, &spec->category_count);
+    wire__get_str(r, spec->name, sizeof(spec->name), WIRE_MAX_NAME);
+    spec->buffer_size_mb = wire__get_u32(r);
+    spec->categories = get_str_list(r, WIRE_MAX_CATEGORIES, WIRE_MAX_NAME, &spec->category_count);
   }
-  if (!__wire_done(r)) {
+  if (!wire__done(r)) {
     refusal = "malformed INITIALIZE_TRACING";
     code = -EBADMSG;
   } else if (fd_count != 1) {
@@ -409,7 +408,7 @@ void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, s
   if (s->stop_timeout_ms == 0) s->stop_timeout_ms = m->config.stop_timeout_ms;
   s->owner = c;
   s->write_results_on_terminate = true;
-  s->out = __output_create(m, s, fds[0]);
+  s->out = output__create(m, s, fds[0]);
   if (!s->out) {
     refusal = "out of memory";
     code = -ENOMEM;
@@ -418,14 +417,14 @@ void __session_initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, s
   m->session = s;
   LOGI(m, "session initialized by pid %d: mode %u, %u MiB, %zu categories", (int)c->cred.pid,
        s->mode, s->buffer_size_mb, s->category_count);
-  if (!__archive_magic(s->out) || !__output_flush(s->out)) {
-    __session_abort(m, s, "cannot write the archive");
+  if (!archive__magic(s->out) || !output__flush(s->out)) {
+    session__abort(m, s, "cannot write the archive");
     return;
   }
   set_state(s, SESSION_INITIALIZED);
   for (provider_t* p = m->providers; p;) {
     provider_t* next = p->next; /* a failed send frees p */
-    __session_add_provider(m, p);
+    session__add_provider(m, p);
     p = next;
   }
   return;
@@ -439,16 +438,16 @@ refuse:
     free(s->specs);
     free(s);
   }
-  __mgr_send_error(m, c, r->request_id, code, refusal);
+  mgr__send_error(m, c, r->request_id, code, refusal);
 }
 
-void __session_start(manager_t* m, conn_t* c, wire_reader_t* r) {
-  uint8_t disposition = __wire_get_u8(r);
+void session__start(manager_t* m, conn_t* c, wire_reader_t* r) {
+  uint8_t disposition = wire__get_u8(r);
   size_t additional_count;
   char** additional = get_str_list(r, WIRE_MAX_CATEGORIES, WIRE_MAX_NAME, &additional_count);
-  if (!__wire_done(r)) {
+  if (!wire__done(r)) {
     free_strs(additional, additional_count);
-    __mgr_send_error(m, c, r->request_id, -EBADMSG, "malformed START_TRACING");
+    mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed START_TRACING");
     return;
   }
   session_t* s = m->session;
@@ -463,9 +462,9 @@ void __session_start(manager_t* m, conn_t* c, wire_reader_t* r) {
     error = 4; /* TERMINATING (also an invalid disposition, as the original) */
   if (error) {
     free_strs(additional, additional_count);
-    __wire_begin(m->w, MSG_START_RESULT, r->request_id);
-    __wire_put_u32(m->w, error);
-    __mgr_send(m, c, NULL, 0);
+    wire__begin(m->w, MSG_START_RESULT, r->request_id);
+    wire__put_u32(m->w, error);
+    mgr__send(m, c, NULL, 0);
     return;
   }
   free_strs(s->additional, s->additional_count);
@@ -474,7 +473,7 @@ void __session_start(manager_t* m, conn_t* c, wire_reader_t* r) {
   if (s->force_clear_entire) disposition = 1; /* results were written at the last stop */
   s->force_clear_entire = false;
   set_state(s, SESSION_STARTING);
-  s->start = (pending_reply_t){true, c, r->request_id, __mgr_now_ms() + s->start_timeout_ms};
+  s->start = (pending_reply_t){true, c, r->request_id, mgr__now_ms() + s->start_timeout_ms};
   for (tracee_t* t = s->tracees; t; t = t->next)
     if (t->state == TRACEE_INITIALIZED || (t->state == TRACEE_STOPPED && !t->stopped_itself))
       send_start(m, t, disposition);
@@ -482,26 +481,26 @@ void __session_start(manager_t* m, conn_t* c, wire_reader_t* r) {
        additional_count);
 }
 
-void __session_stop(manager_t* m, conn_t* c, wire_reader_t* r) {
-  uint8_t write_results = __wire_get_u8(r);
-  if (!__wire_done(r)) {
-    __mgr_send_error(m, c, r->request_id, -EBADMSG, "malformed STOP_TRACING");
+void session__stop(manager_t* m, conn_t* c, wire_reader_t* r) {
+  uint8_t write_results = wire__get_u8(r);
+  if (!wire__done(r)) {
+    mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed STOP_TRACING");
     return;
   }
   session_t* s = m->session;
   if (!s || (s->state != SESSION_INITIALIZED && s->state != SESSION_STARTING &&
              s->state != SESSION_STARTED)) {
     /* nothing to stop: answered at once */
-    __wire_begin(m->w, MSG_STOP_RESULT, r->request_id);
+    wire__begin(m->w, MSG_STOP_RESULT, r->request_id);
     put_stats(m, s);
-    __mgr_send(m, c, NULL, 0);
+    mgr__send(m, c, NULL, 0);
     return;
   }
   reply_start(m, s, 0);
   s->stop_write_results = write_results != 0;
   if (write_results) s->force_clear_entire = true;
   set_state(s, SESSION_STOPPING);
-  s->stop = (pending_reply_t){true, c, r->request_id, __mgr_now_ms() + s->stop_timeout_ms};
+  s->stop = (pending_reply_t){true, c, r->request_id, mgr__now_ms() + s->stop_timeout_ms};
   for (tracee_t* t = s->tracees; t; t = t->next) {
     if (t->state == TRACEE_STARTING || t->state == TRACEE_STARTED) {
       t->state = TRACEE_STOPPING;
@@ -513,22 +512,22 @@ void __session_stop(manager_t* m, conn_t* c, wire_reader_t* r) {
   LOGI(m, "stopping tracing%s", write_results ? " (writing results)" : "");
 }
 
-void __session_terminate(manager_t* m, conn_t* c, wire_reader_t* r) {
-  uint8_t write_results = __wire_get_u8(r);
-  if (!__wire_done(r)) {
-    __mgr_send_error(m, c, r->request_id, -EBADMSG, "malformed TERMINATE_TRACING");
+void session__terminate(manager_t* m, conn_t* c, wire_reader_t* r) {
+  uint8_t write_results = wire__get_u8(r);
+  if (!wire__done(r)) {
+    mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed TERMINATE_TRACING");
     return;
   }
   session_t* s = m->session;
   if (!s) {
-    __wire_begin(m->w, MSG_TERMINATE_RESULT, r->request_id);
+    wire__begin(m->w, MSG_TERMINATE_RESULT, r->request_id);
     put_stats(m, NULL);
-    __mgr_send(m, c, NULL, 0);
+    mgr__send(m, c, NULL, 0);
     return;
   }
   if (s->state == SESSION_TERMINATING) {
     if (s->terminate.conn) {
-      __mgr_send_error(m, c, r->request_id, -EALREADY, "already terminating");
+      mgr__send_error(m, c, r->request_id, -EALREADY, "already terminating");
     } else { /* terminating for the manager's own reasons: answer this one */
       s->terminate.conn = c;
       s->terminate.request_id = r->request_id;
@@ -539,7 +538,7 @@ void __session_terminate(manager_t* m, conn_t* c, wire_reader_t* r) {
   begin_terminate(m, s, write_results != 0, c, r->request_id);
 }
 
-void __session_conn_closed(manager_t* m, conn_t* c) {
+void session__conn_closed(manager_t* m, conn_t* c) {
   session_t* s = m->session;
   if (!s) return;
   if (s->start.conn == c) s->start.conn = NULL;
@@ -554,12 +553,12 @@ void __session_conn_closed(manager_t* m, conn_t* c) {
   }
 }
 
-void __session_shutdown(manager_t* m) {
+void session__shutdown(manager_t* m) {
   session_t* s = m->session;
   if (s && s->state != SESSION_TERMINATING) begin_terminate(m, s, true, NULL, 0);
 }
 
-void __session_output_drained(session_t* s) {
+void session__output_drained(session_t* s) {
   manager_t* m = s->m;
   for (tracee_t* t = s->tracees; t; t = t->next) {
     if (!t->ack_pending) continue;
@@ -576,8 +575,7 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
     LOGW(m, "provider \"%s\": SAVE_BUFFER outside streaming mode ignored", t->name);
     return;
   }
-  if (t->state != TRACEE_STARTED && t->state != TRACEE_STOPPING &&
-      t->state != TRACEE_TERMINATING) {
+  if (t->state != TRACEE_STARTED && t->state != TRACEE_STOPPING && t->state != TRACEE_TERMINATING) {
     LOGD(m, "provider \"%s\": SAVE_BUFFER in state %d ignored", t->name, t->state);
     return;
   }
@@ -587,7 +585,7 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
   }
   trace_buffer_header_t h;
   const char* why;
-  if (!__archive_header(t, &h, &why)) {
+  if (!archive__header(t, &h, &why)) {
     abort_tracee(m, t, why);
     return;
   }
@@ -597,12 +595,13 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
     abort_tracee(m, t, "SAVE_BUFFER out of sequence");
     return;
   }
-  if (d % 8 != 0 || d < 16 || d > h.durable_buffer_size || (t->saved_once && d < t->last_durable_end)) {
+  if (d % 8 != 0 || d < 16 || d > h.durable_buffer_size ||
+      (t->saved_once && d < t->last_durable_end)) {
     abort_tracee(m, t, "SAVE_BUFFER with a bad durable end");
     return;
   }
-  if (!__archive_write_save(m, t, w, d)) {
-    __session_abort(m, s, "the archive output failed");
+  if (!archive__write_save(m, t, w, d)) {
+    session__abort(m, s, "the archive output failed");
     return;
   }
   t->saved_once = true;
@@ -672,7 +671,7 @@ static void handle_packet(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
   }
 }
 
-void __session_fifo_event(manager_t* m, tracee_t* t, uint32_t events) {
+void session__fifo_event(manager_t* m, tracee_t* t, uint32_t events) {
   (void)events;
   session_t* s = t->s;
   for (int i = 0; i < 64 && t->fifo >= 0 && m->session == s && !t->gone; i++) {
@@ -700,7 +699,7 @@ static bool any_in_state(session_t* s, int state) {
   return false;
 }
 
-void __session_progress(manager_t* m) {
+void session__progress(manager_t* m) {
   session_t* s = m->session;
   if (!s) return;
   for (tracee_t* t = s->tracees; t; t = t->next) {
@@ -712,14 +711,15 @@ void __session_progress(manager_t* m) {
     if (s->state == SESSION_TERMINATING && s->write_results_on_terminate &&
         t->state == TRACEE_TERMINATED)
       due = true;
-    if (due && !__archive_write_results(m, t)) {
-      __session_abort(m, s, s->out->overflow ? "the client stopped reading the archive"
-                                             : "the archive output failed");
+    if (due && !archive__write_results(m, t)) {
+      session__abort(m, s,
+                     s->out->overflow ? "the client stopped reading the archive"
+                                      : "the archive output failed");
       return;
     }
   }
-  if (!__output_flush(s->out)) {
-    __session_abort(m, s, "the archive output failed");
+  if (!output__flush(s->out)) {
+    session__abort(m, s, "the archive output failed");
     return;
   }
   if (s->state == SESSION_STARTING && !any_in_state(s, TRACEE_STARTING)) {
@@ -733,11 +733,11 @@ void __session_progress(manager_t* m) {
   }
   if (s->state == SESSION_TERMINATING && !any_in_state(s, TRACEE_TERMINATING)) {
     reply_stats(m, s, &s->terminate, MSG_TERMINATE_RESULT);
-    __session_destroy(m, s);
+    session__destroy(m, s);
   }
 }
 
-void __session_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
+void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
   session_t* s = m->session;
   if (!s) return;
   if (s->state == SESSION_STARTING && s->start.active && now >= s->start.deadline_ms) {
@@ -760,14 +760,14 @@ void __session_timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
   if (s->state == SESSION_TERMINATING && now >= s->terminate.deadline_ms) {
     for (tracee_t* t = s->tracees; t; t = t->next) {
       if (t->state != TRACEE_TERMINATING) continue;
-      LOGW(m, "provider #%u \"%s\" did not terminate within %llu ms: read as it is",
-           t->provider_id, t->name, (unsigned long long)s->stop_timeout_ms);
+      LOGW(m, "provider #%u \"%s\" did not terminate within %llu ms: read as it is", t->provider_id,
+           t->name, (unsigned long long)s->stop_timeout_ms);
       close_fifo(m, t);
       t->state = TRACEE_TERMINATED;
       t->stat_state = STAT_NOT_STOPPED;
     }
   }
-  __session_progress(m);
+  session__progress(m);
   s = m->session;
   if (!s) return;
   uint64_t deadline = UINT64_MAX;

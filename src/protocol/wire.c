@@ -21,33 +21,33 @@ static void put(wire_writer_t* w, const void* p, size_t n) {
   w->length += n;
 }
 
-void __wire_begin(wire_writer_t* w, uint16_t type, uint32_t request_id) {
+void wire__begin(wire_writer_t* w, uint16_t type, uint32_t request_id) {
   w->length = 0;
   w->overflow = false;
-  __wire_put_u32(w, WIRE_MAGIC);
-  __wire_put_u16(w, WIRE_VERSION);
-  __wire_put_u16(w, type);
-  __wire_put_u32(w, 0); /* length, set by __wire_end */
-  __wire_put_u32(w, request_id);
+  wire__put_u32(w, WIRE_MAGIC);
+  wire__put_u16(w, WIRE_VERSION);
+  wire__put_u16(w, type);
+  wire__put_u32(w, 0); /* length, set by wire__end */
+  wire__put_u32(w, request_id);
 }
 
-void __wire_put_u8(wire_writer_t* w, uint8_t v) { put(w, &v, 1); }
-void __wire_put_u16(wire_writer_t* w, uint16_t v) { put(w, &v, 2); }
-void __wire_put_u32(wire_writer_t* w, uint32_t v) { put(w, &v, 4); }
-void __wire_put_u64(wire_writer_t* w, uint64_t v) { put(w, &v, 8); }
+void wire__put_u8(wire_writer_t* w, uint8_t v) { put(w, &v, 1); }
+void wire__put_u16(wire_writer_t* w, uint16_t v) { put(w, &v, 2); }
+void wire__put_u32(wire_writer_t* w, uint32_t v) { put(w, &v, 4); }
+void wire__put_u64(wire_writer_t* w, uint64_t v) { put(w, &v, 8); }
 
-void __wire_put_str(wire_writer_t* w, const char* s, size_t length) {
+void wire__put_str(wire_writer_t* w, const char* s, size_t length) {
   if (length > UINT16_MAX) {
     w->overflow = true;
     return;
   }
-  __wire_put_u16(w, (uint16_t)length);
+  wire__put_u16(w, (uint16_t)length);
   put(w, s, length);
 }
 
-void __wire_put_cstr(wire_writer_t* w, const char* s) { __wire_put_str(w, s, s ? strlen(s) : 0); }
+void wire__put_cstr(wire_writer_t* w, const char* s) { wire__put_str(w, s, s ? strlen(s) : 0); }
 
-bool __wire_end(wire_writer_t* w) {
+bool wire__end(wire_writer_t* w) {
   if (w->overflow) return false;
   uint32_t length = (uint32_t)w->length;
   memcpy(w->data + 8, &length, 4);
@@ -67,45 +67,45 @@ static bool get(wire_reader_t* r, void* out, size_t n) {
   return true;
 }
 
-const char* __wire_open(wire_reader_t* r, const void* data, size_t length) {
+const char* wire__open(wire_reader_t* r, const void* data, size_t length) {
   memset(r, 0, sizeof(*r));
   r->data = data;
   r->length = length;
   if (length < WIRE_HEADER_SIZE) return "message shorter than its header";
-  uint32_t magic = __wire_get_u32(r);
-  uint16_t version = __wire_get_u16(r);
-  r->type = __wire_get_u16(r);
-  uint32_t declared = __wire_get_u32(r);
-  r->request_id = __wire_get_u32(r);
+  uint32_t magic = wire__get_u32(r);
+  uint16_t version = wire__get_u16(r);
+  r->type = wire__get_u16(r);
+  uint32_t declared = wire__get_u32(r);
+  r->request_id = wire__get_u32(r);
   if (magic != WIRE_MAGIC) return "bad magic";
   if (version != WIRE_VERSION) return "unsupported protocol version";
   if (declared != length) return "length field does not match the message";
   return NULL;
 }
 
-uint8_t __wire_get_u8(wire_reader_t* r) {
+uint8_t wire__get_u8(wire_reader_t* r) {
   uint8_t v;
   get(r, &v, 1);
   return v;
 }
-uint16_t __wire_get_u16(wire_reader_t* r) {
+uint16_t wire__get_u16(wire_reader_t* r) {
   uint16_t v;
   get(r, &v, 2);
   return v;
 }
-uint32_t __wire_get_u32(wire_reader_t* r) {
+uint32_t wire__get_u32(wire_reader_t* r) {
   uint32_t v;
   get(r, &v, 4);
   return v;
 }
-uint64_t __wire_get_u64(wire_reader_t* r) {
+uint64_t wire__get_u64(wire_reader_t* r) {
   uint64_t v;
   get(r, &v, 8);
   return v;
 }
 
-void __wire_get_str(wire_reader_t* r, char* out, size_t out_size, size_t max_length) {
-  uint16_t length = __wire_get_u16(r);
+void wire__get_str(wire_reader_t* r, char* out, size_t out_size, size_t max_length) {
+  uint16_t length = wire__get_u16(r);
   if (out_size == 0) {
     r->error = true;
     return;
@@ -120,11 +120,11 @@ void __wire_get_str(wire_reader_t* r, char* out, size_t out_size, size_t max_len
   r->pos += length;
 }
 
-bool __wire_done(const wire_reader_t* r) { return !r->error && r->pos == r->length; }
+bool wire__done(const wire_reader_t* r) { return !r->error && r->pos == r->length; }
 
 /* ---- sockets ---- */
 
-int __wire_send(int socket, const wire_writer_t* w, const int* fds, size_t fd_count) {
+int wire__send(int socket, const wire_writer_t* w, const int* fds, size_t fd_count) {
   if (w->overflow || fd_count > WIRE_MAX_FDS) return -EINVAL;
   struct iovec iov = {(void*)w->data, w->length};
   union {
@@ -151,7 +151,7 @@ int __wire_send(int socket, const wire_writer_t* w, const int* fds, size_t fd_co
   }
 }
 
-ssize_t __wire_recv(int socket, void* buffer, int* fds, size_t* fd_count) {
+ssize_t wire__recv(int socket, void* buffer, int* fds, size_t* fd_count) {
   struct iovec iov = {buffer, WIRE_MAX_MESSAGE};
   union {
     char buf[CMSG_SPACE(sizeof(int) * 8)];
@@ -187,7 +187,7 @@ ssize_t __wire_recv(int socket, void* buffer, int* fds, size_t* fd_count) {
   return n;
 }
 
-int __wire_socket_path(char* out, size_t out_size) {
+int wire__socket_path(char* out, size_t out_size) {
   const char* env = getenv("FXTRACE_SOCKET");
   const char* xdg = getenv("XDG_RUNTIME_DIR");
   int n;
@@ -204,7 +204,7 @@ int __wire_socket_path(char* out, size_t out_size) {
   return 0;
 }
 
-int __wire_connect(const char* path, enum wire_role role) {
+int wire__connect(const char* path, enum wire_role role) {
   struct sockaddr_un addr = {0};
   addr.sun_family = AF_UNIX;
   if (strlen(path) >= sizeof(addr.sun_path)) return -ENAMETOOLONG;
@@ -221,10 +221,10 @@ int __wire_connect(const char* path, enum wire_role role) {
     close(fd);
     return -ENOMEM;
   }
-  __wire_begin(w, MSG_HELLO, 0);
-  __wire_put_u8(w, (uint8_t)role);
-  __wire_end(w);
-  int status = __wire_send(fd, w, NULL, 0);
+  wire__begin(w, MSG_HELLO, 0);
+  wire__put_u8(w, (uint8_t)role);
+  wire__end(w);
+  int status = wire__send(fd, w, NULL, 0);
   free(w);
   if (status != 0) {
     close(fd);

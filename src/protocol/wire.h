@@ -140,15 +140,15 @@ typedef struct wire_writer {
   bool overflow; /* a put did not fit: do not send */
 } wire_writer_t;
 
-void __wire_begin(wire_writer_t* w, uint16_t type, uint32_t request_id);
-void __wire_put_u8(wire_writer_t* w, uint8_t v);
-void __wire_put_u16(wire_writer_t* w, uint16_t v);
-void __wire_put_u32(wire_writer_t* w, uint32_t v);
-void __wire_put_u64(wire_writer_t* w, uint64_t v);
-void __wire_put_str(wire_writer_t* w, const char* s, size_t length);
-void __wire_put_cstr(wire_writer_t* w, const char* s);
+void wire__begin(wire_writer_t* w, uint16_t type, uint32_t request_id);
+void wire__put_u8(wire_writer_t* w, uint8_t v);
+void wire__put_u16(wire_writer_t* w, uint16_t v);
+void wire__put_u32(wire_writer_t* w, uint32_t v);
+void wire__put_u64(wire_writer_t* w, uint64_t v);
+void wire__put_str(wire_writer_t* w, const char* s, size_t length);
+void wire__put_cstr(wire_writer_t* w, const char* s);
 /* Stores the final length in the header; false if anything overflowed. */
-bool __wire_end(wire_writer_t* w);
+bool wire__end(wire_writer_t* w);
 
 /* ---- reading a message ---- */
 
@@ -163,35 +163,35 @@ typedef struct wire_reader {
 
 /* Checks the header (magic, version, length == bytes received); NULL if good,
  * else why not. */
-const char* __wire_open(wire_reader_t* r, const void* data, size_t length);
-uint8_t __wire_get_u8(wire_reader_t* r);
-uint16_t __wire_get_u16(wire_reader_t* r);
-uint32_t __wire_get_u32(wire_reader_t* r);
-uint64_t __wire_get_u64(wire_reader_t* r);
+const char* wire__open(wire_reader_t* r, const void* data, size_t length);
+uint8_t wire__get_u8(wire_reader_t* r);
+uint16_t wire__get_u16(wire_reader_t* r);
+uint32_t wire__get_u32(wire_reader_t* r);
+uint64_t wire__get_u64(wire_reader_t* r);
 /* A string of at most max_length bytes, copied NUL-terminated into out
  * (out_size > max_length). Longer, or past the end: error. */
-void __wire_get_str(wire_reader_t* r, char* out, size_t out_size, size_t max_length);
+void wire__get_str(wire_reader_t* r, char* out, size_t out_size, size_t max_length);
 /* true when every byte was consumed and nothing failed. */
-bool __wire_done(const wire_reader_t* r);
+bool wire__done(const wire_reader_t* r);
 
 /* ---- sockets ---- */
 
 /* Sends one message with up to WIRE_MAX_FDS descriptors. 0 or -errno. */
-int __wire_send(int socket, const wire_writer_t* w, const int* fds, size_t fd_count);
+int wire__send(int socket, const wire_writer_t* w, const int* fds, size_t fd_count);
 
 /* Receives one message into buffer (WIRE_MAX_MESSAGE bytes). Returns its
  * length, 0 at end of stream (peer closed), or -errno (-EMSGSIZE when the
  * packet was truncated). Received descriptors go to fds (CLOEXEC); extra ones
  * are closed; *fd_count says how many. */
-ssize_t __wire_recv(int socket, void* buffer, int* fds, size_t* fd_count);
+ssize_t wire__recv(int socket, void* buffer, int* fds, size_t* fd_count);
 
 /* The manager's socket path: FXTRACE_SOCKET, else
  * $XDG_RUNTIME_DIR/fxtrace/manager.sock, else /run/fxtrace/manager.sock for
  * root and /tmp/fxtrace-$UID/manager.sock otherwise. 0 or -ENAMETOOLONG. */
-int __wire_socket_path(char* out, size_t out_size);
+int wire__socket_path(char* out, size_t out_size);
 
 /* Connects a SOCK_SEQPACKET socket to path and sends HELLO(role). The fd or
  * -errno (-ENOENT / -ECONNREFUSED: no manager). */
-int __wire_connect(const char* path, enum wire_role role);
+int wire__connect(const char* path, enum wire_role role);
 
 #endif /* FXTRACE_PROTOCOL_WIRE_H_ */

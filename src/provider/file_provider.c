@@ -87,7 +87,7 @@ static int stage_emit(void* arg, const void* data, size_t bytes) {
 static file_session_t* session_of(trace_handler_t* h) { return (file_session_t*)h; }
 
 static bool is_category_enabled(trace_handler_t* h, const char* category) {
-  return __categories_match(&session_of(h)->categories, category);
+  return categories__match(&session_of(h)->categories, category);
 }
 
 static void trace_started(trace_handler_t* h) { (void)h; }
@@ -121,8 +121,8 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   stage_t stage = {s->fd, (off_t)(s->size + streamed), malloc(STAGE_BYTES), 0, 0};
   if (!stage.data) stage.error = ENOMEM;
   if (stage.error == 0)
-    __buffer_scan_save(s->map, s->size, wrapped_count, durable_from, durable_data_end, stage_emit,
-                       &stage, NULL);
+    buffer_scan__save(s->map, s->size, wrapped_count, durable_from, durable_data_end, stage_emit,
+                      &stage, NULL);
   stage_flush(&stage);
   free(stage.data);
   if (stage.error == 0) {
@@ -143,7 +143,7 @@ static void send_alert(trace_handler_t* h, const char* name) {
   (void)name;
 }
 
-static const trace_handler_ops_t ops = {is_category_enabled, trace_started,    trace_stopped,
+static const trace_handler_ops_t ops = {is_category_enabled, trace_started,      trace_stopped,
                                         trace_terminated,    notify_buffer_full, send_alert};
 
 /* ---- configuration ---- */
@@ -158,7 +158,8 @@ static int parse_mode(const char* text, trace_buffering_mode_t* out) {
   } else {
     fprintf(stderr,
             "fxtrace: FXTRACE_BUFFERING_MODE=%s: expected oneshot, circular or streaming; "
-            "not tracing\n", text);
+            "not tracing\n",
+            text);
     return -1;
   }
   return 0;
@@ -173,7 +174,8 @@ static int parse_size(const char* text, size_t* out) {
     if (errno || *end || end == text || text[0] == '-' || mib < 1 || mib > MAX_BUFFER_MIB) {
       fprintf(stderr,
               "fxtrace: FXTRACE_BUFFER_SIZE=%s: expected a whole number of MiB from 1 to %d; "
-              "not tracing\n", text, MAX_BUFFER_MIB);
+              "not tracing\n",
+              text, MAX_BUFFER_MIB);
       return -1;
     }
   }
@@ -184,14 +186,14 @@ static int parse_size(const char* text, size_t* out) {
 static void free_session(file_session_t* s) {
   if (s->map && s->map != MAP_FAILED) munmap(s->map, s->size);
   if (s->fd >= 0) close(s->fd);
-  __categories_free(&s->categories);
+  categories__free(&s->categories);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cond);
   free(s->path);
   free(s);
 }
 
-file_session_t* __file_session_start(const char* path, const char* name) {
+file_session_t* file_session__start(const char* path, const char* name) {
   file_session_t* s = calloc(1, sizeof(*s));
   if (!s) return NULL;
   s->fd = -1;
@@ -203,7 +205,7 @@ file_session_t* __file_session_start(const char* path, const char* name) {
   s->path = strdup(path);
   if (!s->path || parse_mode(getenv("FXTRACE_BUFFERING_MODE"), &s->mode) ||
       parse_size(getenv("FXTRACE_BUFFER_SIZE"), &s->size) ||
-      __categories_parse(&s->categories, getenv("FXTRACE_CATEGORIES"))) {
+      categories__parse(&s->categories, getenv("FXTRACE_CATEGORIES"))) {
     free_session(s);
     return NULL;
   }
@@ -223,11 +225,10 @@ file_session_t* __file_session_start(const char* path, const char* name) {
     free_session(s);
     return NULL;
   }
-  int status = __trace_engine_initialize_zeroed(&s->handler, s->mode, s->map, s->size);
+  int status = trace_engine__initialize_zeroed(&s->handler, s->mode, s->map, s->size);
   if (status == 0) status = trace_engine_start(TRACE_START_CLEAR_ENTIRE_BUFFER);
   if (status != 0) {
-    fprintf(stderr, "fxtrace: cannot start the trace engine: %s; not tracing\n",
-            strerror(-status));
+    fprintf(stderr, "fxtrace: cannot start the trace engine: %s; not tracing\n", strerror(-status));
     unlink(path);
     free_session(s);
     return NULL;
@@ -252,7 +253,7 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   }
   stage_t stage = {fd, 0, malloc(STAGE_BYTES), 0, 0};
   if (!stage.data) stage.error = ENOMEM;
-  if (!stage.error) __buffer_emit_prologue(1, s->name, dropped, stage_emit, &stage);
+  if (!stage.error) buffer__emit_prologue(1, s->name, dropped, stage_emit, &stage);
   /* streamed saves, then what the buffer still holds; the prologue goes out
    * first, since the copy loop reuses the stage's block */
   stage_flush(&stage);
@@ -269,7 +270,7 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
     done += (uint64_t)got;
   }
   if (!stage.error)
-    __buffer_scan(s->map, s->size, header->saved_durable_end, stage_emit, &stage, NULL);
+    buffer_scan__records(s->map, s->size, header->saved_durable_end, stage_emit, &stage, NULL);
   stage_flush(&stage);
   free(stage.data);
   int err = stage.error;
@@ -282,7 +283,7 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   return err;
 }
 
-void __file_session_finish(file_session_t* s) {
+void file_session__finish(file_session_t* s) {
   if (getpid() != s->pid) { /* a fork child: the file is the parent's; just let go */
     free_session(s);
     return;

@@ -120,7 +120,7 @@ static manager_session_t* session_of(trace_handler_t* h) { return (manager_sessi
 static bool is_category_enabled(trace_handler_t* h, const char* category) {
   manager_session_t* s = session_of(h);
   pthread_rwlock_rdlock(&s->categories_lock);
-  bool enabled = __categories_match(&s->categories, category);
+  bool enabled = categories__match(&s->categories, category);
   pthread_rwlock_unlock(&s->categories_lock);
   return enabled;
 }
@@ -167,7 +167,7 @@ static void send_alert(trace_handler_t* h, const char* name) {
   fifo_send(session_of(h), &packet);
 }
 
-static const trace_handler_ops_t ops = {is_category_enabled, trace_started,    trace_stopped,
+static const trace_handler_ops_t ops = {is_category_enabled, trace_started,      trace_stopped,
                                         trace_terminated,    notify_buffer_full, send_alert};
 
 /* ---- the trace (control thread) ---- */
@@ -181,8 +181,8 @@ static void close_trace_resources(manager_session_t* s) {
   s->fifo = -1;
   pthread_mutex_unlock(&s->fifo_lock);
   pthread_rwlock_wrlock(&s->categories_lock);
-  __categories_free(&s->categories);
-  __categories_free(&s->base);
+  categories__free(&s->categories);
+  categories__free(&s->base);
   pthread_rwlock_unlock(&s->categories_lock);
 }
 
@@ -206,8 +206,10 @@ static void stop_engine(manager_session_t* s) {
     late = pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT;
   pthread_mutex_unlock(&s->lock);
   if (late)
-    fprintf(stderr, "fxtrace: the trace engine did not stop within %d ms (a writer is stuck "
-                    "in a record)\n", FINISH_TIMEOUT_MS);
+    fprintf(stderr,
+            "fxtrace: the trace engine did not stop within %d ms (a writer is stuck "
+            "in a record)\n",
+            FINISH_TIMEOUT_MS);
 }
 
 /* One FIFO packet, non-blocking. 1: it was BUFFER_SAVED (applied); 0:
@@ -247,8 +249,8 @@ static void wait_pending_save(manager_session_t* s) {
     pthread_mutex_unlock(&s->lock);
     if (!pending || s->fifo < 0) return;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    long elapsed = (long)(now.tv_sec - start.tv_sec) * 1000 +
-                   (long)(now.tv_nsec - start.tv_nsec) / 1000000;
+    long elapsed =
+        (long)(now.tv_sec - start.tv_sec) * 1000 + (long)(now.tv_nsec - start.tv_nsec) / 1000000;
     if (elapsed >= SAVE_WAIT_TIMEOUT_MS) return; /* the stop goes ahead anyway */
     struct pollfd pfd = {s->fifo, POLLIN, 0};
     int ready = poll(&pfd, 1, (int)(SAVE_WAIT_TIMEOUT_MS - elapsed));
@@ -270,26 +272,26 @@ static void end_trace(manager_session_t* s, bool exiting) {
 }
 
 static bool read_categories(wire_reader_t* r, category_set_t* set) {
-  uint16_t count = __wire_get_u16(r);
+  uint16_t count = wire__get_u16(r);
   if (r->error || count > WIRE_MAX_CATEGORIES) return false;
   char name[WIRE_MAX_NAME + 1];
   for (uint16_t i = 0; i < count; i++) {
-    __wire_get_str(r, name, sizeof(name), WIRE_MAX_NAME);
+    wire__get_str(r, name, sizeof(name), WIRE_MAX_NAME);
     if (r->error) return false;
-    if (__categories_add(set, name, strlen(name)) != 0) return false;
+    if (categories__add(set, name, strlen(name)) != 0) return false;
   }
   return true;
 }
 
 /* false: malformed (the connection is dropped). */
 static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size_t fd_count) {
-  uint8_t mode = __wire_get_u8(r);
+  uint8_t mode = wire__get_u8(r);
   category_set_t categories = {0};
-  bool ok = read_categories(r, &categories) && __wire_done(r) && fd_count == 2 &&
+  bool ok = read_categories(r, &categories) && wire__done(r) && fd_count == 2 &&
             mode <= TRACE_BUFFERING_MODE_STREAMING;
   if (!ok || s->engine_initialized || s->fifo >= 0) {
     /* malformed, or a second INITIALIZE before TERMINATE: ignored */
-    __categories_free(&categories);
+    categories__free(&categories);
     for (size_t i = 0; i < fd_count; i++) close(fds[i]);
     return ok;
   }
@@ -312,7 +314,7 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
   s->base = categories;
   s->categories = (category_set_t){0};
   for (size_t i = 0; i < categories.count; i++)
-    __categories_add(&s->categories, categories.patterns[i], strlen(categories.patterns[i]));
+    categories__add(&s->categories, categories.patterns[i], strlen(categories.patterns[i]));
   pthread_rwlock_unlock(&s->categories_lock);
   if (map == MAP_FAILED) {
     fprintf(stderr, "fxtrace: cannot map the trace buffer from the trace manager: %s\n",
@@ -323,8 +325,8 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
   s->map = map;
   s->size = (size_t)st.st_size;
   /* a fresh memfd is zero-filled: pages are touched only as records come */
-  int status = __trace_engine_initialize_zeroed(&s->handler, (trace_buffering_mode_t)mode,
-                                                map, s->size);
+  int status =
+      trace_engine__initialize_zeroed(&s->handler, (trace_buffering_mode_t)mode, map, s->size);
   if (status != 0) {
     fprintf(stderr, "fxtrace: cannot initialize the trace engine: %s\n", strerror(-status));
     close_trace_resources(s);
@@ -335,9 +337,9 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
 }
 
 static bool on_start(manager_session_t* s, wire_reader_t* r) {
-  uint8_t disposition = __wire_get_u8(r);
+  uint8_t disposition = wire__get_u8(r);
   category_set_t additional = {0};
-  bool ok = read_categories(r, &additional) && __wire_done(r);
+  bool ok = read_categories(r, &additional) && wire__done(r);
   if (ok && s->engine_initialized && trace_state() == TRACE_STOPPED &&
       disposition >= TRACE_START_CLEAR_ENTIRE_BUFFER && disposition <= TRACE_START_RETAIN_BUFFER) {
     /* Writers consult the set only while started: rebuilding it now is
@@ -345,33 +347,32 @@ static bool on_start(manager_session_t* s, wire_reader_t* r) {
      * already enables everything. */
     pthread_rwlock_wrlock(&s->categories_lock);
     if (s->base.count > 0) {
-      __categories_free(&s->categories);
+      categories__free(&s->categories);
       for (size_t i = 0; i < s->base.count; i++)
-        __categories_add(&s->categories, s->base.patterns[i], strlen(s->base.patterns[i]));
+        categories__add(&s->categories, s->base.patterns[i], strlen(s->base.patterns[i]));
       for (size_t i = 0; i < additional.count; i++)
-        __categories_add(&s->categories, additional.patterns[i],
-                         strlen(additional.patterns[i]));
+        categories__add(&s->categories, additional.patterns[i], strlen(additional.patterns[i]));
     }
     pthread_rwlock_unlock(&s->categories_lock);
     int status = trace_engine_start((trace_start_mode_t)disposition);
     if (status != 0 && status != -EBUSY) /* -EBUSY: already started, ignored */
       fprintf(stderr, "fxtrace: cannot start the trace engine: %s\n", strerror(-status));
   }
-  __categories_free(&additional);
+  categories__free(&additional);
   return ok;
 }
 
 static void reply_known_categories(manager_session_t* s, uint32_t request_id, wire_writer_t* w) {
   trace_provider_t* p = s->provider;
-  __wire_begin(w, MSG_KNOWN_CATEGORIES, request_id);
+  wire__begin(w, MSG_KNOWN_CATEGORIES, request_id);
   pthread_mutex_lock(&p->known_lock);
-  __wire_put_u16(w, (uint16_t)p->known_count);
+  wire__put_u16(w, (uint16_t)p->known_count);
   for (size_t i = 0; i < p->known_count; i++) {
-    __wire_put_cstr(w, p->known[i].name);
-    __wire_put_cstr(w, p->known[i].description);
+    wire__put_cstr(w, p->known[i].name);
+    wire__put_cstr(w, p->known[i].description);
   }
   pthread_mutex_unlock(&p->known_lock);
-  if (__wire_end(w)) __wire_send(s->sock, w, NULL, 0);
+  if (wire__end(w)) wire__send(s->sock, w, NULL, 0);
 }
 
 static void set_registered(manager_session_t* s, int status, bool started) {
@@ -389,11 +390,11 @@ static void set_registered(manager_session_t* s, int status, bool started) {
 static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) {
   int fds[WIRE_MAX_FDS];
   size_t fd_count = 0;
-  ssize_t n = __wire_recv(s->sock, buffer, fds, &fd_count);
+  ssize_t n = wire__recv(s->sock, buffer, fds, &fd_count);
   if (n == -EAGAIN || n == -EMSGSIZE) return true; /* spurious; an oversized message is dropped */
   if (n <= 0) return false;
   wire_reader_t r;
-  if (__wire_open(&r, buffer, (size_t)n) != NULL) {
+  if (wire__open(&r, buffer, (size_t)n) != NULL) {
     for (size_t i = 0; i < fd_count; i++) close(fds[i]);
     return false;
   }
@@ -401,9 +402,9 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
   for (size_t i = 0; i < fd_count; i++) close(fds[i]); /* only INITIALIZE carries any */
   switch (r.type) {
     case MSG_REGISTER_RESULT: {
-      int32_t status = (int32_t)__wire_get_u32(&r);
-      uint8_t started = __wire_get_u8(&r);
-      if (!__wire_done(&r)) return false;
+      int32_t status = (int32_t)wire__get_u32(&r);
+      uint8_t started = wire__get_u8(&r);
+      if (!wire__done(&r)) return false;
       set_registered(s, status, started != 0);
       return true;
     }
@@ -413,15 +414,15 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
     case MSG_START:
       return on_start(s, &r);
     case MSG_STOP:
-      if (!__wire_done(&r)) return false;
+      if (!wire__done(&r)) return false;
       if (s->engine_initialized) trace_engine_stop(0); /* nothing if not started */
       return true;
     case MSG_TERMINATE:
-      if (!__wire_done(&r)) return false;
+      if (!wire__done(&r)) return false;
       end_trace(s, false);
       return true;
     case MSG_GET_KNOWN_CATEGORIES:
-      if (!__wire_done(&r)) return false;
+      if (!wire__done(&r)) return false;
       reply_known_categories(s, r.request_id, w);
       return true;
     default:
@@ -493,31 +494,30 @@ static bool allowed_peer(int sock) {
 static int send_register(manager_session_t* s, bool synchronous) {
   wire_writer_t* w = malloc(sizeof(*w));
   if (!w) return -ENOMEM;
-  __wire_begin(w, MSG_REGISTER_PROVIDER, 1);
-  __wire_put_u64(w, (uint64_t)s->pid);
-  __wire_put_cstr(w, s->provider->name);
-  __wire_put_u8(w, synchronous ? 1 : 0);
-  int status = __wire_end(w) ? __wire_send(s->sock, w, NULL, 0) : -EINVAL;
+  wire__begin(w, MSG_REGISTER_PROVIDER, 1);
+  wire__put_u64(w, (uint64_t)s->pid);
+  wire__put_cstr(w, s->provider->name);
+  wire__put_u8(w, synchronous ? 1 : 0);
+  int status = wire__end(w) ? wire__send(s->sock, w, NULL, 0) : -EINVAL;
   free(w);
   return status;
 }
 
-manager_session_t* __manager_session_start(trace_provider_t* provider, bool synchronous,
-                                           bool* out_started) {
+manager_session_t* manager_session__start(trace_provider_t* provider, bool synchronous,
+                                          bool* out_started) {
   if (out_started) *out_started = false;
   char path[128];
-  if (__wire_socket_path(path, sizeof(path)) != 0) return NULL;
-  int sock = __wire_connect(path, WIRE_ROLE_PROVIDER);
+  if (wire__socket_path(path, sizeof(path)) != 0) return NULL;
+  int sock = wire__connect(path, WIRE_ROLE_PROVIDER);
   if (sock < 0) {
     /* no manager running: inert, silently */
     if (sock != -ENOENT && sock != -ECONNREFUSED && sock != -ENOTDIR)
-      fprintf(stderr, "fxtrace: cannot connect to the trace manager at %s: %s; not tracing\n",
-              path, strerror(-sock));
+      fprintf(stderr, "fxtrace: cannot connect to the trace manager at %s: %s; not tracing\n", path,
+              strerror(-sock));
     return NULL;
   }
   if (!allowed_peer(sock)) {
-    fprintf(stderr,
-            "fxtrace: the trace manager at %s runs as another user; not tracing\n", path);
+    fprintf(stderr, "fxtrace: the trace manager at %s runs as another user; not tracing\n", path);
     close(sock);
     return NULL;
   }
@@ -542,9 +542,9 @@ manager_session_t* __manager_session_start(trace_provider_t* provider, bool sync
   s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   s->buffer = malloc(WIRE_MAX_MESSAGE);
   s->w = malloc(sizeof(*s->w));
-  int status = s->wake_fd < 0           ? -errno
-               : !s->buffer || !s->w    ? -ENOMEM
-                                        : send_register(s, synchronous);
+  int status = s->wake_fd < 0        ? -errno
+               : !s->buffer || !s->w ? -ENOMEM
+                                     : send_register(s, synchronous);
   if (status == 0) {
     pthread_once(&atfork_once, register_atfork);
     forkable = s;
@@ -570,9 +570,9 @@ manager_session_t* __manager_session_start(trace_provider_t* provider, bool sync
     bool started = ok && s->register_started;
     pthread_mutex_unlock(&s->lock);
     if (!ok) {
-      fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n",
-              path, s->registered ? "" : " in time");
-      __manager_session_finish(s);
+      fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n", path,
+              s->registered ? "" : " in time");
+      manager_session__finish(s);
       return NULL;
     }
     if (out_started) *out_started = started;
@@ -580,12 +580,12 @@ manager_session_t* __manager_session_start(trace_provider_t* provider, bool sync
   return s;
 }
 
-bool __manager_session_finish(manager_session_t* s) {
+bool manager_session__finish(manager_session_t* s) {
   if (getpid() != s->pid) { /* a fork child: no thread, descriptors closed at fork */
     if (forkable == s) forkable = NULL;
     if (s->map) munmap(s->map, s->size); /* the engine never writes in a child */
-    __categories_free(&s->categories);
-    __categories_free(&s->base);
+    categories__free(&s->categories);
+    categories__free(&s->base);
     free(s->buffer);
     free(s->w);
     free(s);

@@ -25,8 +25,8 @@ static void free_provider(trace_provider_t* p) {
 
 /* Finishes whatever p records into, then frees it. */
 static void finish(trace_provider_t* p) {
-  if (p->file) __file_session_finish(p->file);
-  if (p->manager && !__manager_session_finish(p->manager))
+  if (p->file) file_session__finish(p->file);
+  if (p->manager && !manager_session__finish(p->manager))
     return; /* the control thread still reads p: leaked */
   free_provider(p);
 }
@@ -69,9 +69,9 @@ static trace_provider_t* create(const char* name, bool synchronous, bool* out_st
   }
   const char* path = getenv("FXTRACE_OUTPUT");
   if (path && path[0])
-    p->file = __file_session_start(path, p->name);
+    p->file = file_session__start(path, p->name);
   else
-    p->manager = __manager_session_start(p, synchronous, out_started);
+    p->manager = manager_session__start(p, synchronous, out_started);
   current = p;
   if (!atexit_registered) atexit_registered = atexit(finish_at_exit) == 0;
   pthread_mutex_unlock(&lock);
@@ -84,8 +84,7 @@ trace_provider_t* trace_provider_create_with_name(const char* name) {
 
 trace_provider_t* trace_provider_create(void) { return create(NULL, false, NULL); }
 
-trace_provider_t* trace_provider_create_synchronously(const char* name,
-                                                      bool* out_already_started) {
+trace_provider_t* trace_provider_create_synchronously(const char* name, bool* out_already_started) {
   return create(name, true, out_already_started);
 }
 
@@ -103,8 +102,7 @@ int trace_provider_add_known_category(trace_provider_t* p, const char* name,
   if (!p || !name) return -EINVAL;
   if (!description) description = "";
   size_t name_length = strlen(name), description_length = strlen(description);
-  if (name_length == 0 || name_length > WIRE_MAX_NAME ||
-      description_length > WIRE_MAX_DESCRIPTION)
+  if (name_length == 0 || name_length > WIRE_MAX_NAME || description_length > WIRE_MAX_DESCRIPTION)
     return -EINVAL;
   pthread_mutex_lock(&p->known_lock);
   int status = 0;

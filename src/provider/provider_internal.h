@@ -35,10 +35,10 @@ struct trace_provider {
 
 /* Starts recording into `path` from the FXTRACE_* variables. NULL (after a
  * message on stderr) when the variables or the file are unusable. */
-file_session_t* __file_session_start(const char* path, const char* name);
+file_session_t* file_session__start(const char* path, const char* name);
 
 /* Stops, writes the archive and frees the session. */
-void __file_session_finish(file_session_t* session);
+void file_session__finish(file_session_t* session);
 
 /* Connects to the trace manager and registers `provider` (its name and known
  * categories). NULL when no manager answers (silently) or on any other
@@ -46,12 +46,12 @@ void __file_session_finish(file_session_t* session);
  * synchronous: REGISTER_PROVIDER with synchronous=1, waiting (bounded) for
  * REGISTER_RESULT; *out_started receives its `started` hint (false on any
  * failure). */
-manager_session_t* __manager_session_start(trace_provider_t* provider, bool synchronous,
-                                           bool* out_started);
+manager_session_t* manager_session__start(trace_provider_t* provider, bool synchronous,
+                                          bool* out_started);
 
 /* Stops and terminates any trace, closes the connection, joins the control
  * thread and frees the session. false when the engine did not let go in
  * time: the session (and the provider it reads) must then be leaked. */
-bool __manager_session_finish(manager_session_t* session);
+bool manager_session__finish(manager_session_t* session);
 
 #endif /* FXTRACE_PROVIDER_PROVIDER_INTERNAL_H_ */

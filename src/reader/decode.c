@@ -19,7 +19,7 @@ typedef struct cursor {
   uint64_t offset;           /* the record's archive offset, for messages */
 } cursor_t;
 
-#define FAIL(c, ...) (__reader_fail((c)->r, TRACE_READ_SKIPPED, (c)->offset, __VA_ARGS__), false)
+#define FAIL(c, ...) (reader__fail((c)->r, TRACE_READ_SKIPPED, (c)->offset, __VA_ARGS__), false)
 
 static uint64_t word_at(const unsigned char* base, size_t index) {
   uint64_t w;
@@ -42,7 +42,7 @@ static bool take_bytes(cursor_t* c, size_t length, const unsigned char** out, co
   return true;
 }
 
-/* A NUL-terminated copy in the reader's scratch, which __reader_next sized
+/* A NUL-terminated copy in the reader's scratch, which reader__next sized
  * for every string a record of this size can hold. */
 static trace_reader_string_t scratch_string(trace_reader_t* r, const void* data, size_t length) {
   char* s = r->scratch + r->scratch_used;
@@ -52,8 +52,7 @@ static trace_reader_string_t scratch_string(trace_reader_t* r, const void* data,
   return (trace_reader_string_t){s, length};
 }
 
-static bool take_stream(cursor_t* c, size_t length, trace_reader_string_t* out,
-                        const char* what) {
+static bool take_stream(cursor_t* c, size_t length, trace_reader_string_t* out, const char* what) {
   const unsigned char* bytes;
   if (!take_bytes(c, length, &bytes, what)) return false;
   *out = scratch_string(c->r, bytes, length);
@@ -69,7 +68,7 @@ static bool take_string_ref(cursor_t* c, uint32_t ref, trace_reader_string_t* ou
     return true;
   }
   if (ref & 0x8000u) return take_stream(c, ref & 0x7fffu, out, what);
-  const string_entry_t* e = __strings_get(current(c), ref);
+  const string_entry_t* e = strings__get(current(c), ref);
   if (!e)
     return FAIL(c, "%s refers to string index %u, which provider %u has not defined", what, ref,
                 current(c)->pub.id);
@@ -80,7 +79,7 @@ static bool take_string_ref(cursor_t* c, uint32_t ref, trace_reader_string_t* ou
 static bool take_thread_ref(cursor_t* c, uint32_t ref, uint64_t* pid, uint64_t* tid,
                             const char* what) {
   if (ref == 0) return take_word(c, pid, what) && take_word(c, tid, what);
-  const thread_entry_t* t = __threads_get(current(c), ref);
+  const thread_entry_t* t = threads__get(current(c), ref);
   if (!t)
     return FAIL(c, "%s refers to thread index %u, which provider %u has not defined", what, ref,
                 current(c)->pub.id);
@@ -99,20 +98,28 @@ static bool take_arg(cursor_t* c, trace_reader_args_t* out) {
   if (size - 1 > c->limit - c->pos) return FAIL(c, "argument runs past the end of its record");
   cursor_t a = *c;
   a.limit = c->pos + size - 1;
-  c->pos = a.limit; /* trailing words of an extended argument are ignored */
+  c->pos = a.limit;           /* trailing words of an extended argument are ignored */
   if (type > 10) return true; /* unknown type: skipped by size, name unresolved */
   trace_reader_arg_t* arg = &out->items[out->count];
   memset(arg, 0, sizeof(*arg));
   arg->type = type;
-  if (!take_string_ref(&a, (uint32_t)FXT_GET(h, 16, 31), &arg->name, "argument name"))
-    return false;
+  if (!take_string_ref(&a, (uint32_t)FXT_GET(h, 16, 31), &arg->name, "argument name")) return false;
   uint64_t w = 0;
   const unsigned char* bytes;
   switch (type) {
-    case 0: break;
-    case 1: arg->int32_value = (int32_t)(uint32_t)FXT_GET(h, 32, 63); break;
-    case 2: arg->uint32_value = (uint32_t)FXT_GET(h, 32, 63); break;
-    case 3: case 4: case 5: case 7: case 8:
+    case 0:
+      break;
+    case 1:
+      arg->int32_value = (int32_t)(uint32_t)FXT_GET(h, 32, 63);
+      break;
+    case 2:
+      arg->uint32_value = (uint32_t)FXT_GET(h, 32, 63);
+      break;
+    case 3:
+    case 4:
+    case 5:
+    case 7:
+    case 8:
       if (!take_word(&a, &w, "argument value")) return false;
       memcpy(&arg->uint64_value, &w, sizeof(w)); /* same bits for all five */
       break;
@@ -120,13 +127,16 @@ static bool take_arg(cursor_t* c, trace_reader_args_t* out) {
       if (!take_string_ref(&a, (uint32_t)FXT_GET(h, 32, 47), &arg->string_value, "string argument"))
         return false;
       break;
-    case 9: arg->bool_value = FXT_GET(h, 32, 32) != 0; break;
+    case 9:
+      arg->bool_value = FXT_GET(h, 32, 32) != 0;
+      break;
     case 10:
       arg->blob_value.size = (uint32_t)FXT_GET(h, 32, 63);
       if (!take_bytes(&a, arg->blob_value.size, &bytes, "blob argument")) return false;
       arg->blob_value.data = bytes;
       break;
-    default: return true;
+    default:
+      return true;
   }
   out->count++;
   return true;
@@ -151,26 +161,30 @@ static int decode_metadata(cursor_t* c, uint64_t h, trace_record_t* rec) {
       if (!take_stream(c, (size_t)FXT_GET(h, 52, 59), &rec->metadata.provider_name,
                        "provider name"))
         return TRACE_READ_SKIPPED;
-      p = __providers_begin(&r->providers, rec->metadata.provider_id,
-                            rec->metadata.provider_name.data, rec->metadata.provider_name.length);
-      if (!p) return __reader_fail(r, TRACE_READ_ERROR, c->offset, "provider table memory limit reached or out of memory");
+      p = providers__begin(&r->providers, rec->metadata.provider_id,
+                           rec->metadata.provider_name.data, rec->metadata.provider_name.length);
+      if (!p)
+        return reader__fail(r, TRACE_READ_ERROR, c->offset,
+                            "provider table memory limit reached or out of memory");
       rec->provider = &p->pub;
       return TRACE_READ_RECORD;
     case FXT_METADATA_PROVIDER_SECTION:
-      p = __providers_switch(&r->providers, rec->metadata.provider_id, &created);
-      if (!p) return __reader_fail(r, TRACE_READ_ERROR, c->offset, "provider table memory limit reached or out of memory");
+      p = providers__switch(&r->providers, rec->metadata.provider_id, &created);
+      if (!p)
+        return reader__fail(r, TRACE_READ_ERROR, c->offset,
+                            "provider table memory limit reached or out of memory");
       rec->provider = &p->pub;
       rec->metadata.provider_name = p->pub.name;
       if (created)
-        return __reader_fail(r, TRACE_READ_SKIPPED, c->offset,
-                             "provider section for provider %u, which no provider-info record "
-                             "announced; its state starts empty",
-                             rec->metadata.provider_id);
+        return reader__fail(r, TRACE_READ_SKIPPED, c->offset,
+                            "provider section for provider %u, which no provider-info record "
+                            "announced; its state starts empty",
+                            rec->metadata.provider_id);
       return TRACE_READ_RECORD;
     case FXT_METADATA_PROVIDER_EVENT:
       rec->metadata.event_id = (uint32_t)FXT_GET(h, 52, 55);
       /* It may stand in another provider's section: name the one it is about. */
-      p = __providers_find(&r->providers, rec->metadata.provider_id);
+      p = providers__find(&r->providers, rec->metadata.provider_id);
       if (p) rec->metadata.provider_name = p->pub.name;
       return TRACE_READ_RECORD;
     case FXT_METADATA_TRACE_INFO:
@@ -179,14 +193,14 @@ static int decode_metadata(cursor_t* c, uint64_t h, trace_record_t* rec) {
       if (rec->metadata.trace_info_type == FXT_TRACE_INFO_MAGIC_NUMBER) {
         rec->metadata.magic = FXT_GET(h, 24, 55);
         if (rec->metadata.magic != FXT_MAGIC_VALUE)
-          return __reader_fail(r, TRACE_READ_SKIPPED, c->offset,
-                               "magic-number record with the wrong value 0x%llx",
-                               (unsigned long long)rec->metadata.magic);
+          return reader__fail(r, TRACE_READ_SKIPPED, c->offset,
+                              "magic-number record with the wrong value 0x%llx",
+                              (unsigned long long)rec->metadata.magic);
       }
       return TRACE_READ_RECORD;
     default:
-      return __reader_fail(r, TRACE_READ_SKIPPED, c->offset, "unknown metadata type %u",
-                           rec->metadata.type);
+      return reader__fail(r, TRACE_READ_SKIPPED, c->offset, "unknown metadata type %u",
+                          rec->metadata.type);
   }
 }
 
@@ -212,8 +226,11 @@ static bool decode_event(cursor_t* c, uint64_t h, trace_record_t* rec) {
         e->scope = e->payload > 2 ? 0 : (uint32_t)e->payload;
       }
       return true;
-    case 2: case 3: return true;
-    default: return take_word(c, &e->payload, "event payload (id or end time)");
+    case 2:
+    case 3:
+      return true;
+    default:
+      return take_word(c, &e->payload, "event payload (id or end time)");
   }
 }
 
@@ -252,18 +269,18 @@ static bool decode_large(cursor_t* c, uint64_t h, trace_record_t* rec) {
   memset(l, 0, sizeof(*l));
   l->large_type = (uint32_t)FXT_GET(h, 36, 39);
   l->blob_format = (uint32_t)FXT_GET(h, 40, 43);
-  if (l->large_type != FXT_LARGE_BLOB) return FAIL(c, "unknown large record type %u", l->large_type);
+  if (l->large_type != FXT_LARGE_BLOB)
+    return FAIL(c, "unknown large record type %u", l->large_type);
   if (l->blob_format > 1) return FAIL(c, "unknown large blob format %u", l->blob_format);
   uint64_t f, size;
   if (!take_word(c, &f, "blob format header") ||
       !take_string_ref(c, (uint32_t)FXT_GET(f, 0, 15), &l->category, "blob category") ||
       !take_string_ref(c, (uint32_t)FXT_GET(f, 16, 31), &l->name, "blob name"))
     return false;
-  if (l->blob_format == 0 &&
-      (!take_word(c, &l->ticks, "timestamp") ||
-       !take_thread_ref(c, (uint32_t)FXT_GET(f, 36, 43), &l->process_koid, &l->thread_koid,
-                        "blob thread") ||
-       !take_args(c, (unsigned)FXT_GET(f, 32, 35), &l->args)))
+  if (l->blob_format == 0 && (!take_word(c, &l->ticks, "timestamp") ||
+                              !take_thread_ref(c, (uint32_t)FXT_GET(f, 36, 43), &l->process_koid,
+                                               &l->thread_koid, "blob thread") ||
+                              !take_args(c, (unsigned)FXT_GET(f, 32, 35), &l->args)))
     return false;
   if (!take_word(c, &size, "blob size")) return false;
   if (size > (c->limit - c->pos) * 8u) return FAIL(c, "large blob payload runs past its record");
@@ -280,7 +297,8 @@ static bool decode_body(cursor_t* c, uint64_t h, trace_record_t* rec) {
   switch (rec->type) {
     case FXT_RECORD_INITIALIZATION:
       if (!take_word(c, &rec->initialization.ticks_per_second, "tick rate")) return false;
-      if (rec->initialization.ticks_per_second == 0) return FAIL(c, "tick rate of 0 ticks per second");
+      if (rec->initialization.ticks_per_second == 0)
+        return FAIL(c, "tick rate of 0 ticks per second");
       current(c)->pub.ticks_per_second = rec->initialization.ticks_per_second;
       return true;
     case FXT_RECORD_STRING:
@@ -288,8 +306,8 @@ static bool decode_body(cursor_t* c, uint64_t h, trace_record_t* rec) {
       rec->string.index = (uint32_t)index;
       if (!take_stream(c, (size_t)FXT_GET(h, 32, 46), &rec->string.value, "string")) return false;
       if (index == 0) return FAIL(c, "string record for index 0, which is reserved");
-      if (!__strings_set(&c->r->providers, current(c), (uint32_t)index, rec->string.value.data,
-                         rec->string.value.length))
+      if (!strings__set(&c->r->providers, current(c), (uint32_t)index, rec->string.value.data,
+                        rec->string.value.length))
         return FAIL(c, "string table memory limit (%zu bytes) reached or out of memory",
                     c->r->providers.table_budget);
       return true;
@@ -300,8 +318,8 @@ static bool decode_body(cursor_t* c, uint64_t h, trace_record_t* rec) {
           !take_word(c, &rec->thread.thread_koid, "thread koid"))
         return false;
       if (index == 0) return FAIL(c, "thread record for index 0, which is reserved");
-      if (!__threads_set(&c->r->providers, current(c), (uint32_t)index, rec->thread.process_koid,
-                         rec->thread.thread_koid))
+      if (!threads__set(&c->r->providers, current(c), (uint32_t)index, rec->thread.process_koid,
+                        rec->thread.thread_koid))
         return FAIL(c, "thread table memory limit (%zu bytes) reached or out of memory",
                     c->r->providers.table_budget);
       return true;
@@ -350,8 +368,8 @@ static bool decode_body(cursor_t* c, uint64_t h, trace_record_t* rec) {
   }
 }
 
-int __decode_record(trace_reader_t* r, const unsigned char* bytes, size_t words,
-                    trace_record_t* rec) {
+int decode__record(trace_reader_t* r, const unsigned char* bytes, size_t words,
+                   trace_record_t* rec) {
   uint64_t h = word_at(bytes, 0);
   cursor_t c = {r, bytes, words, 1, r->input.offset};
   rec->offset = c.offset;

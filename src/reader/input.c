@@ -9,19 +9,19 @@
 
 enum { READ_CHUNK = 256 * 1024 };
 
-void __input_init_fd(input_t* in, int fd) {
+void input__init_fd(input_t* in, int fd) {
   memset(in, 0, sizeof(*in));
   in->kind = INPUT_FD;
   in->fd = fd;
 }
 
-void __input_init_file(input_t* in, FILE* file) {
+void input__init_file(input_t* in, FILE* file) {
   memset(in, 0, sizeof(*in));
   in->kind = INPUT_FILE;
   in->file = file;
 }
 
-void __input_init_memory(input_t* in, const void* data, size_t size) {
+void input__init_memory(input_t* in, const void* data, size_t size) {
   memset(in, 0, sizeof(*in));
   in->kind = INPUT_MEMORY;
   in->buf = (const unsigned char*)data;
@@ -29,7 +29,7 @@ void __input_init_memory(input_t* in, const void* data, size_t size) {
   in->eof = true;
 }
 
-void __input_free(input_t* in) {
+void input__free(input_t* in) {
   free(in->owned);
   in->owned = NULL;
 }
@@ -72,7 +72,7 @@ static bool make_room(input_t* in, size_t want) {
   return true;
 }
 
-ptrdiff_t __input_ensure(input_t* in, size_t want) {
+ptrdiff_t input__ensure(input_t* in, size_t want) {
   size_t have = in->end - in->start;
   if (have >= want || in->eof) return (ptrdiff_t)(have < want ? have : want);
   if (!make_room(in, want)) return -1;
@@ -88,24 +88,24 @@ ptrdiff_t __input_ensure(input_t* in, size_t want) {
   return (ptrdiff_t)(have < want ? have : want);
 }
 
-void __input_consume(input_t* in, size_t n) {
+void input__consume(input_t* in, size_t n) {
   in->start += n;
   in->offset += n;
   if (in->start == in->end && in->kind != INPUT_MEMORY) in->start = in->end = 0;
 }
 
-bool __input_skip(input_t* in, uint64_t n) {
+bool input__skip(input_t* in, uint64_t n) {
   while (n > 0) {
     size_t step = n > READ_CHUNK ? READ_CHUNK : (size_t)n;
-    ptrdiff_t got = __input_ensure(in, step);
+    ptrdiff_t got = input__ensure(in, step);
     if (got <= 0) return false;
-    __input_consume(in, (size_t)got);
+    input__consume(in, (size_t)got);
     n -= (uint64_t)got;
   }
   return true;
 }
 
-ptrdiff_t __input_read_all(input_t* in) {
+ptrdiff_t input__read_all(input_t* in) {
   if (in->kind == INPUT_MEMORY) return (ptrdiff_t)(in->end - in->start);
   while (!in->eof) {
     size_t have = in->end - in->start;
@@ -123,7 +123,7 @@ ptrdiff_t __input_read_all(input_t* in) {
   return (ptrdiff_t)(in->end - in->start);
 }
 
-void __input_replace_owned(input_t* in, unsigned char* data, size_t size) {
+void input__replace_owned(input_t* in, unsigned char* data, size_t size) {
   free(in->owned);
   memset(in, 0, sizeof(*in));
   in->kind = INPUT_MEMORY;

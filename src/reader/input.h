@@ -27,29 +27,29 @@ typedef struct input {
   int read_errno; /* non-zero after a read error */
 } input_t;
 
-void __input_init_fd(input_t* in, int fd);
-void __input_init_file(input_t* in, FILE* file);
-void __input_init_memory(input_t* in, const void* data, size_t size);
-void __input_free(input_t* in);
+void input__init_fd(input_t* in, int fd);
+void input__init_file(input_t* in, FILE* file);
+void input__init_memory(input_t* in, const void* data, size_t size);
+void input__free(input_t* in);
 
 /* Makes up to `want` bytes available at buf + start; returns how many are
  * (fewer only at end of input or on a read error, or -1 when out of memory). */
-ptrdiff_t __input_ensure(input_t* in, size_t want);
+ptrdiff_t input__ensure(input_t* in, size_t want);
 
-/* Drops `n` bytes, which must have been made available by __input_ensure. */
-void __input_consume(input_t* in, size_t n);
+/* Drops `n` bytes, which must have been made available by input__ensure. */
+void input__consume(input_t* in, size_t n);
 
 /* Reads the rest of the input into memory (a memory input is not copied) and
  * returns its length from the current offset, the bytes at buf + start; -1
  * when out of memory. A read error stops it early and sets read_errno. */
-ptrdiff_t __input_read_all(input_t* in);
+ptrdiff_t input__read_all(input_t* in);
 
 /* Makes the input the `size` bytes at `data` (malloc'ed; the input owns and
  * frees them), from archive offset 0. */
-void __input_replace_owned(input_t* in, unsigned char* data, size_t size);
+void input__replace_owned(input_t* in, unsigned char* data, size_t size);
 
 /* Drops `n` bytes that need not be available (skipping a record too big to
  * buffer); returns false if the input ended first. */
-bool __input_skip(input_t* in, uint64_t n);
+bool input__skip(input_t* in, uint64_t n);
 
 #endif /* FXTRACE_READER_INPUT_H_ */

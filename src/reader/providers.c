@@ -34,7 +34,7 @@ static void clear_state(provider_set_t* set, provider_state_t* p) {
   p->pub.ticks_per_second = 1000000000u;
 }
 
-provider_state_t* __providers_find(provider_set_t* set, uint32_t id) {
+provider_state_t* providers__find(provider_set_t* set, uint32_t id) {
   if (set->current && set->current->pub.id == id) return set->current;
   for (size_t i = 0; i < set->count; i++)
     if (set->items[i]->pub.id == id) return set->items[i];
@@ -61,14 +61,14 @@ static provider_state_t* add(provider_set_t* set, uint32_t id) {
   return p;
 }
 
-bool __providers_init(provider_set_t* set, size_t budget) {
+bool providers__init(provider_set_t* set, size_t budget) {
   memset(set, 0, sizeof(*set));
   set->table_budget = budget ? budget : READER_DEFAULT_TABLE_BUDGET;
   set->current = add(set, 0);
   return set->current != NULL;
 }
 
-void __providers_free(provider_set_t* set) {
+void providers__free(provider_set_t* set) {
   for (size_t i = 0; i < set->count; i++) {
     clear_state(set, set->items[i]);
     free(set->items[i]);
@@ -77,9 +77,9 @@ void __providers_free(provider_set_t* set) {
   memset(set, 0, sizeof(*set));
 }
 
-provider_state_t* __providers_begin(provider_set_t* set, uint32_t id, const char* name,
-                                    size_t length) {
-  provider_state_t* p = __providers_find(set, id);
+provider_state_t* providers__begin(provider_set_t* set, uint32_t id, const char* name,
+                                   size_t length) {
+  provider_state_t* p = providers__find(set, id);
   if (p)
     clear_state(set, p);
   else if (!(p = add(set, id)))
@@ -98,16 +98,16 @@ provider_state_t* __providers_begin(provider_set_t* set, uint32_t id, const char
   return p;
 }
 
-provider_state_t* __providers_switch(provider_set_t* set, uint32_t id, bool* created) {
-  provider_state_t* p = __providers_find(set, id);
+provider_state_t* providers__switch(provider_set_t* set, uint32_t id, bool* created) {
+  provider_state_t* p = providers__find(set, id);
   *created = (p == NULL);
   if (!p && !(p = add(set, id))) return NULL;
   set->current = p;
   return p;
 }
 
-bool __strings_set(provider_set_t* set, provider_state_t* p, uint32_t index, const char* data,
-                   size_t length) {
+bool strings__set(provider_set_t* set, provider_state_t* p, uint32_t index, const char* data,
+                  size_t length) {
   string_entry_t** chunk = &p->string_chunks[index >> STRING_CHUNK_BITS];
   if (!*chunk) {
     if (!charge(set, STRING_CHUNK_SIZE * sizeof(string_entry_t))) return false;
@@ -137,15 +137,16 @@ bool __strings_set(provider_set_t* set, provider_state_t* p, uint32_t index, con
   return true;
 }
 
-const string_entry_t* __strings_get(const provider_state_t* p, uint32_t index) {
-  const string_entry_t* chunk = p->string_chunks[(index >> STRING_CHUNK_BITS) & (STRING_CHUNKS - 1)];
+const string_entry_t* strings__get(const provider_state_t* p, uint32_t index) {
+  const string_entry_t* chunk =
+      p->string_chunks[(index >> STRING_CHUNK_BITS) & (STRING_CHUNKS - 1)];
   if (!chunk) return NULL;
   const string_entry_t* e = &chunk[index & (STRING_CHUNK_SIZE - 1)];
   return e->data ? e : NULL;
 }
 
-bool __threads_set(provider_set_t* set, provider_state_t* p, uint32_t index, uint64_t pid,
-                   uint64_t tid) {
+bool threads__set(provider_set_t* set, provider_state_t* p, uint32_t index, uint64_t pid,
+                  uint64_t tid) {
   if (!p->threads) {
     if (!charge(set, 256 * sizeof(thread_entry_t))) return false;
     p->threads = calloc(256, sizeof(thread_entry_t));
@@ -158,7 +159,7 @@ bool __threads_set(provider_set_t* set, provider_state_t* p, uint32_t index, uin
   return true;
 }
 
-const thread_entry_t* __threads_get(const provider_state_t* p, uint32_t index) {
+const thread_entry_t* threads__get(const provider_state_t* p, uint32_t index) {
   if (!p->threads || !p->threads[index & 0xffu].set) return NULL;
   return &p->threads[index & 0xffu];
 }

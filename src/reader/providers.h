@@ -42,36 +42,36 @@ typedef struct provider_set {
   provider_state_t** items;
   size_t count, capacity;
   provider_state_t* current;
-  size_t table_bytes;  /* memory held by all tables, <= table_budget */
+  size_t table_bytes; /* memory held by all tables, <= table_budget */
   size_t table_budget;
 } provider_set_t;
 
 /* Starts with provider 0 current (data before any metadata record); budget 0
  * means READER_DEFAULT_TABLE_BUDGET. Returns false when out of memory. */
-bool __providers_init(provider_set_t* set, size_t budget);
-void __providers_free(provider_set_t* set);
+bool providers__init(provider_set_t* set, size_t budget);
+void providers__free(provider_set_t* set);
 
 /* The state of provider `id`, or NULL if none was announced. */
-provider_state_t* __providers_find(provider_set_t* set, uint32_t id);
+provider_state_t* providers__find(provider_set_t* set, uint32_t id);
 
 /* Provider info: creates or resets provider `id` and makes it current.
  * NULL when out of memory or past the table budget. */
-provider_state_t* __providers_begin(provider_set_t* set, uint32_t id, const char* name,
-                                    size_t length);
+provider_state_t* providers__begin(provider_set_t* set, uint32_t id, const char* name,
+                                   size_t length);
 /* Provider section: makes `id` current, creating an empty state if unknown
  * (*created is then set). NULL as above. */
-provider_state_t* __providers_switch(provider_set_t* set, uint32_t id, bool* created);
+provider_state_t* providers__switch(provider_set_t* set, uint32_t id, bool* created);
 
 /* String table; index in 1..0x7fff. set returns false when out of memory or
  * past the table budget. */
-bool __strings_set(provider_set_t* set, provider_state_t* p, uint32_t index, const char* data,
-                   size_t length);
+bool strings__set(provider_set_t* set, provider_state_t* p, uint32_t index, const char* data,
+                  size_t length);
 
 /* Thread table; index in 1..255. set returns false as above; get returns
  * NULL for an undefined index. */
-bool __threads_set(provider_set_t* set, provider_state_t* p, uint32_t index, uint64_t pid,
-                   uint64_t tid);
-const thread_entry_t* __threads_get(const provider_state_t* p, uint32_t index);
-const string_entry_t* __strings_get(const provider_state_t* p, uint32_t index);
+bool threads__set(provider_set_t* set, provider_state_t* p, uint32_t index, uint64_t pid,
+                  uint64_t tid);
+const thread_entry_t* threads__get(const provider_state_t* p, uint32_t index);
+const string_entry_t* strings__get(const provider_state_t* p, uint32_t index);
 
 #endif /* FXTRACE_READER_PROVIDERS_H_ */

@@ -9,16 +9,16 @@
 #include <string.h>
 
 #include "fxt/fxt_format.h"
-#include "trace-engine/types.h"
 #include "reader/reader_internal.h"
 #include "reader/recover.h"
+#include "trace-engine/types.h"
 
 /* The largest record decoded: the engine's largest large record, which is
  * also above any normal record. Larger records are skipped by their size. */
 #define MAX_DECODED_BYTES TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE
 _Static_assert(MAX_DECODED_BYTES >= FXT_MAX_RECORD_WORDS * 8, "every normal record is decoded");
 
-int __reader_fail(trace_reader_t* r, int result, uint64_t offset, const char* fmt, ...) {
+int reader__fail(trace_reader_t* r, int result, uint64_t offset, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(r->error_text, sizeof(r->error_text), fmt, ap);
@@ -31,7 +31,7 @@ int __reader_fail(trace_reader_t* r, int result, uint64_t offset, const char* fm
 static trace_reader_t* open_common(const trace_reader_options_t* options) {
   trace_reader_t* r = calloc(1, sizeof(*r));
   if (!r) return NULL;
-  if (!__providers_init(&r->providers, options ? options->table_memory_limit : 0)) {
+  if (!providers__init(&r->providers, options ? options->table_memory_limit : 0)) {
     free(r);
     return NULL;
   }
@@ -43,27 +43,27 @@ static trace_reader_t* open_common(const trace_reader_options_t* options) {
 
 trace_reader_t* trace_reader_open_fd(int fd, const trace_reader_options_t* options) {
   trace_reader_t* r = open_common(options);
-  if (r) __input_init_fd(&r->input, fd);
+  if (r) input__init_fd(&r->input, fd);
   return r;
 }
 
 trace_reader_t* trace_reader_open_file(FILE* file, const trace_reader_options_t* options) {
   trace_reader_t* r = open_common(options);
-  if (r) __input_init_file(&r->input, file);
+  if (r) input__init_file(&r->input, file);
   return r;
 }
 
 trace_reader_t* trace_reader_open_memory(const void* data, size_t size,
                                          const trace_reader_options_t* options) {
   trace_reader_t* r = open_common(options);
-  if (r) __input_init_memory(&r->input, data, size);
+  if (r) input__init_memory(&r->input, data, size);
   return r;
 }
 
 void trace_reader_close(trace_reader_t* r) {
   if (!r) return;
-  __input_free(&r->input);
-  __providers_free(&r->providers);
+  input__free(&r->input);
+  providers__free(&r->providers);
   free(r->scratch);
   free(r);
 }
@@ -74,7 +74,7 @@ static int finish(trace_reader_t* r, int result) {
 }
 
 #define FATAL(r, offset, ...) \
-  (__reader_fail((r), TRACE_READ_ERROR, (offset), __VA_ARGS__), finish((r), TRACE_READ_ERROR))
+  (reader__fail((r), TRACE_READ_ERROR, (offset), __VA_ARGS__), finish((r), TRACE_READ_ERROR))
 
 /* Every string a record holds is a copy of bytes inside it plus a NUL: at
  * most the record's size plus one byte per string (fewer than 64). */
@@ -92,7 +92,7 @@ static bool reserve_scratch(trace_reader_t* r, size_t record_bytes) {
  * archive its program would have written (recover.h) and read that. */
 static int recover(trace_reader_t* r) {
   input_t* in = &r->input;
-  ptrdiff_t size = __input_read_all(in);
+  ptrdiff_t size = input__read_all(in);
   if (size < 0) return FATAL(r, 0, "out of memory reading a raw trace buffer");
   if (in->read_errno)
     return FATAL(r, in->offset + (uint64_t)size, "read error: %s", strerror(in->read_errno));
@@ -106,16 +106,16 @@ static int recover(trace_reader_t* r) {
   }
   unsigned char* archive;
   size_t archive_size;
-  const char* why =
-      __recover_archive(in->kind == INPUT_MEMORY ? in->buf + in->start : owned, (size_t)size,
-                        owned, &archive, &archive_size);
+  const char* why = recover__archive(in->kind == INPUT_MEMORY ? in->buf + in->start : owned,
+                                     (size_t)size, owned, &archive, &archive_size);
   if (why) {
     r->truncated = strstr(why, "truncated") != NULL;
     return FATAL(r, 0,
                  "a raw trace buffer (the file of a traced program that did not finish) that "
-                 "cannot be recovered: %s", why);
+                 "cannot be recovered: %s",
+                 why);
   }
-  __input_replace_owned(in, archive, archive_size);
+  input__replace_owned(in, archive, archive_size);
   r->recovered = true;
   r->seen_first = false;
   return 1;
@@ -124,8 +124,7 @@ static int recover(trace_reader_t* r) {
 /* The input ended (or failed) with `have` of `need` bytes of a record. */
 static int cut_short(trace_reader_t* r, uint64_t header, size_t have, uint64_t need) {
   input_t* in = &r->input;
-  if (in->read_errno)
-    return FATAL(r, in->offset, "read error: %s", strerror(in->read_errno));
+  if (in->read_errno) return FATAL(r, in->offset, "read error: %s", strerror(in->read_errno));
   r->truncated = true;
   if (have < 8)
     return FATAL(r, in->offset,
@@ -134,14 +133,14 @@ static int cut_short(trace_reader_t* r, uint64_t header, size_t have, uint64_t n
   return FATAL(r, in->offset,
                "truncated archive: the %s record here needs %llu bytes but the input ends "
                "after %zu",
-               trace_record_type_name((uint32_t)FXT_GET(header, 0, 3)),
-               (unsigned long long)need, have);
+               trace_record_type_name((uint32_t)FXT_GET(header, 0, 3)), (unsigned long long)need,
+               have);
 }
 
 int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   if (r->final_result != 1) return r->final_result;
   input_t* in = &r->input;
-  ptrdiff_t have = __input_ensure(in, 8);
+  ptrdiff_t have = input__ensure(in, 8);
   if (have < 0) return FATAL(r, in->offset, "out of memory");
   if (have == 0 && !in->read_errno) {
     if (!r->seen_first && r->options.require_magic)
@@ -152,7 +151,7 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   uint64_t header;
   memcpy(&header, in->buf + in->start, sizeof(header));
   uint64_t words = fxt_record_words(header);
-  if (!r->seen_first && !r->recovered && __recover_is_raw_buffer(in->buf + in->start, 8)) {
+  if (!r->seen_first && !r->recovered && recover__is_raw_buffer(in->buf + in->start, 8)) {
     if (recover(r) != 1) return r->final_result;
     return trace_reader_next(r, record);
   }
@@ -170,22 +169,21 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   uint64_t bytes = words * 8u;
   uint64_t offset = in->offset;
   if (bytes > MAX_DECODED_BYTES) {
-    if (!__input_skip(in, bytes)) return cut_short(r, header, (size_t)(in->offset - offset), bytes);
+    if (!input__skip(in, bytes)) return cut_short(r, header, (size_t)(in->offset - offset), bytes);
     r->stats.bytes_read += bytes;
     r->stats.records_skipped++;
-    return __reader_fail(r, TRACE_READ_SKIPPED, offset,
-                         "%s record of %llu bytes is larger than the %zu bytes the reader "
-                         "decodes; skipped",
-                         trace_record_type_name((uint32_t)FXT_GET(header, 0, 3)),
-                         (unsigned long long)bytes, (size_t)MAX_DECODED_BYTES);
+    return reader__fail(r, TRACE_READ_SKIPPED, offset,
+                        "%s record of %llu bytes is larger than the %zu bytes the reader "
+                        "decodes; skipped",
+                        trace_record_type_name((uint32_t)FXT_GET(header, 0, 3)),
+                        (unsigned long long)bytes, (size_t)MAX_DECODED_BYTES);
   }
-  have = __input_ensure(in, (size_t)bytes);
+  have = input__ensure(in, (size_t)bytes);
   if (have < 0) return FATAL(r, offset, "out of memory");
   if ((uint64_t)have < bytes) return cut_short(r, header, (size_t)have, bytes);
-  if (!reserve_scratch(r, (size_t)bytes))
-    return FATAL(r, offset, "out of memory");
-  int rc = __decode_record(r, in->buf + in->start, (size_t)words, record);
-  __input_consume(in, (size_t)bytes);
+  if (!reserve_scratch(r, (size_t)bytes)) return FATAL(r, offset, "out of memory");
+  int rc = decode__record(r, in->buf + in->start, (size_t)words, record);
+  input__consume(in, (size_t)bytes);
   r->stats.bytes_read += bytes;
   if (rc == TRACE_READ_ERROR) return finish(r, rc);
   if (rc == TRACE_READ_RECORD)

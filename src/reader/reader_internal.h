@@ -15,10 +15,10 @@ struct trace_reader {
   input_t input;
   provider_set_t providers;
   trace_reader_options_t options;
-  bool seen_first;   /* the first record has been examined */
-  int final_result;  /* TRACE_READ_END or TRACE_READ_ERROR once reached; else 1 */
+  bool seen_first;  /* the first record has been examined */
+  int final_result; /* TRACE_READ_END or TRACE_READ_ERROR once reached; else 1 */
   bool truncated;
-  bool recovered;    /* the input was a raw trace buffer, read as its archive */
+  bool recovered; /* the input was a raw trace buffer, read as its archive */
   trace_reader_stats_t stats;
   trace_reader_error_t error;
   char error_text[256];
@@ -30,13 +30,13 @@ struct trace_reader {
 
 /* Decodes the record of `words` words at `bytes` (any alignment; all of it
  * available) into *record. Returns TRACE_READ_RECORD, TRACE_READ_SKIPPED
- * (with the reason set via __reader_fail) or TRACE_READ_ERROR (fatal: out of
+ * (with the reason set via reader__fail) or TRACE_READ_ERROR (fatal: out of
  * memory). Metadata records also update the provider state. */
-int __decode_record(trace_reader_t* r, const unsigned char* bytes, size_t words,
-                    trace_record_t* record);
+int decode__record(trace_reader_t* r, const unsigned char* bytes, size_t words,
+                   trace_record_t* record);
 
 /* Sets the reader's error text for the record at `offset`; returns `result`. */
-int __reader_fail(trace_reader_t* r, int result, uint64_t offset, const char* fmt, ...)
+int reader__fail(trace_reader_t* r, int result, uint64_t offset, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 #endif /* FXTRACE_READER_READER_INTERNAL_H_ */

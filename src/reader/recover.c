@@ -7,7 +7,7 @@
 #include "engine/buffer_scan.h"
 #include "fxt/fxt_format.h"
 
-bool __recover_is_raw_buffer(const void* data, size_t size) {
+bool recover__is_raw_buffer(const void* data, size_t size) {
   uint64_t word;
   if (size < sizeof(word)) return false;
   memcpy(&word, data, sizeof(word));
@@ -43,8 +43,8 @@ static size_t whole_records(const unsigned char* p, size_t n) {
   return pos;
 }
 
-const char* __recover_archive(const unsigned char* raw, size_t size, unsigned char* owned,
-                              unsigned char** out, size_t* out_size) {
+const char* recover__archive(const unsigned char* raw, size_t size, unsigned char* owned,
+                             unsigned char** out, size_t* out_size) {
   static const char kName[] = "recovered";
   /* The scan loads the header with 8-byte atomic loads: it needs an aligned
    * buffer, which memory given to trace_reader_open_memory() need not be. */
@@ -59,7 +59,7 @@ const char* __recover_archive(const unsigned char* raw, size_t size, unsigned ch
     raw = owned = copy;
   }
   trace_buffer_header_t h;
-  const char* why = __buffer_scan_header(raw, size, &h);
+  const char* why = buffer_scan__header(raw, size, &h);
   if (why) {
     free(owned);
     return why;
@@ -67,13 +67,12 @@ const char* __recover_archive(const unsigned char* raw, size_t size, unsigned ch
   /* Streamed saves: as the header says, or, if the file ends first, the
    * whole records it holds (a save the crash cut short). */
   size_t available = size - (size_t)h.total_size;
-  size_t streamed = h.streamed_bytes <= available
-                        ? (size_t)h.streamed_bytes
-                        : whole_records(raw + h.total_size, available);
+  size_t streamed = h.streamed_bytes <= available ? (size_t)h.streamed_bytes
+                                                  : whole_records(raw + h.total_size, available);
   /* Count first, so that every block is allocated once, exactly. */
   sink_t prologue = {NULL, 0, 0}, records = {NULL, 0, 0};
-  __buffer_emit_prologue(1, kName, h.num_records_dropped, sink_emit, &prologue);
-  __buffer_scan(raw, size, h.saved_durable_end, sink_emit, &records, NULL);
+  buffer__emit_prologue(1, kName, h.num_records_dropped, sink_emit, &prologue);
+  buffer_scan__records(raw, size, h.saved_durable_end, sink_emit, &records, NULL);
   size_t total = prologue.used + streamed + records.used;
 
   unsigned char* archive;
@@ -87,7 +86,7 @@ const char* __recover_archive(const unsigned char* raw, size_t size, unsigned ch
       free(owned);
       return "out of memory";
     }
-    __buffer_scan(raw, size, h.saved_durable_end, sink_emit, &records, NULL);
+    buffer_scan__records(raw, size, h.saved_durable_end, sink_emit, &records, NULL);
     archive = owned;
     memmove(archive + prologue.used, raw + h.total_size, streamed);
     memcpy(archive + prologue.used + streamed, records.data, records.used);
@@ -95,7 +94,7 @@ const char* __recover_archive(const unsigned char* raw, size_t size, unsigned ch
     prologue.data = archive;
     prologue.cap = prologue.used;
     prologue.used = 0;
-    __buffer_emit_prologue(1, kName, h.num_records_dropped, sink_emit, &prologue);
+    buffer__emit_prologue(1, kName, h.num_records_dropped, sink_emit, &prologue);
     unsigned char* shrunk = realloc(archive, total ? total : 1);
     if (shrunk) archive = shrunk;
   } else {
@@ -105,10 +104,10 @@ const char* __recover_archive(const unsigned char* raw, size_t size, unsigned ch
       return "out of memory";
     }
     sink_t s = {archive, 0, total};
-    __buffer_emit_prologue(1, kName, h.num_records_dropped, sink_emit, &s);
+    buffer__emit_prologue(1, kName, h.num_records_dropped, sink_emit, &s);
     memcpy(archive + s.used, raw + h.total_size, streamed);
     s.used += streamed;
-    __buffer_scan(raw, size, h.saved_durable_end, sink_emit, &s, NULL);
+    buffer_scan__records(raw, size, h.saved_durable_end, sink_emit, &s, NULL);
     free(owned);
   }
   *out = archive;

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 /* The first 8 bytes of a raw buffer file (TRACE_BUFFER_HEADER_MAGIC, LE). */
-bool __recover_is_raw_buffer(const void* data, size_t size);
+bool recover__is_raw_buffer(const void* data, size_t size);
 
 /* Builds the archive of the raw buffer file `raw` of `size` bytes into a
  * malloc'ed block (*out, *out_size). `owned` is NULL, or `raw` itself when
@@ -24,7 +24,7 @@ bool __recover_is_raw_buffer(const void* data, size_t size);
  * result (or freed), which keeps the peak memory near the file's size plus
  * the buffer's records. Returns NULL on success, else why not ("out of
  * memory" or the header problem), with `owned` freed either way. */
-const char* __recover_archive(const unsigned char* raw, size_t size, unsigned char* owned,
-                              unsigned char** out, size_t* out_size);
+const char* recover__archive(const unsigned char* raw, size_t size, unsigned char* owned,
+                             unsigned char** out, size_t* out_size);
 
 #endif /* FXTRACE_READER_RECOVER_H_ */

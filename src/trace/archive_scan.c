@@ -31,8 +31,8 @@ static size_t head_needed(const uint8_t* head, size_t have) {
 
 static void damage(archive_scan_t* s, const char* what) {
   s->damaged = true;
-  snprintf(s->damage, sizeof(s->damage), "at byte offset %llu: %s",
-           (unsigned long long)s->offset, what);
+  snprintf(s->damage, sizeof(s->damage), "at byte offset %llu: %s", (unsigned long long)s->offset,
+           what);
 }
 
 static archive_scan_provider_t* provider(archive_scan_t* s, uint32_t id) {
@@ -86,13 +86,13 @@ static uint64_t record_head(archive_scan_t* s, const uint8_t* head) {
   return words * 8;
 }
 
-void __archive_scan_init(archive_scan_t* s, archive_scan_record_fn on_record, void* context) {
+void archive_scan__init(archive_scan_t* s, archive_scan_record_fn on_record, void* context) {
   memset(s, 0, sizeof(*s));
   s->on_record = on_record;
   s->context = context;
 }
 
-void __archive_scan_feed(archive_scan_t* s, const uint8_t* data, size_t length) {
+void archive_scan__feed(archive_scan_t* s, const uint8_t* data, size_t length) {
   while (length > 0 && !s->damaged) {
     if (s->skip > 0) {
       size_t n = s->skip < length ? (size_t)s->skip : length;
@@ -125,7 +125,7 @@ void __archive_scan_feed(archive_scan_t* s, const uint8_t* data, size_t length) 
   }
 }
 
-bool __archive_scan_finish(archive_scan_t* s) {
+bool archive_scan__finish(archive_scan_t* s) {
   if (!s->damaged && (s->skip > 0 || s->carry_length > 0))
     damage(s, "the archive ends inside a record");
   return !s->damaged;

@@ -30,26 +30,26 @@ typedef void (*archive_scan_record_fn)(void* context, const archive_scan_provide
 typedef struct archive_scan {
   archive_scan_record_fn on_record;
   void* context;
-  uint64_t offset;         /* archive bytes consumed so far */
-  uint64_t skip;           /* bytes of the current record's body still to pass over */
-  size_t carry_length;     /* bytes of a record head split across two feeds */
-  uint8_t carry[8 + 255];  /* the most a head needs: a provider-info header and name */
+  uint64_t offset;        /* archive bytes consumed so far */
+  uint64_t skip;          /* bytes of the current record's body still to pass over */
+  size_t carry_length;    /* bytes of a record head split across two feeds */
+  uint8_t carry[8 + 255]; /* the most a head needs: a provider-info header and name */
   bool magic_seen;
-  bool damaged;            /* stop scanning; `damage` says why and where */
+  bool damaged; /* stop scanning; `damage` says why and where */
   char damage[160];
   const archive_scan_provider_t* current; /* NULL before the first provider-info */
   size_t provider_count;
   archive_scan_provider_t providers[ARCHIVE_SCAN_MAX_NAMED_PROVIDERS];
 } archive_scan_t;
 
-void __archive_scan_init(archive_scan_t* s, archive_scan_record_fn on_record, void* context);
+void archive_scan__init(archive_scan_t* s, archive_scan_record_fn on_record, void* context);
 
 /* Consumes the next `length` bytes of the archive. Once damaged, ignores
  * the rest. */
-void __archive_scan_feed(archive_scan_t* s, const uint8_t* data, size_t length);
+void archive_scan__feed(archive_scan_t* s, const uint8_t* data, size_t length);
 
 /* At the end of the archive: false (and `damage` set) if it was damaged or
  * ended inside a record. */
-bool __archive_scan_finish(archive_scan_t* s);
+bool archive_scan__finish(archive_scan_t* s);
 
 #endif /* FXTRACE_TRACE_ARCHIVE_SCAN_H_ */

@@ -9,33 +9,33 @@
 /* Exit statuses of every subcommand. */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
-int __cmd_convert(int argc, char** argv);
-int __cmd_dump(int argc, char** argv);
-int __cmd_gen_sample(int argc, char** argv);
-int __cmd_list_categories(int argc, char** argv);
-int __cmd_list_providers(int argc, char** argv);
-int __cmd_record(int argc, char** argv);
-int __cmd_recover(int argc, char** argv);
+int cmd__convert(int argc, char** argv);
+int cmd__dump(int argc, char** argv);
+int cmd__gen_sample(int argc, char** argv);
+int cmd__list_categories(int argc, char** argv);
+int cmd__list_providers(int argc, char** argv);
+int cmd__record(int argc, char** argv);
+int cmd__recover(int argc, char** argv);
 
 /* Prints "trace CMD: message" to stderr. */
-void __cli_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli__error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Opens `path` for reading ("-" is stdin); returns the fd, or -1 after
  * printing why. */
-int __cli_open_input(const char* cmd, const char* path);
+int cli__open_input(const char* cmd, const char* path);
 
 /* True when f is a regular file. Only such an output is removed after a
  * failed write: never a device, a FIFO or whatever else the user named. */
-bool __cli_is_regular_file(FILE* f);
+bool cli__is_regular_file(FILE* f);
 
 /* When the reader recovered `path` from a raw trace buffer (a traced program
  * that crashed or was killed before finishing its file), warns so on
  * stderr with the number of records read: the trace is incomplete, but the
  * exit status stays 0. */
 struct trace_reader;
-void __cli_warn_if_recovered(const char* path, const struct trace_reader* reader);
+void cli__warn_if_recovered(const char* path, const struct trace_reader* reader);
 
 /* Prints the usage error and a hint to run --help; returns EXIT_USAGE. */
-int __cli_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli__usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* FXTRACE_TRACE_CLI_H_ */

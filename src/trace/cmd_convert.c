@@ -47,20 +47,26 @@ static int parse_options(int argc, char** argv, convert_options_t* o) {
   optind = 1;
   while ((opt = getopt_long(argc, argv, ":o:h", kLong, NULL)) != -1) {
     switch (opt) {
-      case 'o': o->output = optarg; break;
+      case 'o':
+        o->output = optarg;
+        break;
       case 'f':
         if (strcmp(optarg, "json") != 0)
-          return __cli_usage_error("convert", "unknown format '%s' (only 'json' is supported)",
-                                   optarg);
+          return cli__usage_error("convert", "unknown format '%s' (only 'json' is supported)",
+                                  optarg);
         break;
-      case 'h': fputs(kUsage, stdout); return -1;
-      case ':': return __cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
-      default: return __cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+      case 'h':
+        fputs(kUsage, stdout);
+        return -1;
+      case ':':
+        return cli__usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
+      default:
+        return cli__usage_error("convert", "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return __cli_usage_error("convert", optind == argc ? "missing the input FILE"
-                                                       : "expected one input FILE");
+    return cli__usage_error("convert",
+                            optind == argc ? "missing the input FILE" : "expected one input FILE");
   o->input = argv[optind];
   return 0;
 }
@@ -86,8 +92,8 @@ static void report_omitted(const json_converter_t* c) {
           "userspace object(s), %llu scheduling record(s), %llu non-numeric counter "
           "argument(s), %llu thread name(s) without a process\n",
           (unsigned long long)c->omitted_blobs, (unsigned long long)c->omitted_objects,
-          (unsigned long long)c->omitted_scheduling,
-          (unsigned long long)c->omitted_counter_args, (unsigned long long)c->unplaced_threads);
+          (unsigned long long)c->omitted_scheduling, (unsigned long long)c->omitted_counter_args,
+          (unsigned long long)c->unplaced_threads);
 }
 
 /* Converts every record after `first`; returns the reader's final result. */
@@ -96,7 +102,7 @@ static int convert_all(trace_reader_t* reader, trace_record_t* record, json_conv
   int rc = TRACE_READ_RECORD;
   do {
     if (rc == TRACE_READ_RECORD)
-      __json_converter_record(c, record);
+      json_converter__record(c, record);
     else
       report_skip(reader, skipped);
     if (c->out->failed) return TRACE_READ_END; /* the write error is reported by the caller */
@@ -116,26 +122,26 @@ static bool same_file(int fd, const char* path) {
 static FILE* open_output(const convert_options_t* o, int input_fd) {
   if (to_stdout(o)) return stdout;
   if (same_file(input_fd, o->output)) {
-    __cli_error("convert", "the output '%s' is the input archive; refusing to overwrite it",
-                o->output);
+    cli__error("convert", "the output '%s' is the input archive; refusing to overwrite it",
+               o->output);
     return NULL;
   }
   FILE* f = fopen(o->output, "w");
-  if (!f) __cli_error("convert", "cannot write '%s': %s", o->output, strerror(errno));
+  if (!f) cli__error("convert", "cannot write '%s': %s", o->output, strerror(errno));
   return f;
 }
 
 /* Closes the output; on a write error reports it and removes a partial file. */
 static bool close_output(const convert_options_t* o, FILE* f, json_writer_t* j) {
-  bool removable = !to_stdout(o) && __cli_is_regular_file(f);
-  __json_flush(j);
+  bool removable = !to_stdout(o) && cli__is_regular_file(f);
+  json__flush(j);
   if (!to_stdout(o) && fclose(f) != 0 && !j->failed) {
     j->failed = true;
     j->error = errno;
   }
   if (!j->failed) return true;
   const char* name = to_stdout(o) ? "standard output" : o->output;
-  __cli_error("convert", "writing %s failed: %s", name, strerror(j->error));
+  cli__error("convert", "writing %s failed: %s", name, strerror(j->error));
   if (removable && unlink(o->output) == 0)
     fprintf(stderr, "trace convert: removed the incomplete '%s'\n", o->output);
   return false;
@@ -146,28 +152,28 @@ static int convert(const convert_options_t* o, int input_fd, trace_reader_t* rea
   int rc = trace_reader_next(reader, &record); /* checks the magic before any output */
   if (rc == TRACE_READ_ERROR) {
     trace_reader_error_t e = trace_reader_error(reader);
-    __cli_error("convert", "%s: %s", o->input, e.message);
+    cli__error("convert", "%s: %s", o->input, e.message);
     return EXIT_FAILED;
   }
   FILE* out = open_output(o, input_fd);
   if (!out) return EXIT_FAILED;
   static json_writer_t j; /* 64 KiB: too large for the stack of every caller */
-  __json_writer_init(&j, out);
+  json_writer__init(&j, out);
   json_converter_t c;
   uint64_t skipped = 0;
-  __json_converter_begin(&c, &j);
+  json_converter__begin(&c, &j);
   if (rc != TRACE_READ_END) rc = convert_all(reader, &record, &c, &skipped);
-  __json_converter_end(&c);
+  json_converter__end(&c);
   if (!close_output(o, out, &j)) return EXIT_FAILED;
   if (skipped > MAX_REPORTED_SKIPS)
     fprintf(stderr, "trace convert: warning: %llu records skipped in all\n",
             (unsigned long long)skipped);
   report_omitted(&c);
-  __cli_warn_if_recovered(o->input, reader);
+  cli__warn_if_recovered(o->input, reader);
   if (rc == TRACE_READ_ERROR) {
     trace_reader_error_t e = trace_reader_error(reader);
-    __cli_error("convert", "%s: at byte offset %llu: %s", o->input, (unsigned long long)e.offset,
-                e.message);
+    cli__error("convert", "%s: at byte offset %llu: %s", o->input, (unsigned long long)e.offset,
+               e.message);
     fprintf(stderr, "trace convert: the %llu events before the damage were written\n",
             (unsigned long long)c.events);
     return EXIT_FAILED;
@@ -175,15 +181,15 @@ static int convert(const convert_options_t* o, int input_fd, trace_reader_t* rea
   return EXIT_OK;
 }
 
-int __cmd_convert(int argc, char** argv) {
+int cmd__convert(int argc, char** argv) {
   convert_options_t o;
   int rc = parse_options(argc, argv, &o);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
-  int fd = __cli_open_input("convert", o.input);
+  int fd = cli__open_input("convert", o.input);
   if (fd < 0) return EXIT_FAILED;
   trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
   if (!reader) {
-    __cli_error("convert", "out of memory");
+    cli__error("convert", "out of memory");
     rc = EXIT_FAILED;
   } else {
     rc = convert(&o, fd, reader);

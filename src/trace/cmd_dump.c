@@ -47,7 +47,7 @@ static void put_string(FILE* out, const trace_reader_string_t* s) {
 
 static void put_time(FILE* out, uint64_t ticks, const trace_reader_provider_t* p) {
   char buf[32];
-  __format_seconds(buf, __ticks_to_ns(ticks, p->ticks_per_second));
+  timestamp__format_seconds(buf, timestamp__ticks_to_ns(ticks, p->ticks_per_second));
   fprintf(out, " ts=%ss (%" PRIu64 " ticks)", buf, ticks);
 }
 
@@ -56,18 +56,42 @@ static void put_arg(FILE* out, const trace_reader_arg_t* a) {
   put_string(out, &a->name);
   fprintf(out, "=%s:", trace_arg_type_name(a->type));
   switch (a->type) {
-    case 0: fputs("null", out); break;
-    case 1: fprintf(out, "%" PRId32, a->int32_value); break;
-    case 2: fprintf(out, "%" PRIu32, a->uint32_value); break;
-    case 3: fprintf(out, "%" PRId64, a->int64_value); break;
-    case 4: fprintf(out, "%" PRIu64, a->uint64_value); break;
-    case 5: fprintf(out, "%.17g", a->double_value); break;
-    case 6: put_string(out, &a->string_value); break;
-    case 7: fprintf(out, "0x%" PRIx64, a->pointer_value); break;
-    case 8: fprintf(out, "%" PRIu64, a->koid_value); break;
-    case 9: fputs(a->bool_value ? "true" : "false", out); break;
-    case 10: fprintf(out, "%" PRIu32 "-bytes", a->blob_value.size); break;
-    default: fputs("?", out); break;
+    case 0:
+      fputs("null", out);
+      break;
+    case 1:
+      fprintf(out, "%" PRId32, a->int32_value);
+      break;
+    case 2:
+      fprintf(out, "%" PRIu32, a->uint32_value);
+      break;
+    case 3:
+      fprintf(out, "%" PRId64, a->int64_value);
+      break;
+    case 4:
+      fprintf(out, "%" PRIu64, a->uint64_value);
+      break;
+    case 5:
+      fprintf(out, "%.17g", a->double_value);
+      break;
+    case 6:
+      put_string(out, &a->string_value);
+      break;
+    case 7:
+      fprintf(out, "0x%" PRIx64, a->pointer_value);
+      break;
+    case 8:
+      fprintf(out, "%" PRIu64, a->koid_value);
+      break;
+    case 9:
+      fputs(a->bool_value ? "true" : "false", out);
+      break;
+    case 10:
+      fprintf(out, "%" PRIu32 "-bytes", a->blob_value.size);
+      break;
+    default:
+      fputs("?", out);
+      break;
   }
 }
 
@@ -103,8 +127,7 @@ static void dump_metadata(FILE* out, const trace_record_t* r) {
     fputs(" name=", out);
     put_string(out, &r->metadata.provider_name);
   }
-  if (t == 3)
-    fprintf(out, " event=%s", r->metadata.event_id == 0 ? "buffer-overflow" : "unknown");
+  if (t == 3) fprintf(out, " event=%s", r->metadata.event_id == 0 ? "buffer-overflow" : "unknown");
 }
 
 static void dump_event(FILE* out, const trace_record_t* r) {
@@ -116,11 +139,22 @@ static void dump_event(FILE* out, const trace_record_t* r) {
   put_thread(out, e->process_koid, e->thread_koid);
   put_args(out, &e->args);
   switch (e->event_type) {
-    case 0: fprintf(out, " scope=%s", kScopes[e->scope < 3 ? e->scope : 0]); break;
-    case 1: fprintf(out, " counter-id=%" PRIu64, e->payload); break;
-    case 2: case 3: break;
-    case 4: fputs(" end", out); put_time(out, e->payload, r->provider); break;
-    default: fprintf(out, " id=0x%" PRIx64, e->payload); break;
+    case 0:
+      fprintf(out, " scope=%s", kScopes[e->scope < 3 ? e->scope : 0]);
+      break;
+    case 1:
+      fprintf(out, " counter-id=%" PRIu64, e->payload);
+      break;
+    case 2:
+    case 3:
+      break;
+    case 4:
+      fputs(" end", out);
+      put_time(out, e->payload, r->provider);
+      break;
+    default:
+      fprintf(out, " id=0x%" PRIx64, e->payload);
+      break;
   }
 }
 
@@ -155,14 +189,23 @@ static void dump_large(FILE* out, const trace_record_t* r) {
 static void dump_record(FILE* out, const trace_record_t* r) {
   fprintf(out, "%-16s provider=%" PRIu32, trace_record_type_name(r->type), r->provider->id);
   switch (r->type) {
-    case 0: dump_metadata(out, r); break;
-    case 1: fprintf(out, " ticks-per-second=%" PRIu64, r->initialization.ticks_per_second); break;
-    case 2: fprintf(out, " index=%" PRIu32 " ", r->string.index); put_string(out, &r->string.value); break;
+    case 0:
+      dump_metadata(out, r);
+      break;
+    case 1:
+      fprintf(out, " ticks-per-second=%" PRIu64, r->initialization.ticks_per_second);
+      break;
+    case 2:
+      fprintf(out, " index=%" PRIu32 " ", r->string.index);
+      put_string(out, &r->string.value);
+      break;
     case 3:
       fprintf(out, " index=%" PRIu32, r->thread.index);
       put_thread(out, r->thread.process_koid, r->thread.thread_koid);
       break;
-    case 4: dump_event(out, r); break;
+    case 4:
+      dump_event(out, r);
+      break;
     case 5:
       fprintf(out, " type=%" PRIu32 " size=%zu name=", r->blob.blob_type, r->blob.size);
       put_string(out, &r->blob.name);
@@ -179,14 +222,18 @@ static void dump_record(FILE* out, const trace_record_t* r) {
       put_string(out, &r->kernel_object.name);
       put_args(out, &r->kernel_object.args);
       break;
-    case 8: dump_scheduling(out, r); break;
+    case 8:
+      dump_scheduling(out, r);
+      break;
     case 9:
       put_time(out, r->log.ticks, r->provider);
       put_thread(out, r->log.process_koid, r->log.thread_koid);
       fputs(" message=", out);
       put_string(out, &r->log.message);
       break;
-    case 15: dump_large(out, r); break;
+    case 15:
+      dump_large(out, r);
+      break;
   }
   fputc('\n', out);
 }
@@ -205,24 +252,24 @@ static int dump(const char* path, trace_reader_t* reader) {
     }
   }
   trace_reader_stats_t stats = trace_reader_stats(reader);
-  __cli_warn_if_recovered(path, reader);
+  cli__warn_if_recovered(path, reader);
   printf("-- %" PRIu64 " records, %" PRIu64 " skipped, %" PRIu64 " bytes\n", stats.records,
          stats.records_skipped, stats.bytes_read);
   for (unsigned t = 0; t < 16; t++)
     if (by_type[t]) printf("--   %-16s %" PRIu64 "\n", trace_record_type_name(t), by_type[t]);
   if (fflush(stdout) != 0 || ferror(stdout)) {
-    __cli_error("dump", "writing standard output failed");
+    cli__error("dump", "writing standard output failed");
     return EXIT_FAILED;
   }
   if (rc == TRACE_READ_ERROR) {
     trace_reader_error_t e = trace_reader_error(reader);
-    __cli_error("dump", "%s: at byte offset %" PRIu64 ": %s", path, e.offset, e.message);
+    cli__error("dump", "%s: at byte offset %" PRIu64 ": %s", path, e.offset, e.message);
     return EXIT_FAILED;
   }
   return EXIT_OK;
 }
 
-int __cmd_dump(int argc, char** argv) {
+int cmd__dump(int argc, char** argv) {
   static const struct option kLong[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   int opt;
   opterr = 0;
@@ -232,12 +279,12 @@ int __cmd_dump(int argc, char** argv) {
       fputs(kUsage, stdout);
       return EXIT_OK;
     }
-    return __cli_usage_error("dump", "unknown option '%s'", argv[optind - 1]);
+    return cli__usage_error("dump", "unknown option '%s'", argv[optind - 1]);
   }
   if (optind != argc - 1)
-    return __cli_usage_error("dump", optind == argc ? "missing the input FILE"
-                                                    : "expected one input FILE");
-  int fd = __cli_open_input("dump", argv[optind]);
+    return cli__usage_error("dump",
+                            optind == argc ? "missing the input FILE" : "expected one input FILE");
+  int fd = cli__open_input("dump", argv[optind]);
   if (fd < 0) return EXIT_FAILED;
   trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
   int rc = EXIT_FAILED;

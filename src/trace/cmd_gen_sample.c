@@ -19,22 +19,22 @@ static const char kUsage[] =
 static int write_all(const char* path, const fxt_buffer_t* b) {
   FILE* f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
   if (!f) {
-    __cli_error("gen-sample", "cannot write '%s': %s", path, strerror(errno));
+    cli__error("gen-sample", "cannot write '%s': %s", path, strerror(errno));
     return EXIT_FAILED;
   }
-  bool removable = f != stdout && __cli_is_regular_file(f);
+  bool removable = f != stdout && cli__is_regular_file(f);
   size_t n = fwrite(b->words, sizeof(uint64_t), b->count, f);
   int err = n == b->count ? 0 : errno;
   if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !err) err = errno;
   if (err) {
-    __cli_error("gen-sample", "writing '%s' failed: %s", path, strerror(err));
+    cli__error("gen-sample", "writing '%s' failed: %s", path, strerror(err));
     if (removable) unlink(path);
     return EXIT_FAILED;
   }
   return EXIT_OK;
 }
 
-int __cmd_gen_sample(int argc, char** argv) {
+int cmd__gen_sample(int argc, char** argv) {
   static const struct option kLong[] = {{"output", required_argument, NULL, 'o'},
                                         {"repeat", required_argument, NULL, 'r'},
                                         {"help", no_argument, NULL, 'h'},
@@ -47,23 +47,30 @@ int __cmd_gen_sample(int argc, char** argv) {
   optind = 1;
   while ((opt = getopt_long(argc, argv, ":o:h", kLong, NULL)) != -1) {
     switch (opt) {
-      case 'o': output = optarg; break;
+      case 'o':
+        output = optarg;
+        break;
       case 'r':
         errno = 0;
         repeat = strtoull(optarg, &end, 10);
         if (errno || *end || repeat == 0 || repeat > 100000000ull)
-          return __cli_usage_error("gen-sample", "--repeat needs a count from 1 to 100000000");
+          return cli__usage_error("gen-sample", "--repeat needs a count from 1 to 100000000");
         break;
-      case 'h': fputs(kUsage, stdout); return EXIT_OK;
-      case ':': return __cli_usage_error("gen-sample", "option '%s' needs a value", argv[optind - 1]);
-      default: return __cli_usage_error("gen-sample", "unknown option '%s'", argv[optind - 1]);
+      case 'h':
+        fputs(kUsage, stdout);
+        return EXIT_OK;
+      case ':':
+        return cli__usage_error("gen-sample", "option '%s' needs a value", argv[optind - 1]);
+      default:
+        return cli__usage_error("gen-sample", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (!output || optind != argc) return __cli_usage_error("gen-sample", "usage: -o FILE [--repeat N]");
+  if (!output || optind != argc)
+    return cli__usage_error("gen-sample", "usage: -o FILE [--repeat N]");
   fxt_buffer_t b = {0};
-  if (__sample_archive_build(&b, repeat) != 0) {
+  if (sample_archive__build(&b, repeat) != 0) {
     fxt_buffer_free(&b);
-    __cli_error("gen-sample", "out of memory");
+    cli__error("gen-sample", "out of memory");
     return EXIT_FAILED;
   }
   int rc = write_all(output, &b);

@@ -42,26 +42,26 @@ static int parse(const char* cmd, const char* usage, int argc, char** argv) {
       fputs(usage, stdout);
       return -1;
     }
-    return __cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+    return cli__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
   }
-  if (optind != argc) return __cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+  if (optind != argc) return cli__usage_error(cmd, "unexpected argument '%s'", argv[optind]);
   return 0;
 }
 
 static bool connect_manager(const char* cmd, controller_t* c) {
   char path[128];
-  if (__wire_socket_path(path, sizeof(path)) != 0) {
-    __cli_error(cmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
+  if (wire__socket_path(path, sizeof(path)) != 0) {
+    cli__error(cmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
     return false;
   }
-  if (__controller_open(c, path) != 0) {
-    __cli_error(cmd, "%s", c->error);
+  if (controller__open(c, path) != 0) {
+    cli__error(cmd, "%s", c->error);
     return false;
   }
   return true;
 }
 
-int __cmd_list_providers(int argc, char** argv) {
+int cmd__list_providers(int argc, char** argv) {
   static const char kCmd[] = "list-providers";
   int rc = parse(kCmd, kProvidersUsage, argc, argv);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
@@ -70,8 +70,8 @@ int __cmd_list_providers(int argc, char** argv) {
   controller_provider_t* list;
   size_t count;
   rc = EXIT_OK;
-  if (__controller_get_providers(&c, &list, &count) != 0) {
-    __cli_error(kCmd, "%s", c.error);
+  if (controller__get_providers(&c, &list, &count) != 0) {
+    cli__error(kCmd, "%s", c.error);
     rc = EXIT_FAILED;
   } else {
     printf("%-6s %-10s %s\n", "ID", "PID", "NAME");
@@ -81,7 +81,7 @@ int __cmd_list_providers(int argc, char** argv) {
     if (count == 0) fprintf(stderr, "trace %s: no provider is registered\n", kCmd);
     free(list);
   }
-  __controller_close(&c);
+  controller__close(&c);
   if (fflush(stdout) != 0) rc = EXIT_FAILED;
   return rc;
 }
@@ -103,7 +103,7 @@ static void print_group(const controller_category_group_t* g, int width) {
   if (g->count == 0 && g->answered) printf("  (no known categories)\n");
 }
 
-int __cmd_list_categories(int argc, char** argv) {
+int cmd__list_categories(int argc, char** argv) {
   static const char kCmd[] = "list-categories";
   int rc = parse(kCmd, kCategoriesUsage, argc, argv);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
@@ -112,8 +112,8 @@ int __cmd_list_categories(int argc, char** argv) {
   controller_category_group_t* groups;
   size_t count;
   rc = EXIT_OK;
-  if (__controller_get_provider_categories(&c, &groups, &count) != 0) {
-    __cli_error(kCmd, "%s", c.error);
+  if (controller__get_provider_categories(&c, &groups, &count) != 0) {
+    cli__error(kCmd, "%s", c.error);
     rc = EXIT_FAILED;
   } else {
     int width = 8;
@@ -127,9 +127,9 @@ int __cmd_list_categories(int argc, char** argv) {
     if (width > 40) width = 40;
     for (size_t i = 0; i < count; i++) print_group(&groups[i], width);
     if (total == 0) fprintf(stderr, "trace %s: no category is known\n", kCmd);
-    __controller_free_category_groups(groups, count);
+    controller__free_category_groups(groups, count);
   }
-  __controller_close(&c);
+  controller__close(&c);
   if (fflush(stdout) != 0) rc = EXIT_FAILED;
   return rc;
 }

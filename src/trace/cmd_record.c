@@ -72,9 +72,9 @@ enum {
   DEFAULT_DURATION_S = 10,
   DEFAULT_START_TIMEOUT_MS = 5000,
   DEFAULT_STOP_TIMEOUT_MS = 60000,
-  REPLY_MARGIN_MS = 30000,   /* on top of the manager's own timeouts */
+  REPLY_MARGIN_MS = 30000, /* on top of the manager's own timeouts */
   PROGRESS_INTERVAL_MS = 200,
-  KILL_GRACE_MS = 2000,      /* SIGTERM, then SIGKILL */
+  KILL_GRACE_MS = 2000, /* SIGTERM, then SIGKILL */
   MAX_COUNTED_PROVIDERS = 256,
   ARCHIVE_PIPE_SIZE = 1 << 20,
   ARCHIVE_READ_SIZE = 1 << 20, /* one read takes a full pipe */
@@ -114,7 +114,7 @@ static int split_categories(record_options_t* o, const char* text) {
   for (const char* p = text; *p; p++) n += *p == ',';
   o->categories = calloc(n, sizeof(char*));
   if (!o->category_text || !o->categories) {
-    __cli_error(kCmd, "out of memory");
+    cli__error(kCmd, "out of memory");
     return EXIT_FAILED;
   }
   char* save = NULL;
@@ -124,11 +124,11 @@ static int split_categories(record_options_t* o, const char* text) {
     while (e > c && e[-1] == ' ') *--e = '\0';
     if (*c == '\0') continue;
     if (strlen(c) > WIRE_MAX_NAME)
-      return __cli_usage_error(kCmd, "category '%s' is longer than %d bytes", c, WIRE_MAX_NAME);
+      return cli__usage_error(kCmd, "category '%s' is longer than %d bytes", c, WIRE_MAX_NAME);
     o->categories[o->category_count++] = c;
   }
   if (o->category_count > WIRE_MAX_CATEGORIES)
-    return __cli_usage_error(kCmd, "more than %d categories", WIRE_MAX_CATEGORIES);
+    return cli__usage_error(kCmd, "more than %d categories", WIRE_MAX_CATEGORIES);
   return 0;
 }
 
@@ -171,34 +171,34 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
         else if (strcmp(optarg, "streaming") == 0)
           o->mode = 2;
         else
-          return __cli_usage_error(
+          return cli__usage_error(
               kCmd, "unknown buffering mode '%s' (oneshot, circular or streaming)", optarg);
         break;
       case OPT_SIZE: {
         char* end;
         errno = 0;
         unsigned long v = strtoul(optarg, &end, 10);
-        if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' ||
-            v < MIN_BUFFER_MB || v > MAX_BUFFER_MB)
-          return __cli_usage_error(kCmd, "bad buffer size '%s' (a whole number of MB, %d to %d)",
-                                   optarg, MIN_BUFFER_MB, MAX_BUFFER_MB);
+        if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' || v < MIN_BUFFER_MB ||
+            v > MAX_BUFFER_MB)
+          return cli__usage_error(kCmd, "bad buffer size '%s' (a whole number of MB, %d to %d)",
+                                  optarg, MIN_BUFFER_MB, MAX_BUFFER_MB);
         o->buffer_mb = (uint32_t)v;
         break;
       }
       case OPT_DURATION:
         if (!parse_seconds(optarg, 1e7, &o->duration_s))
-          return __cli_usage_error(kCmd, "bad duration '%s' (seconds, more than 0)", optarg);
+          return cli__usage_error(kCmd, "bad duration '%s' (seconds, more than 0)", optarg);
         break;
       case OPT_STOP_TIMEOUT: {
         double s;
         if (!parse_seconds(optarg, 1e6, &s))
-          return __cli_usage_error(kCmd, "bad stop timeout '%s' (seconds, more than 0)", optarg);
+          return cli__usage_error(kCmd, "bad stop timeout '%s' (seconds, more than 0)", optarg);
         o->stop_timeout_ms = (uint64_t)(s * 1000 + 0.5);
         if (o->stop_timeout_ms == 0) o->stop_timeout_ms = 1;
         break;
       }
       case 'o':
-        if (optarg[0] == '\0') return __cli_usage_error(kCmd, "empty output file name");
+        if (optarg[0] == '\0') return cli__usage_error(kCmd, "empty output file name");
         o->output = optarg;
         break;
       case OPT_FORMAT:
@@ -207,11 +207,15 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
         else if (strcmp(optarg, "fxt") == 0)
           o->json = false;
         else
-          return __cli_usage_error(kCmd, "unknown format '%s' (fxt or json)", optarg);
+          return cli__usage_error(kCmd, "unknown format '%s' (fxt or json)", optarg);
         break;
-      case 'h': fputs(kUsage, stdout); return -1;
-      case ':': return __cli_usage_error(kCmd, "option '%s' needs a value", argv[optind - 1]);
-      default: return __cli_usage_error(kCmd, "unknown option '%s'", argv[optind - 1]);
+      case 'h':
+        fputs(kUsage, stdout);
+        return -1;
+      case ':':
+        return cli__usage_error(kCmd, "option '%s' needs a value", argv[optind - 1]);
+      default:
+        return cli__usage_error(kCmd, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind < argc) o->command = argv + optind;
@@ -296,7 +300,7 @@ typedef struct archive {
   provider_count_t providers[MAX_COUNTED_PROVIDERS];
   size_t provider_count;
   json_converter_t converter;
-  json_writer_t writer; /* 64 KiB; the struct lives on the heap */
+  json_writer_t writer;        /* 64 KiB; the struct lives on the heap */
   write_behind_t write_behind; /* FXT output */
 } archive_t;
 
@@ -315,15 +319,14 @@ static ssize_t archive_read(void* cookie, char* buf, size_t size) {
         if (fwrite(buf, 1, (size_t)n, a->out) != (size_t)n)
           a->write_error = errno ? errno : EIO;
         else
-          __write_behind_wrote(&a->write_behind, a->out, (uint64_t)n);
+          write_behind__wrote(&a->write_behind, a->out, (uint64_t)n);
       }
     }
     return n;
   }
 }
 
-static void count_provider_record(archive_t* a, uint32_t id, const char* name,
-                                  size_t name_length) {
+static void count_provider_record(archive_t* a, uint32_t id, const char* name, size_t name_length) {
   for (size_t i = 0; i < a->provider_count; i++)
     if (a->providers[i].id == id) {
       a->providers[i].records++;
@@ -358,12 +361,12 @@ static void copy_and_scan(archive_t* a) {
     a->damaged = true;
     snprintf(a->damage, sizeof(a->damage), "out of memory");
   } else {
-    __archive_scan_init(scan, count_scanned_record, a);
-    __write_behind_init(&a->write_behind, a->out);
+    archive_scan__init(scan, count_scanned_record, a);
+    write_behind__init(&a->write_behind, a->out);
     ssize_t n;
     while ((n = archive_read(a, (char*)buf, ARCHIVE_READ_SIZE)) > 0)
-      __archive_scan_feed(scan, buf, (size_t)n);
-    if (!__archive_scan_finish(scan)) {
+      archive_scan__feed(scan, buf, (size_t)n);
+    if (!archive_scan__finish(scan)) {
       a->damaged = true;
       snprintf(a->damage, sizeof(a->damage), "%s", scan->damage);
     }
@@ -388,8 +391,8 @@ static void* archive_main(void* arg) {
     snprintf(a->damage, sizeof(a->damage), "out of memory");
   } else {
     if (a->json) {
-      __json_writer_init(&a->writer, a->out);
-      __json_converter_begin(&a->converter, &a->writer);
+      json_writer__init(&a->writer, a->out);
+      json_converter__begin(&a->converter, &a->writer);
     }
     trace_record_t record;
     int rc;
@@ -410,12 +413,12 @@ static void* archive_main(void* arg) {
         continue;
       }
       count_record(a, &record);
-      if (a->json) __json_converter_record(&a->converter, &record);
+      if (a->json) json_converter__record(&a->converter, &record);
     }
     a->recovered = trace_reader_recovered(reader);
     if (a->json) {
-      __json_converter_end(&a->converter);
-      if (!__json_flush(&a->writer) && a->write_error == 0) a->write_error = a->writer.error;
+      json_converter__end(&a->converter);
+      if (!json__flush(&a->writer) && a->write_error == 0) a->write_error = a->writer.error;
     }
     trace_reader_close(reader);
   }
@@ -493,8 +496,7 @@ static void format_bytes(uint64_t bytes, char* out, size_t size) {
 static void show_progress(int64_t start_ms, const archive_t* a) {
   char bytes[32];
   format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
-  fprintf(stderr, "\r\033[Krecording: %.1f s, %s received", (now_ms() - start_ms) / 1000.0,
-          bytes);
+  fprintf(stderr, "\r\033[Krecording: %.1f s, %s received", (now_ms() - start_ms) / 1000.0, bytes);
   fflush(stderr);
 }
 
@@ -544,14 +546,14 @@ static void print_summary(archive_t* a, const char* output, const controller_sta
   char bytes[32];
   format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
   fprintf(stderr, "trace record: wrote %s (%s of FXT received, %llu records from %zu provider%s)\n",
-          strcmp(output, "-") == 0 ? "standard output" : output, bytes,
-          (unsigned long long)total, count, count == 1 ? "" : "s");
+          strcmp(output, "-") == 0 ? "standard output" : output, bytes, (unsigned long long)total,
+          count, count == 1 ? "" : "s");
   if (count == 0) {
     fputs("trace record: warning: no provider took part in the trace\n", stderr);
     return;
   }
-  fprintf(stderr, "  %-24s %8s  %-9s %10s %10s %7s %7s  %s\n", "PROVIDER", "PID", "MODE",
-          "RECORDS", "DROPPED", "DURABLE", "WRAPPED", "STATE");
+  fprintf(stderr, "  %-24s %8s  %-9s %10s %10s %7s %7s  %s\n", "PROVIDER", "PID", "MODE", "RECORDS",
+          "DROPPED", "DURABLE", "WRAPPED", "STATE");
   for (size_t i = 0; i < count; i++) {
     const controller_stats_t* s = &stats[i];
     uint64_t records = 0;
@@ -560,10 +562,10 @@ static void print_summary(archive_t* a, const char* output, const controller_sta
       snprintf(records_text, sizeof(records_text), "%llu", (unsigned long long)records);
     if (s->buffering_mode != 0) snprintf(durable, sizeof(durable), "%u%%", s->durable_percent);
     fprintf(stderr, "  %-24s %8llu  %-9s %10s %10llu %7s %7u  %s\n", s->name,
-            (unsigned long long)s->pid, __controller_mode_name(s->buffering_mode), records_text,
+            (unsigned long long)s->pid, controller__mode_name(s->buffering_mode), records_text,
             (unsigned long long)s->records_dropped, durable, (unsigned)s->wrapped_count,
             ended_with_command(s, command, command_exited) ? "exited"
-                                                           : __controller_state_name(s->state));
+                                                           : controller__state_name(s->state));
   }
   for (size_t i = 0; i < count; i++) {
     const controller_stats_t* s = &stats[i];
@@ -606,33 +608,33 @@ typedef struct session {
 } session_t;
 
 static bool connect_or_start_manager(session_t* s) {
-  if (__wire_socket_path(s->socket_path, sizeof(s->socket_path)) != 0) {
-    __cli_error(kCmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
+  if (wire__socket_path(s->socket_path, sizeof(s->socket_path)) != 0) {
+    cli__error(kCmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
     return false;
   }
-  int status = __controller_open(&s->controller, s->socket_path);
+  int status = controller__open(&s->controller, s->socket_path);
   if (status == 0) {
     s->connected = true;
     return true;
   }
   if (status != -ENOENT && status != -ECONNREFUSED) {
-    __cli_error(kCmd, "%s", s->controller.error);
+    cli__error(kCmd, "%s", s->controller.error);
     return false;
   }
-  if (!__local_manager_available()) {
-    __cli_error(kCmd, "%s; start trace_manager first", s->controller.error);
+  if (!local_manager__available()) {
+    cli__error(kCmd, "%s; start trace_manager first", s->controller.error);
     return false;
   }
   char error[256];
-  status = __local_manager_start(&s->local, s->socket_path, sizeof(s->socket_path), error,
-                                 sizeof(error));
+  status =
+      local_manager__start(&s->local, s->socket_path, sizeof(s->socket_path), error, sizeof(error));
   if (status != 0) {
-    __cli_error(kCmd, "no trace manager is running, and %s", error);
+    cli__error(kCmd, "no trace manager is running, and %s", error);
     return false;
   }
-  status = __controller_open(&s->controller, s->socket_path);
+  status = controller__open(&s->controller, s->socket_path);
   if (status != 0) {
-    __cli_error(kCmd, "the in-process trace manager: %s", s->controller.error);
+    cli__error(kCmd, "the in-process trace manager: %s", s->controller.error);
     return false;
   }
   s->connected = true;
@@ -646,7 +648,7 @@ static bool open_output(session_t* s) {
   }
   s->out = fopen(s->o->output, "we");
   if (!s->out) {
-    __cli_error(kCmd, "cannot write '%s': %s", s->o->output, strerror(errno));
+    cli__error(kCmd, "cannot write '%s': %s", s->o->output, strerror(errno));
     return false;
   }
   return true;
@@ -654,13 +656,13 @@ static bool open_output(session_t* s) {
 
 static bool start_archive_reader(session_t* s) {
   if (pipe2(s->pipe, O_CLOEXEC) != 0) {
-    __cli_error(kCmd, "cannot create a pipe: %s", strerror(errno));
+    cli__error(kCmd, "cannot create a pipe: %s", strerror(errno));
     return false;
   }
   fcntl(s->pipe[0], F_SETPIPE_SZ, ARCHIVE_PIPE_SIZE); /* best effort: fewer wake-ups */
   s->archive = calloc(1, sizeof(*s->archive));
   if (!s->archive) {
-    __cli_error(kCmd, "out of memory");
+    cli__error(kCmd, "out of memory");
     return false;
   }
   s->archive->fd = s->pipe[0];
@@ -668,7 +670,7 @@ static bool start_archive_reader(session_t* s) {
   s->archive->json = s->o->json;
   int err = pthread_create(&s->archive_thread, NULL, archive_main, s->archive);
   if (err != 0) {
-    __cli_error(kCmd, "cannot start the archive reader: %s", strerror(err));
+    cli__error(kCmd, "cannot start the archive reader: %s", strerror(err));
     return false;
   }
   s->archive_running = true;
@@ -685,26 +687,26 @@ static bool initialize_and_start(session_t* s) {
       .buffering_mode = o->mode,
       .stop_timeout_ms = o->stop_timeout_ms,
   };
-  int status = __controller_initialize_tracing(&s->controller, &config, s->pipe[1]);
+  int status = controller__initialize_tracing(&s->controller, &config, s->pipe[1]);
   close(s->pipe[1]); /* the manager has its own copy: the archive ends when it closes it */
   s->pipe[1] = -1;
   if (status != 0) {
-    __cli_error(kCmd, "%s", s->controller.error);
+    cli__error(kCmd, "%s", s->controller.error);
     return false;
   }
   s->controller.reply_timeout_ms = DEFAULT_START_TIMEOUT_MS + REPLY_MARGIN_MS;
   uint32_t start_error;
-  status = __controller_start_tracing(&s->controller, CONTROLLER_RETAIN, NULL, 0, &start_error);
+  status = controller__start_tracing(&s->controller, CONTROLLER_RETAIN, NULL, 0, &start_error);
   if (status != 0) {
-    __cli_error(kCmd, "%s", s->controller.error);
+    cli__error(kCmd, "%s", s->controller.error);
     return false;
   }
   if (start_error != 0) {
-    __cli_error(kCmd, "the trace manager could not start tracing: %s%s",
-                __controller_start_error_name(start_error),
-                start_error == CONTROLLER_START_NOT_INITIALIZED
-                    ? " (another client's trace may be running)"
-                    : "");
+    cli__error(kCmd, "the trace manager could not start tracing: %s%s",
+               controller__start_error_name(start_error),
+               start_error == CONTROLLER_START_NOT_INITIALIZED
+                   ? " (another client's trace may be running)"
+                   : "");
     return false;
   }
   return true;
@@ -730,8 +732,7 @@ static void wait_for_end(session_t* s) {
   int64_t deadline = o->duration_s > 0 ? start + (int64_t)(o->duration_s * 1000 + 0.5) : -1;
   for (;;) {
     reap_child(s);
-    if (g_interrupted || (s->child > 0 && s->child_done) || atomic_load(&s->archive->done))
-      break;
+    if (g_interrupted || (s->child > 0 && s->child_done) || atomic_load(&s->archive->done)) break;
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
     int wait_ms = progress ? PROGRESS_INTERVAL_MS : 1000;
@@ -745,8 +746,8 @@ static void wait_for_end(session_t* s) {
 
 static bool terminate(session_t* s, controller_stats_t** stats, size_t* count) {
   s->controller.reply_timeout_ms = (int)(s->o->stop_timeout_ms + REPLY_MARGIN_MS);
-  if (__controller_terminate_tracing(&s->controller, true, stats, count) != 0) {
-    __cli_error(kCmd, "%s", s->controller.error);
+  if (controller__terminate_tracing(&s->controller, true, stats, count) != 0) {
+    cli__error(kCmd, "%s", s->controller.error);
     return false;
   }
   return true;
@@ -768,15 +769,15 @@ static bool check_archive(session_t* s) {
   const char* name = strcmp(s->o->output, "-") == 0 ? "standard output" : s->o->output;
   bool ok = true;
   if (a->read_error) {
-    __cli_error(kCmd, "reading the archive from the trace manager failed: %s",
-                strerror(a->read_error));
+    cli__error(kCmd, "reading the archive from the trace manager failed: %s",
+               strerror(a->read_error));
     ok = false;
   }
   if (atomic_load(&a->bytes) == 0) {
-    __cli_error(kCmd, "the trace manager sent no archive");
+    cli__error(kCmd, "the trace manager sent no archive");
     ok = false;
   } else if (a->damaged) {
-    __cli_error(kCmd, "the archive from the trace manager is damaged %s", a->damage);
+    cli__error(kCmd, "the archive from the trace manager is damaged %s", a->damage);
     ok = false;
   }
   if (a->skipped > 0)
@@ -785,18 +786,18 @@ static bool check_archive(session_t* s) {
   if (a->json && a->converter.events == 0 && ok)
     fprintf(stderr, "trace record: warning: the trace holds no event\n");
   if (s->out != stdout) {
-    bool regular = __cli_is_regular_file(s->out);
+    bool regular = cli__is_regular_file(s->out);
     if (fclose(s->out) != 0 && a->write_error == 0) a->write_error = errno;
     s->out = NULL;
     if (a->write_error) {
-      __cli_error(kCmd, "writing %s failed: %s", name, strerror(a->write_error));
+      cli__error(kCmd, "writing %s failed: %s", name, strerror(a->write_error));
       if (regular && unlink(s->o->output) == 0)
         fprintf(stderr, "trace record: removed the incomplete '%s'\n", s->o->output);
       ok = false;
     }
   } else if ((fflush(stdout) != 0 && a->write_error == 0) || a->write_error) {
-    __cli_error(kCmd, "writing standard output failed: %s",
-                strerror(a->write_error ? a->write_error : errno));
+    cli__error(kCmd, "writing standard output failed: %s",
+               strerror(a->write_error ? a->write_error : errno));
     ok = false;
   }
   return ok;
@@ -813,7 +814,7 @@ static int record(const record_options_t* o) {
   bool ok = false, traced = false;
 
   if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-    __cli_error(kCmd, "cannot create a pipe: %s", strerror(errno));
+    cli__error(kCmd, "cannot create a pipe: %s", strerror(errno));
     return EXIT_FAILED;
   }
   set_handlers(on_signal);
@@ -823,20 +824,19 @@ static int record(const record_options_t* o) {
     ok = true;
     if (o->command) {
       if (setenv("FXTRACE_SOCKET", s.socket_path, 1) != 0) {
-        __cli_error(kCmd, "cannot set FXTRACE_SOCKET: %s", strerror(errno));
+        cli__error(kCmd, "cannot set FXTRACE_SOCKET: %s", strerror(errno));
         ok = false;
       } else {
         int err = spawn_command(o->command, s.out == stdout, &s.child);
         if (err != 0) {
-          __cli_error(kCmd, "cannot run '%s': %s", o->command[0], strerror(err));
+          cli__error(kCmd, "cannot run '%s': %s", o->command[0], strerror(err));
           s.child = 0;
           ok = false;
         }
       }
     }
     if (ok) wait_for_end(&s);
-    if (g_interrupted)
-      fprintf(stderr, "trace record: %s: stopping\n", strsignal(g_interrupted));
+    if (g_interrupted) fprintf(stderr, "trace record: %s: stopping\n", strsignal(g_interrupted));
     /* A second Ctrl-C while the trace is being collected ends trace at once. */
     reset_handlers();
     if (!terminate(&s, &stats, &stats_count)) ok = false;
@@ -849,15 +849,15 @@ static int record(const record_options_t* o) {
   /* Closing the last controller connection ends any session still open, and
    * stopping an in-process manager closes whatever it holds: either way the
    * archive pipe reaches its end. */
-  if (s.connected) __controller_close(&s.controller);
-  __local_manager_stop(s.local);
+  if (s.connected) controller__close(&s.controller);
+  local_manager__stop(s.local);
   s.local = NULL;
   finish_archive(&s);
   if (s.archive && traced && !check_archive(&s)) ok = false;
   if (s.archive && traced && ok)
     print_summary(s.archive, o->output, stats, stats_count, s.child, s.child_exited);
   if (s.out && s.out != stdout) {
-    bool regular = __cli_is_regular_file(s.out);
+    bool regular = cli__is_regular_file(s.out);
     fclose(s.out);
     if (regular) unlink(o->output); /* nothing was recorded into it */
   }
@@ -872,11 +872,13 @@ static int record(const record_options_t* o) {
   return EXIT_OK;
 }
 
-int __cmd_record(int argc, char** argv) {
+int cmd__record(int argc, char** argv) {
   record_options_t o;
   int rc = parse_options(argc, argv, &o);
-  if (rc == 0) rc = record(&o);
-  else if (rc < 0) rc = EXIT_OK;
+  if (rc == 0)
+    rc = record(&o);
+  else if (rc < 0)
+    rc = EXIT_OK;
   free_options(&o);
   return rc;
 }

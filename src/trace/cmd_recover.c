@@ -75,22 +75,22 @@ static int write_output(const char* output, const unsigned char* data, size_t si
   bool to_stdout = output == NULL || strcmp(output, "-") == 0;
   FILE* f = to_stdout ? stdout : fopen(output, "wb");
   if (!f) {
-    __cli_error("recover", "cannot write '%s': %s", output, strerror(errno));
+    cli__error("recover", "cannot write '%s': %s", output, strerror(errno));
     return EXIT_FAILED;
   }
-  bool removable = !to_stdout && __cli_is_regular_file(f);
+  bool removable = !to_stdout && cli__is_regular_file(f);
   int err = 0;
   if (fwrite(data, 1, size, f) != size || fflush(f) != 0) err = errno ? errno : EIO;
   if (!to_stdout && fclose(f) != 0 && !err) err = errno;
   if (!err) return EXIT_OK;
-  __cli_error("recover", "writing %s failed: %s", to_stdout ? "standard output" : output,
-              strerror(err));
+  cli__error("recover", "writing %s failed: %s", to_stdout ? "standard output" : output,
+             strerror(err));
   if (removable && unlink(output) == 0)
     fprintf(stderr, "trace recover: removed the incomplete '%s'\n", output);
   return EXIT_FAILED;
 }
 
-int __cmd_recover(int argc, char** argv) {
+int cmd__recover(int argc, char** argv) {
   static const struct option kLong[] = {{"output", required_argument, NULL, 'o'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
@@ -100,20 +100,26 @@ int __cmd_recover(int argc, char** argv) {
   optind = 1;
   while ((opt = getopt_long(argc, argv, ":o:h", kLong, NULL)) != -1) {
     switch (opt) {
-      case 'o': output = optarg; break;
-      case 'h': fputs(kUsage, stdout); return EXIT_OK;
-      case ':': return __cli_usage_error("recover", "option '%s' needs a value", argv[optind - 1]);
-      default: return __cli_usage_error("recover", "unknown option '%s'", argv[optind - 1]);
+      case 'o':
+        output = optarg;
+        break;
+      case 'h':
+        fputs(kUsage, stdout);
+        return EXIT_OK;
+      case ':':
+        return cli__usage_error("recover", "option '%s' needs a value", argv[optind - 1]);
+      default:
+        return cli__usage_error("recover", "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return __cli_usage_error("recover", optind == argc ? "missing the input FILE"
-                                                       : "expected one input FILE");
+    return cli__usage_error("recover",
+                            optind == argc ? "missing the input FILE" : "expected one input FILE");
   const char* input = argv[optind];
-  int fd = __cli_open_input("recover", input);
+  int fd = cli__open_input("recover", input);
   if (fd < 0) return EXIT_FAILED;
   if (output && strcmp(output, "-") != 0 && same_file(fd, output)) {
-    __cli_error("recover", "the output '%s' is the input; refusing to overwrite it", output);
+    cli__error("recover", "the output '%s' is the input; refusing to overwrite it", output);
     if (fd != STDIN_FILENO) close(fd);
     return EXIT_FAILED;
   }
@@ -122,24 +128,24 @@ int __cmd_recover(int argc, char** argv) {
   int err = errno;
   if (fd != STDIN_FILENO) close(fd);
   if (!raw) {
-    __cli_error("recover", "cannot read '%s': %s", input, strerror(err));
+    cli__error("recover", "cannot read '%s': %s", input, strerror(err));
     return EXIT_FAILED;
   }
-  if (!__recover_is_raw_buffer(raw, size)) {
+  if (!recover__is_raw_buffer(raw, size)) {
     uint64_t first = 0;
     if (size >= 8) memcpy(&first, raw, 8);
     free(raw);
     if (first == FXT_MAGIC_RECORD)
-      __cli_error("recover", "%s is already a complete FXT archive: nothing to recover", input);
+      cli__error("recover", "%s is already a complete FXT archive: nothing to recover", input);
     else
-      __cli_error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
+      cli__error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
     return EXIT_FAILED;
   }
   unsigned char* archive;
   size_t archive_size;
-  const char* why = __recover_archive(raw, size, raw, &archive, &archive_size);
+  const char* why = recover__archive(raw, size, raw, &archive, &archive_size);
   if (why) {
-    __cli_error("recover", "%s: the raw trace buffer cannot be recovered: %s", input, why);
+    cli__error("recover", "%s: the raw trace buffer cannot be recovered: %s", input, why);
     return EXIT_FAILED;
   }
   int rc = write_output(output, archive, archive_size);

@@ -23,7 +23,7 @@ static int fail(controller_t* c, int status, const char* fmt, ...) {
   return status;
 }
 
-int __controller_open(controller_t* c, const char* path) {
+int controller__open(controller_t* c, const char* path) {
   memset(c, 0, sizeof(*c));
   c->fd = -1;
   c->next_request_id = 1;
@@ -31,12 +31,12 @@ int __controller_open(controller_t* c, const char* path) {
   c->writer = malloc(sizeof(*c->writer));
   c->buffer = malloc(WIRE_MAX_MESSAGE);
   if (!c->writer || !c->buffer) {
-    __controller_close(c);
+    controller__close(c);
     return fail(c, -ENOMEM, "out of memory");
   }
-  int fd = __wire_connect(path, WIRE_ROLE_CONTROLLER);
+  int fd = wire__connect(path, WIRE_ROLE_CONTROLLER);
   if (fd < 0) {
-    __controller_close(c);
+    controller__close(c);
     if (fd == -ENOENT || fd == -ECONNREFUSED)
       return fail(c, fd, "no trace manager is running (nothing listens on %s)", path);
     return fail(c, fd, "cannot connect to the trace manager at %s: %s", path, strerror(-fd));
@@ -45,7 +45,7 @@ int __controller_open(controller_t* c, const char* path) {
   return 0;
 }
 
-void __controller_close(controller_t* c) {
+void controller__close(controller_t* c) {
   if (c->fd >= 0) close(c->fd);
   c->fd = -1;
   free(c->writer);
@@ -57,20 +57,20 @@ void __controller_close(controller_t* c) {
 static uint32_t begin(controller_t* c, uint16_t type) {
   uint32_t id = c->next_request_id++;
   if (c->next_request_id == 0) c->next_request_id = 1;
-  __wire_begin(c->writer, type, id);
+  wire__begin(c->writer, type, id);
   return id;
 }
 
 static int send_request(controller_t* c, const char* what, const int* fds, size_t fd_count) {
   if (c->fd < 0) return fail(c, -ENOTCONN, "not connected to the trace manager");
-  if (!__wire_end(c->writer))
+  if (!wire__end(c->writer))
     return fail(c, -EMSGSIZE, "%s: the request is larger than a message may be (%u bytes)", what,
                 WIRE_MAX_MESSAGE);
-  int status = __wire_send(c->fd, c->writer, fds, fd_count);
+  int status = wire__send(c->fd, c->writer, fds, fd_count);
   if (status == -EPIPE || status == -ECONNRESET)
     return fail(c, status, "%s: the trace manager closed the connection", what);
-  if (status != 0) return fail(c, status, "%s: sending to the trace manager failed: %s", what,
-                                strerror(-status));
+  if (status != 0)
+    return fail(c, status, "%s: sending to the trace manager failed: %s", what, strerror(-status));
   return 0;
 }
 
@@ -82,9 +82,9 @@ static int64_t now_ms(void) {
 
 /* Reads a MSG_ERROR's payload into a description. */
 static void read_error(wire_reader_t* r, int32_t* code, char* message, size_t size) {
-  *code = (int32_t)__wire_get_u32(r);
-  __wire_get_str(r, message, size, size - 1);
-  if (!__wire_done(r)) snprintf(message, size, "(a malformed error message)");
+  *code = (int32_t)wire__get_u32(r);
+  wire__get_str(r, message, size, size - 1);
+  if (!wire__done(r)) snprintf(message, size, "(a malformed error message)");
 }
 
 /* Waits for the reply to request `id`, which must be of type `expected`, and
@@ -109,7 +109,7 @@ static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t 
     if (n == 0) continue;
     int fds[WIRE_MAX_FDS];
     size_t fd_count = 0;
-    ssize_t length = __wire_recv(c->fd, c->buffer, fds, &fd_count);
+    ssize_t length = wire__recv(c->fd, c->buffer, fds, &fd_count);
     for (size_t i = 0; i < fd_count; i++) close(fds[i]);
     if (length == 0 || length == -ECONNRESET)
       return fail(c, -ECONNRESET,
@@ -122,7 +122,7 @@ static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t 
     if (length < 0)
       return fail(c, (int)length, "%s: receiving from the trace manager failed: %s", what,
                   strerror((int)-length));
-    const char* bad = __wire_open(r, c->buffer, (size_t)length);
+    const char* bad = wire__open(r, c->buffer, (size_t)length);
     if (bad) return fail(c, -EPROTO, "%s: malformed reply from the trace manager: %s", what, bad);
     if (r->type == MSG_ERROR) {
       int32_t code;
@@ -134,15 +134,13 @@ static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t 
         return fail(c, status, "the trace manager refused to initialize tracing: %s", message);
       }
       if (r->request_id == id)
-        return fail(c, status, "%s: the trace manager answered with an error: %s", what,
-                    message);
+        return fail(c, status, "%s: the trace manager answered with an error: %s", what, message);
       return fail(c, -EPROTO, "%s: the trace manager sent an error for unknown request %u: %s",
                   what, (unsigned)r->request_id, message);
     }
     if (r->request_id != id)
-      return fail(c, -EPROTO,
-                  "%s: the trace manager's reply (type %u) is for request %u, not %u", what,
-                  (unsigned)r->type, (unsigned)r->request_id, (unsigned)id);
+      return fail(c, -EPROTO, "%s: the trace manager's reply (type %u) is for request %u, not %u",
+                  what, (unsigned)r->type, (unsigned)r->request_id, (unsigned)id);
     if (r->type != expected)
       return fail(c, -EPROTO, "%s: the trace manager replied with message type %u, not %u", what,
                   (unsigned)r->type, (unsigned)expected);
@@ -151,15 +149,16 @@ static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t 
 }
 
 static int malformed(controller_t* c, const char* what) {
-  return fail(c, -EPROTO, "%s: malformed reply from the trace manager (a length or limit is "
-                          "wrong, or bytes are left over)",
+  return fail(c, -EPROTO,
+              "%s: malformed reply from the trace manager (a length or limit is "
+              "wrong, or bytes are left over)",
               what);
 }
 
 /* Allocates room for count items (at least one, so NULL means no memory). */
 static void* alloc_list(size_t count, size_t size) { return calloc(count ? count : 1, size); }
 
-int __controller_get_providers(controller_t* c, controller_provider_t** list, size_t* count) {
+int controller__get_providers(controller_t* c, controller_provider_t** list, size_t* count) {
   static const char kWhat[] = "GetProviders";
   *list = NULL;
   *count = 0;
@@ -168,16 +167,16 @@ int __controller_get_providers(controller_t* c, controller_provider_t** list, si
   wire_reader_t r;
   if (status == 0) status = await_reply(c, kWhat, id, MSG_PROVIDERS, &r);
   if (status != 0) return status;
-  uint16_t n = __wire_get_u16(&r);
+  uint16_t n = wire__get_u16(&r);
   if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, kWhat);
   controller_provider_t* items = alloc_list(n, sizeof(*items));
   if (!items) return fail(c, -ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) {
-    items[i].id = __wire_get_u32(&r);
-    items[i].pid = __wire_get_u64(&r);
-    __wire_get_str(&r, items[i].name, sizeof(items[i].name), WIRE_MAX_NAME);
+    items[i].id = wire__get_u32(&r);
+    items[i].pid = wire__get_u64(&r);
+    wire__get_str(&r, items[i].name, sizeof(items[i].name), WIRE_MAX_NAME);
   }
-  if (!__wire_done(&r)) {
+  if (!wire__done(&r)) {
     free(items);
     return malformed(c, kWhat);
   }
@@ -186,8 +185,7 @@ int __controller_get_providers(controller_t* c, controller_provider_t** list, si
   return 0;
 }
 
-int __controller_get_known_categories(controller_t* c, controller_category_t** list,
-                                      size_t* count) {
+int controller__get_known_categories(controller_t* c, controller_category_t** list, size_t* count) {
   static const char kWhat[] = "GetKnownCategories";
   *list = NULL;
   *count = 0;
@@ -196,16 +194,15 @@ int __controller_get_known_categories(controller_t* c, controller_category_t** l
   wire_reader_t r;
   if (status == 0) status = await_reply(c, kWhat, id, MSG_KNOWN_CATEGORIES, &r);
   if (status != 0) return status;
-  uint16_t n = __wire_get_u16(&r);
+  uint16_t n = wire__get_u16(&r);
   if (r.error || n > WIRE_MAX_CATEGORIES) return malformed(c, kWhat);
   controller_category_t* items = alloc_list(n, sizeof(*items));
   if (!items) return fail(c, -ENOMEM, "out of memory");
   for (size_t i = 0; i < n && !r.error; i++) {
-    __wire_get_str(&r, items[i].name, sizeof(items[i].name), WIRE_MAX_NAME);
-    __wire_get_str(&r, items[i].description, sizeof(items[i].description),
-                   WIRE_MAX_DESCRIPTION);
+    wire__get_str(&r, items[i].name, sizeof(items[i].name), WIRE_MAX_NAME);
+    wire__get_str(&r, items[i].description, sizeof(items[i].description), WIRE_MAX_DESCRIPTION);
   }
-  if (!__wire_done(&r)) {
+  if (!wire__done(&r)) {
     free(items);
     return malformed(c, kWhat);
   }
@@ -215,37 +212,37 @@ int __controller_get_known_categories(controller_t* c, controller_category_t** l
 }
 
 /* A list<str>; false if it breaks a limit. */
-void __controller_free_category_groups(controller_category_group_t* groups, size_t count) {
+void controller__free_category_groups(controller_category_group_t* groups, size_t count) {
   for (size_t i = 0; groups && i < count; i++) free(groups[i].categories);
   free(groups);
 }
 
-int __controller_get_provider_categories(controller_t* c, controller_category_group_t** list,
-                                         size_t* count) {
+int controller__get_provider_categories(controller_t* c, controller_category_group_t** list,
+                                        size_t* count) {
   static const char kWhat[] = "GetKnownCategories (per provider)";
   *list = NULL;
   *count = 0;
   uint32_t id = begin(c, MSG_GET_PROVIDER_CATEGORIES);
-  __wire_put_u8(c->writer, WIRE_CATEGORIES_FORMAT);
+  wire__put_u8(c->writer, WIRE_CATEGORIES_FORMAT);
   int status = send_request(c, kWhat, NULL, 0);
   wire_reader_t r;
   if (status == 0) status = await_reply(c, kWhat, id, MSG_PROVIDER_CATEGORIES, &r);
   if (status != 0) return status;
-  uint8_t format = __wire_get_u8(&r);
+  uint8_t format = wire__get_u8(&r);
   if (!r.error && format != WIRE_CATEGORIES_FORMAT)
     return fail(c, -EPROTO, "%s: the manager answered in format %u, not %u", kWhat,
                 (unsigned)format, WIRE_CATEGORIES_FORMAT);
-  uint16_t n = __wire_get_u16(&r);
+  uint16_t n = wire__get_u16(&r);
   if (r.error || n > WIRE_MAX_PROVIDERS + 1) return malformed(c, kWhat);
   controller_category_group_t* groups = alloc_list(n, sizeof(*groups));
   if (!groups) return fail(c, -ENOMEM, "out of memory");
   for (size_t i = 0; i < n && !r.error; i++) {
     controller_category_group_t* g = &groups[i];
-    g->provider_id = __wire_get_u32(&r);
-    g->pid = __wire_get_u64(&r);
-    __wire_get_str(&r, g->name, sizeof(g->name), WIRE_MAX_NAME);
-    uint8_t answered = __wire_get_u8(&r);
-    uint16_t k = __wire_get_u16(&r);
+    g->provider_id = wire__get_u32(&r);
+    g->pid = wire__get_u64(&r);
+    wire__get_str(&r, g->name, sizeof(g->name), WIRE_MAX_NAME);
+    uint8_t answered = wire__get_u8(&r);
+    uint16_t k = wire__get_u16(&r);
     if (r.error || answered > 1 || k > WIRE_MAX_CATEGORIES ||
         (size_t)k * 4 > r.length - r.pos) { /* each entry takes 4 bytes at least */
       r.error = true;
@@ -254,18 +251,18 @@ int __controller_get_provider_categories(controller_t* c, controller_category_gr
     g->answered = answered == 1;
     g->categories = alloc_list(k, sizeof(*g->categories));
     if (!g->categories) {
-      __controller_free_category_groups(groups, n);
+      controller__free_category_groups(groups, n);
       return fail(c, -ENOMEM, "out of memory");
     }
     g->count = k;
     for (size_t j = 0; j < k && !r.error; j++) {
-      __wire_get_str(&r, g->categories[j].name, sizeof(g->categories[j].name), WIRE_MAX_NAME);
-      __wire_get_str(&r, g->categories[j].description, sizeof(g->categories[j].description),
-                     WIRE_MAX_DESCRIPTION);
+      wire__get_str(&r, g->categories[j].name, sizeof(g->categories[j].name), WIRE_MAX_NAME);
+      wire__get_str(&r, g->categories[j].description, sizeof(g->categories[j].description),
+                    WIRE_MAX_DESCRIPTION);
     }
   }
-  if (!__wire_done(&r)) {
-    __controller_free_category_groups(groups, n);
+  if (!wire__done(&r)) {
+    controller__free_category_groups(groups, n);
     return malformed(c, kWhat);
   }
   *list = groups;
@@ -275,37 +272,37 @@ int __controller_get_provider_categories(controller_t* c, controller_category_gr
 
 static bool put_str_list(wire_writer_t* w, const char* const* items, size_t count) {
   if (count > WIRE_MAX_CATEGORIES) return false;
-  __wire_put_u16(w, (uint16_t)count);
+  wire__put_u16(w, (uint16_t)count);
   for (size_t i = 0; i < count; i++) {
     size_t length = strlen(items[i]);
     if (length > WIRE_MAX_NAME) return false;
-    __wire_put_str(w, items[i], length);
+    wire__put_str(w, items[i], length);
   }
   return true;
 }
 
-int __controller_initialize_tracing(controller_t* c, const controller_config_t* config,
-                                    int archive_fd) {
+int controller__initialize_tracing(controller_t* c, const controller_config_t* config,
+                                   int archive_fd) {
   static const char kWhat[] = "InitializeTracing";
   uint32_t id = begin(c, MSG_INITIALIZE_TRACING);
   wire_writer_t* w = c->writer;
   if (!put_str_list(w, config->categories, config->category_count))
     return fail(c, -EINVAL, "%s: more than %d categories, or a name longer than %d bytes", kWhat,
                 WIRE_MAX_CATEGORIES, WIRE_MAX_NAME);
-  __wire_put_u32(w, config->buffer_size_mb);
-  __wire_put_u64(w, config->start_timeout_ms);
-  __wire_put_u8(w, config->buffering_mode);
-  __wire_put_u64(w, config->stop_timeout_ms);
+  wire__put_u32(w, config->buffer_size_mb);
+  wire__put_u64(w, config->start_timeout_ms);
+  wire__put_u8(w, config->buffering_mode);
+  wire__put_u64(w, config->stop_timeout_ms);
   if (config->spec_count > WIRE_MAX_PROVIDERS)
     return fail(c, -EINVAL, "%s: more than %d provider specs", kWhat, WIRE_MAX_PROVIDERS);
-  __wire_put_u16(w, (uint16_t)config->spec_count);
+  wire__put_u16(w, (uint16_t)config->spec_count);
   for (size_t i = 0; i < config->spec_count; i++) {
     const controller_spec_t* s = &config->specs[i];
     if (strlen(s->name) > WIRE_MAX_NAME)
       return fail(c, -EINVAL, "%s: provider name '%s' is longer than %d bytes", kWhat, s->name,
                   WIRE_MAX_NAME);
-    __wire_put_cstr(w, s->name);
-    __wire_put_u32(w, s->buffer_size_mb);
+    wire__put_cstr(w, s->name);
+    wire__put_u32(w, s->buffer_size_mb);
     if (!put_str_list(w, s->categories, s->category_count))
       return fail(c, -EINVAL, "%s: provider '%s': too many categories or one too long", kWhat,
                   s->name);
@@ -315,13 +312,13 @@ int __controller_initialize_tracing(controller_t* c, const controller_config_t* 
   return status;
 }
 
-int __controller_start_tracing(controller_t* c, uint8_t disposition,
-                               const char* const* additional_categories, size_t count,
-                               uint32_t* start_error) {
+int controller__start_tracing(controller_t* c, uint8_t disposition,
+                              const char* const* additional_categories, size_t count,
+                              uint32_t* start_error) {
   static const char kWhat[] = "StartTracing";
   *start_error = 0;
   uint32_t id = begin(c, MSG_START_TRACING);
-  __wire_put_u8(c->writer, disposition);
+  wire__put_u8(c->writer, disposition);
   if (!put_str_list(c->writer, additional_categories, count))
     return fail(c, -EINVAL, "%s: more than %d categories, or a name longer than %d bytes", kWhat,
                 WIRE_MAX_CATEGORIES, WIRE_MAX_NAME);
@@ -329,8 +326,8 @@ int __controller_start_tracing(controller_t* c, uint8_t disposition,
   wire_reader_t r;
   if (status == 0) status = await_reply(c, kWhat, id, MSG_START_RESULT, &r);
   if (status != 0) return status;
-  uint32_t error = __wire_get_u32(&r);
-  if (!__wire_done(&r) || error > CONTROLLER_START_TERMINATING) return malformed(c, kWhat);
+  uint32_t error = wire__get_u32(&r);
+  if (!wire__done(&r) || error > CONTROLLER_START_TERMINATING) return malformed(c, kWhat);
   *start_error = error;
   return 0;
 }
@@ -340,31 +337,31 @@ static int stats_reply(controller_t* c, const char* what, uint16_t request, uint
   *stats = NULL;
   *count = 0;
   uint32_t id = begin(c, request);
-  __wire_put_u8(c->writer, write_results ? 1 : 0);
+  wire__put_u8(c->writer, write_results ? 1 : 0);
   int status = send_request(c, what, NULL, 0);
   wire_reader_t r;
   if (status == 0) status = await_reply(c, what, id, reply, &r);
   if (status != 0) return status;
-  uint16_t n = __wire_get_u16(&r);
+  uint16_t n = wire__get_u16(&r);
   if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, what);
   controller_stats_t* items = alloc_list(n, sizeof(*items));
   if (!items) return fail(c, -ENOMEM, "out of memory");
   bool valid = true;
   for (size_t i = 0; i < n && !r.error; i++) {
     controller_stats_t* s = &items[i];
-    __wire_get_str(&r, s->name, sizeof(s->name), WIRE_MAX_NAME);
-    s->pid = __wire_get_u64(&r);
-    s->buffering_mode = __wire_get_u8(&r);
-    s->wrapped_count = __wire_get_u32(&r);
-    s->records_dropped = __wire_get_u64(&r);
-    s->durable_percent = __wire_get_u32(&r);
-    s->non_durable_bytes = __wire_get_u64(&r);
-    s->state = __wire_get_u8(&r);
+    wire__get_str(&r, s->name, sizeof(s->name), WIRE_MAX_NAME);
+    s->pid = wire__get_u64(&r);
+    s->buffering_mode = wire__get_u8(&r);
+    s->wrapped_count = wire__get_u32(&r);
+    s->records_dropped = wire__get_u64(&r);
+    s->durable_percent = wire__get_u32(&r);
+    s->non_durable_bytes = wire__get_u64(&r);
+    s->state = wire__get_u8(&r);
     if (s->buffering_mode > 2 || s->durable_percent > 100 || s->state < CONTROLLER_STOPPED ||
         s->state > CONTROLLER_DIED)
       valid = false;
   }
-  if (!valid || !__wire_done(&r)) {
+  if (!valid || !wire__done(&r)) {
     free(items);
     return malformed(c, what);
   }
@@ -373,44 +370,59 @@ static int stats_reply(controller_t* c, const char* what, uint16_t request, uint
   return 0;
 }
 
-int __controller_stop_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
-                              size_t* count) {
+int controller__stop_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
+                             size_t* count) {
   return stats_reply(c, "StopTracing", MSG_STOP_TRACING, MSG_STOP_RESULT, write_results, stats,
                      count);
 }
 
-int __controller_terminate_tracing(controller_t* c, bool write_results,
-                                   controller_stats_t** stats, size_t* count) {
+int controller__terminate_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
+                                  size_t* count) {
   return stats_reply(c, "TerminateTracing", MSG_TERMINATE_TRACING, MSG_TERMINATE_RESULT,
                      write_results, stats, count);
 }
 
-const char* __controller_mode_name(uint8_t buffering_mode) {
+const char* controller__mode_name(uint8_t buffering_mode) {
   switch (buffering_mode) {
-    case 0: return "oneshot";
-    case 1: return "circular";
-    case 2: return "streaming";
-    default: return "?";
+    case 0:
+      return "oneshot";
+    case 1:
+      return "circular";
+    case 2:
+      return "streaming";
+    default:
+      return "?";
   }
 }
 
-const char* __controller_start_error_name(uint32_t start_error) {
+const char* controller__start_error_name(uint32_t start_error) {
   switch (start_error) {
-    case CONTROLLER_START_OK: return "ok";
-    case CONTROLLER_START_NOT_INITIALIZED: return "not initialized";
-    case CONTROLLER_START_ALREADY_STARTED: return "already started";
-    case CONTROLLER_START_STOPPING: return "stopping";
-    case CONTROLLER_START_TERMINATING: return "terminating";
-    default: return "?";
+    case CONTROLLER_START_OK:
+      return "ok";
+    case CONTROLLER_START_NOT_INITIALIZED:
+      return "not initialized";
+    case CONTROLLER_START_ALREADY_STARTED:
+      return "already started";
+    case CONTROLLER_START_STOPPING:
+      return "stopping";
+    case CONTROLLER_START_TERMINATING:
+      return "terminating";
+    default:
+      return "?";
   }
 }
 
-const char* __controller_state_name(uint8_t state) {
+const char* controller__state_name(uint8_t state) {
   switch (state) {
-    case CONTROLLER_STOPPED: return "stopped";
-    case CONTROLLER_TERMINATED: return "terminated";
-    case CONTROLLER_NOT_STOPPED_IN_TIME: return "did not stop in time";
-    case CONTROLLER_DIED: return "gone";
-    default: return "?";
+    case CONTROLLER_STOPPED:
+      return "stopped";
+    case CONTROLLER_TERMINATED:
+      return "terminated";
+    case CONTROLLER_NOT_STOPPED_IN_TIME:
+      return "did not stop in time";
+    case CONTROLLER_DIED:
+      return "gone";
+    default:
+      return "?";
   }
 }

@@ -95,39 +95,38 @@ enum {
 
 /* Connects to the manager at `path` as a controller. 0, or -errno:
  * -ENOENT / -ECONNREFUSED mean no manager listens there. */
-int __controller_open(controller_t* c, const char* path);
-void __controller_close(controller_t* c);
+int controller__open(controller_t* c, const char* path);
+void controller__close(controller_t* c);
 
 /* Lists are malloc'ed (free() them); *count may be 0 with *list NULL. */
-int __controller_get_providers(controller_t* c, controller_provider_t** list, size_t* count);
-int __controller_get_known_categories(controller_t* c, controller_category_t** list,
-                                      size_t* count);
+int controller__get_providers(controller_t* c, controller_provider_t** list, size_t* count);
+int controller__get_known_categories(controller_t* c, controller_category_t** list, size_t* count);
 /* GET_PROVIDER_CATEGORIES: one group per source. Free the list with
- * __controller_free_category_groups. */
-int __controller_get_provider_categories(controller_t* c, controller_category_group_t** list,
-                                         size_t* count);
-void __controller_free_category_groups(controller_category_group_t* list, size_t count);
+ * controller__free_category_groups. */
+int controller__get_provider_categories(controller_t* c, controller_category_group_t** list,
+                                        size_t* count);
+void controller__free_category_groups(controller_category_group_t* list, size_t count);
 
 /* Sends InitializeTracing with archive_fd (the caller keeps its copy). There
  * is no reply on success: a refusal (MSG_ERROR) is reported by the next call
  * that waits for a reply. */
-int __controller_initialize_tracing(controller_t* c, const controller_config_t* config,
-                                    int archive_fd);
+int controller__initialize_tracing(controller_t* c, const controller_config_t* config,
+                                   int archive_fd);
 
 /* *start_error receives 0 or one of CONTROLLER_START_*; the call itself
  * succeeds (returns 0) whenever a valid START_RESULT came back. */
-int __controller_start_tracing(controller_t* c, uint8_t disposition,
-                               const char* const* additional_categories, size_t count,
-                               uint32_t* start_error);
+int controller__start_tracing(controller_t* c, uint8_t disposition,
+                              const char* const* additional_categories, size_t count,
+                              uint32_t* start_error);
 
-int __controller_stop_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
-                              size_t* count);
-int __controller_terminate_tracing(controller_t* c, bool write_results,
-                                   controller_stats_t** stats, size_t* count);
+int controller__stop_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
+                             size_t* count);
+int controller__terminate_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
+                                  size_t* count);
 
 /* Names, for messages. */
-const char* __controller_mode_name(uint8_t buffering_mode);
-const char* __controller_start_error_name(uint32_t start_error);
-const char* __controller_state_name(uint8_t state);
+const char* controller__mode_name(uint8_t buffering_mode);
+const char* controller__start_error_name(uint32_t start_error);
+const char* controller__state_name(uint8_t state);
 
 #endif /* FXTRACE_TRACE_CONTROLLER_H_ */

@@ -6,31 +6,43 @@
 
 #include "trace/timestamp.h"
 
-enum { ARG_NULL, ARG_INT32, ARG_UINT32, ARG_INT64, ARG_UINT64, ARG_DOUBLE, ARG_STRING,
-       ARG_POINTER, ARG_KOID, ARG_BOOL, ARG_BLOB };
+enum {
+  ARG_NULL,
+  ARG_INT32,
+  ARG_UINT32,
+  ARG_INT64,
+  ARG_UINT64,
+  ARG_DOUBLE,
+  ARG_STRING,
+  ARG_POINTER,
+  ARG_KOID,
+  ARG_BOOL,
+  ARG_BLOB
+};
 
 static const char* const kEventPhases[] = {"i", "C", "B", "E", "X", "b", "n", "e", "s", "t", "f"};
 
 static void key(json_writer_t* j, const char* name) {
-  __json_raw(j, ",\"", 2);
-  __json_text(j, name);
-  __json_raw(j, "\":", 2);
+  json__raw(j, ",\"", 2);
+  json__text(j, name);
+  json__raw(j, "\":", 2);
 }
 
 static void string_value(json_writer_t* j, const trace_reader_string_t* s) {
-  __json_string(j, s->data, s->length);
+  json__string(j, s->data, s->length);
 }
 
 static void ts_value(json_writer_t* j, uint64_t ns) {
   char buf[32];
-  __json_raw(j, buf, __format_us(buf, false, ns));
+  json__raw(j, buf, timestamp__format_us(buf, false, ns));
 }
 
 /* end − begin, negative if the archive says so. */
 static void dur_value(json_writer_t* j, uint64_t begin_ns, uint64_t end_ns) {
   char buf[32];
   bool negative = end_ns < begin_ns;
-  __json_raw(j, buf, __format_us(buf, negative, negative ? begin_ns - end_ns : end_ns - begin_ns));
+  json__raw(j, buf,
+            timestamp__format_us(buf, negative, negative ? begin_ns - end_ns : end_ns - begin_ns));
 }
 
 /* `{"cat":…,"name":…,"ph":…,"ts":…,"pid":…,"tid":…` — the caller adds the
@@ -39,42 +51,62 @@ static void open_event(json_converter_t* c, const char* cat, size_t cat_len, con
                        size_t name_len, const char* ph, uint64_t ts_ns, uint64_t pid,
                        uint64_t tid) {
   json_writer_t* j = c->out;
-  __json_text(j, c->events++ ? ",\n{\"cat\":" : "\n{\"cat\":");
-  __json_string(j, cat, cat_len);
-  __json_text(j, ",\"name\":");
-  __json_string(j, name, name_len);
-  __json_text(j, ",\"ph\":\"");
-  __json_text(j, ph);
-  __json_text(j, "\",\"ts\":");
+  json__text(j, c->events++ ? ",\n{\"cat\":" : "\n{\"cat\":");
+  json__string(j, cat, cat_len);
+  json__text(j, ",\"name\":");
+  json__string(j, name, name_len);
+  json__text(j, ",\"ph\":\"");
+  json__text(j, ph);
+  json__text(j, "\",\"ts\":");
   ts_value(j, ts_ns);
   key(j, "pid");
-  __json_u64(j, pid);
+  json__u64(j, pid);
   key(j, "tid");
-  __json_u64(j, tid);
+  json__u64(j, tid);
 }
 
-static bool is_numeric(uint32_t type) {
-  return type >= ARG_INT32 && type <= ARG_DOUBLE;
-}
+static bool is_numeric(uint32_t type) { return type >= ARG_INT32 && type <= ARG_DOUBLE; }
 
 static void arg_value(json_writer_t* j, const trace_reader_arg_t* a) {
   char buf[32];
   switch (a->type) {
-    case ARG_NULL: __json_text(j, "null"); break;
-    case ARG_INT32: __json_i64(j, a->int32_value); break;
-    case ARG_UINT32: __json_u64(j, a->uint32_value); break;
-    case ARG_INT64: __json_i64(j, a->int64_value); break;
-    case ARG_UINT64: __json_u64(j, a->uint64_value); break;
-    case ARG_DOUBLE: __json_double(j, a->double_value); break;
-    case ARG_STRING: string_value(j, &a->string_value); break;
-    case ARG_POINTER: __json_hex_string(j, a->pointer_value); break;
-    case ARG_KOID:
-      __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "\"#%llu\"",
-                                          (unsigned long long)a->koid_value));
+    case ARG_NULL:
+      json__text(j, "null");
       break;
-    case ARG_BOOL: __json_text(j, a->bool_value ? "true" : "false"); break;
-    case ARG_BLOB: __json_base64_string(j, a->blob_value.data, a->blob_value.size); break;
-    default: __json_text(j, "null"); break;
+    case ARG_INT32:
+      json__i64(j, a->int32_value);
+      break;
+    case ARG_UINT32:
+      json__u64(j, a->uint32_value);
+      break;
+    case ARG_INT64:
+      json__i64(j, a->int64_value);
+      break;
+    case ARG_UINT64:
+      json__u64(j, a->uint64_value);
+      break;
+    case ARG_DOUBLE:
+      json__double(j, a->double_value);
+      break;
+    case ARG_STRING:
+      string_value(j, &a->string_value);
+      break;
+    case ARG_POINTER:
+      json__hex_string(j, a->pointer_value);
+      break;
+    case ARG_KOID:
+      json__raw(j, buf,
+                (size_t)snprintf(buf, sizeof(buf), "\"#%llu\"", (unsigned long long)a->koid_value));
+      break;
+    case ARG_BOOL:
+      json__text(j, a->bool_value ? "true" : "false");
+      break;
+    case ARG_BLOB:
+      json__base64_string(j, a->blob_value.data, a->blob_value.size);
+      break;
+    default:
+      json__text(j, "null");
+      break;
   }
 }
 
@@ -88,22 +120,22 @@ static void write_args(json_converter_t* c, const trace_reader_args_t* args, boo
       c->omitted_counter_args++;
       continue;
     }
-    __json_text(j, written++ ? "," : ",\"args\":{");
+    json__text(j, written++ ? "," : ",\"args\":{");
     string_value(j, &a->name);
-    __json_raw(j, ":", 1);
+    json__raw(j, ":", 1);
     arg_value(j, a);
   }
-  if (written) __json_raw(j, "}", 1);
+  if (written) json__raw(j, "}", 1);
 }
 
 static void write_overflow(json_converter_t* c, const pending_overflow_t* p, uint64_t ts_ns) {
   json_writer_t* j = c->out;
   open_event(c, "fxtrace", 7, "buffer overflow", 15, "i", ts_ns, 0, 0);
-  __json_text(j, ",\"s\":\"g\",\"args\":{\"provider_id\":");
-  __json_u64(j, p->provider_id);
-  __json_text(j, ",\"provider_name\":");
-  __json_string(j, p->provider_name, strlen(p->provider_name));
-  __json_text(j, "}}");
+  json__text(j, ",\"s\":\"g\",\"args\":{\"provider_id\":");
+  json__u64(j, p->provider_id);
+  json__text(j, ",\"provider_name\":");
+  json__string(j, p->provider_name, strlen(p->provider_name));
+  json__text(j, "}}");
 }
 
 /* The overflow record precedes its provider's data, so it is placed at the
@@ -137,7 +169,7 @@ static void write_event(json_converter_t* c, const trace_record_t* r) {
   json_writer_t* j = c->out;
   const __typeof__(r->event)* e = &r->event;
   uint64_t tps = r->provider->ticks_per_second;
-  uint64_t ts = __ticks_to_ns(e->ticks, tps);
+  uint64_t ts = timestamp__ticks_to_ns(e->ticks, tps);
   if (e->event_type >= sizeof(kEventPhases) / sizeof(kEventPhases[0])) return;
   flush_overflow_for(c, r->provider->id, ts);
   c->last_ts_ns = ts;
@@ -145,37 +177,41 @@ static void write_event(json_converter_t* c, const trace_record_t* r) {
              kEventPhases[e->event_type], ts, e->process_koid, e->thread_koid);
   switch (e->event_type) {
     case 0:
-      __json_text(j, e->scope == 2 ? ",\"s\":\"g\"" : e->scope == 1 ? ",\"s\":\"p\"" : ",\"s\":\"t\"");
+      json__text(j, e->scope == 2   ? ",\"s\":\"g\""
+                    : e->scope == 1 ? ",\"s\":\"p\""
+                                    : ",\"s\":\"t\"");
       break;
     case 1:
       if (e->payload) {
         key(j, "id");
-        __json_hex_string(j, e->payload);
+        json__hex_string(j, e->payload);
       }
       break;
     case 4:
       key(j, "dur");
-      dur_value(j, ts, __ticks_to_ns(e->payload, tps));
+      dur_value(j, ts, timestamp__ticks_to_ns(e->payload, tps));
       break;
-    case 2: case 3: break;
+    case 2:
+    case 3:
+      break;
     default: /* async and flow ids */
       key(j, "id");
-      __json_hex_string(j, e->payload);
-      if (e->event_type == 10) __json_text(j, ",\"bp\":\"e\"");
+      json__hex_string(j, e->payload);
+      if (e->event_type == 10) json__text(j, ",\"bp\":\"e\"");
       break;
   }
   write_args(c, &e->args, e->event_type == 1);
-  __json_raw(j, "}", 1);
+  json__raw(j, "}", 1);
 }
 
 static void write_log(json_converter_t* c, const trace_record_t* r) {
-  uint64_t ts = __ticks_to_ns(r->log.ticks, r->provider->ticks_per_second);
+  uint64_t ts = timestamp__ticks_to_ns(r->log.ticks, r->provider->ticks_per_second);
   flush_overflow_for(c, r->provider->id, ts);
   c->last_ts_ns = ts;
   open_event(c, "log", 3, "log", 3, "i", ts, r->log.process_koid, r->log.thread_koid);
-  __json_text(c->out, ",\"s\":\"g\",\"args\":{\"message\":");
+  json__text(c->out, ",\"s\":\"g\",\"args\":{\"message\":");
   string_value(c->out, &r->log.message);
-  __json_text(c->out, "}}");
+  json__text(c->out, "}}");
 }
 
 static const trace_reader_arg_t* find_koid_arg(const trace_reader_args_t* args, const char* name) {
@@ -185,18 +221,18 @@ static const trace_reader_arg_t* find_koid_arg(const trace_reader_args_t* args, 
   return NULL;
 }
 
-static void write_metadata_event(json_converter_t* c, const char* what, uint64_t pid,
-                                 uint64_t tid, const trace_reader_string_t* name) {
+static void write_metadata_event(json_converter_t* c, const char* what, uint64_t pid, uint64_t tid,
+                                 const trace_reader_string_t* name) {
   json_writer_t* j = c->out;
-  __json_text(j, c->events++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
-  __json_text(j, what);
-  __json_text(j, "\",\"ph\":\"M\",\"pid\":");
-  __json_u64(j, pid);
+  json__text(j, c->events++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+  json__text(j, what);
+  json__text(j, "\",\"ph\":\"M\",\"pid\":");
+  json__u64(j, pid);
   key(j, "tid");
-  __json_u64(j, tid);
-  __json_text(j, ",\"args\":{\"name\":");
+  json__u64(j, tid);
+  json__text(j, ",\"args\":{\"name\":");
   string_value(j, name);
-  __json_text(j, "}}");
+  json__text(j, "}}");
 }
 
 static void write_kernel_object(json_converter_t* c, const trace_record_t* r) {
@@ -213,32 +249,47 @@ static void write_kernel_object(json_converter_t* c, const trace_record_t* r) {
   }
 }
 
-void __json_converter_begin(json_converter_t* c, json_writer_t* out) {
+void json_converter__begin(json_converter_t* c, json_writer_t* out) {
   memset(c, 0, sizeof(*c));
   c->out = out;
-  __json_text(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+  json__text(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 }
 
-void __json_converter_record(json_converter_t* c, const trace_record_t* r) {
+void json_converter__record(json_converter_t* c, const trace_record_t* r) {
   switch (r->type) {
     case 0:
       if (r->metadata.type == 3 && r->metadata.event_id == 0) note_overflow(c, r);
       break;
-    case 4: write_event(c, r); break;
-    case 5: c->omitted_blobs++; break;
-    case 6: c->omitted_objects++; break;
-    case 7: write_kernel_object(c, r); break;
-    case 8: c->omitted_scheduling++; break;
-    case 9: write_log(c, r); break;
-    case 15: c->omitted_blobs++; break;
-    default: break; /* string, thread, initialization: no event of their own */
+    case 4:
+      write_event(c, r);
+      break;
+    case 5:
+      c->omitted_blobs++;
+      break;
+    case 6:
+      c->omitted_objects++;
+      break;
+    case 7:
+      write_kernel_object(c, r);
+      break;
+    case 8:
+      c->omitted_scheduling++;
+      break;
+    case 9:
+      write_log(c, r);
+      break;
+    case 15:
+      c->omitted_blobs++;
+      break;
+    default:
+      break; /* string, thread, initialization: no event of their own */
   }
 }
 
-void __json_converter_end(json_converter_t* c) {
+void json_converter__end(json_converter_t* c) {
   while (c->num_pending) {
     write_overflow(c, &c->pending[0], c->last_ts_ns);
     c->pending[0] = c->pending[--c->num_pending];
   }
-  __json_text(c->out, "\n]}\n");
+  json__text(c->out, "\n]}\n");
 }

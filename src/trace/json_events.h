@@ -29,10 +29,10 @@ typedef struct json_converter {
 } json_converter_t;
 
 /* Writes `{"displayTimeUnit":"ns","traceEvents":[`. */
-void __json_converter_begin(json_converter_t* c, json_writer_t* out);
+void json_converter__begin(json_converter_t* c, json_writer_t* out);
 /* Converts one record (records JSON cannot hold are only counted). */
-void __json_converter_record(json_converter_t* c, const trace_record_t* record);
+void json_converter__record(json_converter_t* c, const trace_record_t* record);
 /* Emits still-pending overflow instants and closes the document. */
-void __json_converter_end(json_converter_t* c);
+void json_converter__end(json_converter_t* c);
 
 #endif /* FXTRACE_TRACE_JSON_EVENTS_H_ */

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-void __json_writer_init(json_writer_t* j, FILE* out) {
+void json_writer__init(json_writer_t* j, FILE* out) {
   j->out = out;
   j->failed = false;
   j->error = 0;
@@ -22,7 +22,7 @@ static void drain(json_writer_t* j, const char* text, size_t length) {
   }
 }
 
-void __json_raw(json_writer_t* j, const char* text, size_t length) {
+void json__raw(json_writer_t* j, const char* text, size_t length) {
   if (sizeof(j->buffer) - j->used < length) {
     drain(j, j->buffer, j->used);
     j->used = 0;
@@ -35,7 +35,7 @@ void __json_raw(json_writer_t* j, const char* text, size_t length) {
   j->used += length;
 }
 
-void __json_text(json_writer_t* j, const char* text) { __json_raw(j, text, strlen(text)); }
+void json__text(json_writer_t* j, const char* text) { json__raw(j, text, strlen(text)); }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is invalid:
  * no overlong forms, no surrogates, nothing above U+10FFFF. */
@@ -43,7 +43,8 @@ static size_t utf8_sequence(const unsigned char* s, size_t avail) {
   unsigned char c = s[0];
   size_t n;
   unsigned char lo = 0x80, hi = 0xbf; /* bounds of the second byte */
-  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2;
   else if (c >= 0xe0 && c <= 0xef) {
     n = 3;
     if (c == 0xe0) lo = 0xa0;
@@ -62,21 +63,29 @@ static size_t utf8_sequence(const unsigned char* s, size_t avail) {
 
 static const char* short_escape(unsigned char c) {
   switch (c) {
-    case '"': return "\\\"";
-    case '\\': return "\\\\";
-    case '\b': return "\\b";
-    case '\f': return "\\f";
-    case '\n': return "\\n";
-    case '\r': return "\\r";
-    case '\t': return "\\t";
-    default: return NULL;
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    default:
+      return NULL;
   }
 }
 
-void __json_string(json_writer_t* j, const char* data, size_t length) {
+void json__string(json_writer_t* j, const char* data, size_t length) {
   const unsigned char* s = (const unsigned char*)data;
   size_t run = 0; /* start of the pending run of bytes copied verbatim */
-  __json_raw(j, "\"", 1);
+  json__raw(j, "\"", 1);
   for (size_t i = 0; i < length;) {
     unsigned char c = s[i];
     size_t n = 1;
@@ -87,19 +96,19 @@ void __json_string(json_writer_t* j, const char* data, size_t length) {
       }
       n = 1;
     }
-    __json_raw(j, data + run, i - run);
+    json__raw(j, data + run, i - run);
     char escape[8];
     const char* e = short_escape(c);
     if (!e && c < 0x80) {
       snprintf(escape, sizeof(escape), "\\u%04x", c);
       e = escape;
     }
-    __json_text(j, e ? e : "\xef\xbf\xbd"); /* U+FFFD for a bad byte */
+    json__text(j, e ? e : "\xef\xbf\xbd"); /* U+FFFD for a bad byte */
     i += n;
     run = i;
   }
-  __json_raw(j, data + run, length - run);
-  __json_raw(j, "\"", 1);
+  json__raw(j, data + run, length - run);
+  json__raw(j, "\"", 1);
 }
 
 /* Decimal digits of v, right-aligned ending at `end`; returns the start. */
@@ -111,38 +120,37 @@ static char* u64_digits(char* end, uint64_t v) {
   return end;
 }
 
-void __json_u64(json_writer_t* j, uint64_t v) {
+void json__u64(json_writer_t* j, uint64_t v) {
   char buf[24];
   char* start = u64_digits(buf + sizeof(buf), v);
-  __json_raw(j, start, (size_t)(buf + sizeof(buf) - start));
+  json__raw(j, start, (size_t)(buf + sizeof(buf) - start));
 }
 
-void __json_i64(json_writer_t* j, int64_t v) {
+void json__i64(json_writer_t* j, int64_t v) {
   char buf[24];
   char* start = u64_digits(buf + sizeof(buf), v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
   if (v < 0) *--start = '-';
-  __json_raw(j, start, (size_t)(buf + sizeof(buf) - start));
+  json__raw(j, start, (size_t)(buf + sizeof(buf) - start));
 }
 
-void __json_double(json_writer_t* j, double v) {
+void json__double(json_writer_t* j, double v) {
   if (isnan(v) || isinf(v)) {
-    __json_text(j, isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    json__text(j, isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
     return;
   }
   char buf[32];
-  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%.17g", v));
+  json__raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%.17g", v));
 }
 
-void __json_hex_string(json_writer_t* j, uint64_t v) {
+void json__hex_string(json_writer_t* j, uint64_t v) {
   char buf[24];
-  __json_raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "\"0x%" PRIx64 "\"", v));
+  json__raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "\"0x%" PRIx64 "\"", v));
 }
 
-void __json_base64_string(json_writer_t* j, const void* data, size_t length) {
-  static const char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+void json__base64_string(json_writer_t* j, const void* data, size_t length) {
+  static const char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const unsigned char* s = (const unsigned char*)data;
-  __json_raw(j, "\"", 1);
+  json__raw(j, "\"", 1);
   for (size_t i = 0; i < length; i += 3) {
     uint32_t v = (uint32_t)s[i] << 16;
     if (i + 1 < length) v |= (uint32_t)s[i + 1] << 8;
@@ -150,12 +158,12 @@ void __json_base64_string(json_writer_t* j, const void* data, size_t length) {
     char out[4] = {kDigits[v >> 18], kDigits[(v >> 12) & 63],
                    i + 1 < length ? kDigits[(v >> 6) & 63] : '=',
                    i + 2 < length ? kDigits[v & 63] : '='};
-    __json_raw(j, out, 4);
+    json__raw(j, out, 4);
   }
-  __json_raw(j, "\"", 1);
+  json__raw(j, "\"", 1);
 }
 
-bool __json_flush(json_writer_t* j) {
+bool json__flush(json_writer_t* j) {
   drain(j, j->buffer, j->used);
   j->used = 0;
   if (!j->failed && fflush(j->out) != 0) {

@@ -19,19 +19,19 @@ typedef struct json_writer {
 } json_writer_t;
 
 /* Starts writing to `out` (borrowed). */
-void __json_writer_init(json_writer_t* j, FILE* out);
+void json_writer__init(json_writer_t* j, FILE* out);
 
-void __json_raw(json_writer_t* j, const char* text, size_t length);
-void __json_text(json_writer_t* j, const char* text); /* NUL-terminated raw text */
-void __json_string(json_writer_t* j, const char* data, size_t length);
-void __json_u64(json_writer_t* j, uint64_t v);
-void __json_i64(json_writer_t* j, int64_t v);
-void __json_double(json_writer_t* j, double v); /* non-finite → "NaN" / "Infinity" strings */
-void __json_hex_string(json_writer_t* j, uint64_t v); /* "0x1f" */
-void __json_base64_string(json_writer_t* j, const void* data, size_t length);
+void json__raw(json_writer_t* j, const char* text, size_t length);
+void json__text(json_writer_t* j, const char* text); /* NUL-terminated raw text */
+void json__string(json_writer_t* j, const char* data, size_t length);
+void json__u64(json_writer_t* j, uint64_t v);
+void json__i64(json_writer_t* j, int64_t v);
+void json__double(json_writer_t* j, double v);       /* non-finite → "NaN" / "Infinity" strings */
+void json__hex_string(json_writer_t* j, uint64_t v); /* "0x1f" */
+void json__base64_string(json_writer_t* j, const void* data, size_t length);
 
 /* Hands buffered text to the FILE*, flushes it, and reports whether every
  * write so far succeeded. */
-bool __json_flush(json_writer_t* j);
+bool json__flush(json_writer_t* j);
 
 #endif /* FXTRACE_TRACE_JSON_WRITER_H_ */

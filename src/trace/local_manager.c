@@ -21,7 +21,7 @@ struct local_manager {
   char socket_path[128];
 };
 
-bool __local_manager_available(void) { return true; }
+bool local_manager__available(void) { return true; }
 
 static void log_line(void* arg, manager_log_level_t level, const char* message) {
   (void)arg;
@@ -30,12 +30,12 @@ static void log_line(void* arg, manager_log_level_t level, const char* message) 
 }
 
 static void* run(void* arg) {
-  __manager_run(arg);
+  manager__run(arg);
   return NULL;
 }
 
-int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_size, char* error,
-                          size_t error_size) {
+int local_manager__start(local_manager_t** out, char* socket_path, size_t path_size, char* error,
+                         size_t error_size) {
   *out = NULL;
   local_manager_t* m = calloc(1, sizeof(*m));
   if (!m) {
@@ -47,8 +47,8 @@ int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_
   snprintf(m->directory, sizeof(m->directory), "%s/fxtrace-record-XXXXXX", tmp);
   if (!mkdtemp(m->directory)) {
     int err = errno;
-    snprintf(error, error_size, "cannot create a directory for the manager's socket in %s: %s",
-             tmp, strerror(err));
+    snprintf(error, error_size, "cannot create a directory for the manager's socket in %s: %s", tmp,
+             strerror(err));
     free(m);
     return -err;
   }
@@ -64,7 +64,7 @@ int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_
   config.socket_path = m->socket_path;
   config.log_level = MANAGER_LOG_ERROR; /* the summary reports the rest */
   config.log_fn = log_line;
-  int status = __manager_create(&config, &m->manager);
+  int status = manager__create(&config, &m->manager);
   if (status != 0) {
     snprintf(error, error_size, "cannot start a trace manager: %s", strerror(-status));
     rmdir(m->directory);
@@ -78,7 +78,7 @@ int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (status != 0) {
     snprintf(error, error_size, "cannot start the trace manager's thread: %s", strerror(-status));
-    __manager_destroy(m->manager);
+    manager__destroy(m->manager);
     unlink(m->socket_path);
     rmdir(m->directory);
     free(m);
@@ -89,11 +89,11 @@ int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_
   return 0;
 }
 
-void __local_manager_stop(local_manager_t* m) {
+void local_manager__stop(local_manager_t* m) {
   if (!m) return;
-  __manager_shutdown(m->manager);
+  manager__shutdown(m->manager);
   pthread_join(m->thread, NULL);
-  __manager_destroy(m->manager);
+  manager__destroy(m->manager);
   unlink(m->socket_path); /* if the manager left it */
   rmdir(m->directory);
   free(m);
@@ -101,10 +101,10 @@ void __local_manager_stop(local_manager_t* m) {
 
 #else /* no manager library in this build */
 
-bool __local_manager_available(void) { return false; }
+bool local_manager__available(void) { return false; }
 
-int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_size, char* error,
-                          size_t error_size) {
+int local_manager__start(local_manager_t** out, char* socket_path, size_t path_size, char* error,
+                         size_t error_size) {
   (void)socket_path;
   (void)path_size;
   *out = NULL;
@@ -112,6 +112,6 @@ int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_
   return -ENOSYS;
 }
 
-void __local_manager_stop(local_manager_t* m) { (void)m; }
+void local_manager__stop(local_manager_t* m) { (void)m; }
 
 #endif

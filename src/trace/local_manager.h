@@ -11,16 +11,16 @@
 typedef struct local_manager local_manager_t;
 
 /* false when this build has no manager library to run. */
-bool __local_manager_available(void);
+bool local_manager__available(void);
 
 /* Creates the manager and starts its event loop on a new thread (with every
  * signal blocked there: signals stay the client's). Its socket path is in
  * socket_path. 0, or -errno with a description in error. */
-int __local_manager_start(local_manager_t** out, char* socket_path, size_t path_size, char* error,
-                          size_t error_size);
+int local_manager__start(local_manager_t** out, char* socket_path, size_t path_size, char* error,
+                         size_t error_size);
 
 /* Shuts the manager down, joins its thread, frees it and removes its
  * directory. NULL is ignored. */
-void __local_manager_stop(local_manager_t* m);
+void local_manager__stop(local_manager_t* m);
 
 #endif /* FXTRACE_TRACE_LOCAL_MANAGER_H_ */

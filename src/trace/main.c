@@ -12,18 +12,20 @@ typedef struct command {
 } command_t;
 
 static const command_t kCommands[] = {
-    {"convert", __cmd_convert, "convert an FXT archive to Chrome Trace Event JSON"},
-    {"dump", __cmd_dump, "print every record of an FXT archive, one per line"},
-    {"recover", __cmd_recover, "rebuild the FXT archive of a program that crashed while tracing"},
-    {"record", __cmd_record, "record a trace through the trace manager (of COMMAND, if given)"},
-    {"list-providers", __cmd_list_providers, "list the providers registered with the manager"},
-    {"list-categories", __cmd_list_categories, "list the categories the manager knows"},
-    {"gen-sample", __cmd_gen_sample, NULL},
+    {"convert", cmd__convert, "convert an FXT archive to Chrome Trace Event JSON"},
+    {"dump", cmd__dump, "print every record of an FXT archive, one per line"},
+    {"recover", cmd__recover, "rebuild the FXT archive of a program that crashed while tracing"},
+    {"record", cmd__record, "record a trace through the trace manager (of COMMAND, if given)"},
+    {"list-providers", cmd__list_providers, "list the providers registered with the manager"},
+    {"list-categories", cmd__list_categories, "list the categories the manager knows"},
+    {"gen-sample", cmd__gen_sample, NULL},
 };
 
 static void usage(FILE* out) {
-  fputs("Usage: trace COMMAND [OPTIONS]\n\nfxtrace, the Fuchsia tracing system for Linux.\n\n"
-        "Commands:\n", out);
+  fputs(
+      "Usage: trace COMMAND [OPTIONS]\n\nfxtrace, the Fuchsia tracing system for Linux.\n\n"
+      "Commands:\n",
+      out);
   for (size_t i = 0; i < sizeof(kCommands) / sizeof(kCommands[0]); i++)
     if (kCommands[i].summary) fprintf(out, "  %-16s %s\n", kCommands[i].name, kCommands[i].summary);
   fputs("\nRun 'trace COMMAND --help' for a command's options.\n", out);

@@ -14,8 +14,13 @@ enum { PID = 4100, TID = 4101, TID2 = 4102, PID2 = 5200, TID3 = 5201 };
 /* Indexed strings of provider 1, registered once in its section. */
 enum { S_CAT = 1, S_WORK, S_ARG_COUNT, S_ARG_NAME, S_VALUE, S_FRAME, S_NET, S_NUM_STRINGS };
 static const char* const kStrings[S_NUM_STRINGS] = {
-    [S_CAT] = "sample", [S_WORK] = "DoWork",   [S_ARG_COUNT] = "count", [S_ARG_NAME] = "name",
-    [S_VALUE] = "indexed string value", [S_FRAME] = "Frame", [S_NET] = "net",
+    [S_CAT] = "sample",
+    [S_WORK] = "DoWork",
+    [S_ARG_COUNT] = "count",
+    [S_ARG_NAME] = "name",
+    [S_VALUE] = "indexed string value",
+    [S_FRAME] = "Frame",
+    [S_NET] = "net",
 };
 
 static trace_string_ref_t idx(unsigned index) {
@@ -106,18 +111,16 @@ static void provider1_events(builder_t* b, uint64_t t) {
   event(b, FXT_EVENT_DURATION_BEGIN, t + 1000, &main_thread, cat, idx(S_WORK), indexed, 2, 0);
   event(b, FXT_EVENT_INSTANT, t + 1500, &main_thread, cat, lit("thread instant"), all, 11,
         TRACE_SCOPE_THREAD);
-  event(b, FXT_EVENT_INSTANT, t + 1600, &worker, lit("inline-cat"), lit("process instant"), NULL,
-        0, TRACE_SCOPE_PROCESS);
+  event(b, FXT_EVENT_INSTANT, t + 1600, &worker, lit("inline-cat"), lit("process instant"), NULL, 0,
+        TRACE_SCOPE_PROCESS);
   event(b, FXT_EVENT_INSTANT, t + 1700, &main_thread, cat, lit("global instant"), NULL, 0,
         TRACE_SCOPE_GLOBAL);
   event(b, FXT_EVENT_COUNTER, t + 1800, &main_thread, cat, lit("bytes"), samples, 3, 0);
   event(b, FXT_EVENT_COUNTER, t + 1900, &main_thread, cat, lit("bytes"), samples, 2, 42);
-  event(b, FXT_EVENT_DURATION_COMPLETE, t + 2000, &worker, cat, idx(S_FRAME), all + 1, 2,
-        t + 2750);
+  event(b, FXT_EVENT_DURATION_COMPLETE, t + 2000, &worker, cat, idx(S_FRAME), all + 1, 2, t + 2750);
   event(b, FXT_EVENT_ASYNC_BEGIN, t + 2100, &main_thread, idx(S_NET), lit("request"), all + 6, 1,
         0x1001);
-  event(b, FXT_EVENT_ASYNC_INSTANT, t + 2200, &worker, idx(S_NET), lit("request"), NULL, 0,
-        0x1001);
+  event(b, FXT_EVENT_ASYNC_INSTANT, t + 2200, &worker, idx(S_NET), lit("request"), NULL, 0, 0x1001);
   event(b, FXT_EVENT_ASYNC_END, t + 2300, &worker, idx(S_NET), lit("request"), all + 9, 1, 0x1001);
   event(b, FXT_EVENT_FLOW_BEGIN, t + 2400, &main_thread, cat, lit("handoff"), NULL, 0,
         (uint64_t)PID << 32 | 1);
@@ -140,7 +143,8 @@ static void provider1_other_records(builder_t* b, uint64_t t) {
   uint64_t* p = reserve(b, w);
   if (p) fxt_write_blob_record(p, w, TRACE_BLOB_TYPE_DATA, &name, kPayload, sizeof(kPayload) - 1);
   w = fxt_userspace_object_record_words(&worker, &name, &note, 1);
-  if ((p = reserve(b, w))) fxt_write_userspace_object_record(p, w, 0x5000u, &worker, &name, &note, 1);
+  if ((p = reserve(b, w)))
+    fxt_write_userspace_object_record(p, w, 0x5000u, &worker, &name, &note, 1);
   w = fxt_legacy_context_switch_record_words(&main_thread, &worker);
   if ((p = reserve(b, w)))
     fxt_write_legacy_context_switch_record(p, w, t + 3100, 1, FXT_THREAD_BLOCKED, &main_thread,
@@ -184,7 +188,7 @@ static void provider2(builder_t* b) {
   event(b, FXT_EVENT_FLOW_END, 2500006000u, &thread, idx(1), lit("handoff"), NULL, 0, 7);
 }
 
-int __sample_archive_build(fxt_buffer_t* out, uint64_t repeat) {
+int sample_archive__build(fxt_buffer_t* out, uint64_t repeat) {
   builder_t b = {out, false};
   uint64_t* p = reserve(&b, 1);
   if (p) fxt_write_magic_record(p);

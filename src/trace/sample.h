@@ -13,6 +13,6 @@
  * provider sections. With repeat > 1 the event section of the first provider
  * is repeated (timestamps advancing), for large inputs; repeat 0 counts as 1.
  * Returns 0, or -1 when out of memory. */
-int __sample_archive_build(fxt_buffer_t* out, uint64_t repeat);
+int sample_archive__build(fxt_buffer_t* out, uint64_t repeat);
 
 #endif /* FXTRACE_TRACE_SAMPLE_H_ */

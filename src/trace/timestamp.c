@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-uint64_t __ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second) {
+uint64_t timestamp__ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second) {
   if (ticks_per_second == 0 || ticks_per_second == 1000000000u) return ticks;
   unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / ticks_per_second;
   return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
@@ -29,10 +29,10 @@ static size_t format_fixed(char* buf, bool negative, uint64_t magnitude, uint64_
   return n;
 }
 
-size_t __format_us(char* buf, bool negative, uint64_t ns) {
+size_t timestamp__format_us(char* buf, bool negative, uint64_t ns) {
   return format_fixed(buf, negative, ns, 1000u, 3);
 }
 
-size_t __format_seconds(char* buf, uint64_t ns) {
+size_t timestamp__format_seconds(char* buf, uint64_t ns) {
   return format_fixed(buf, false, ns, 1000000000u, 9);
 }

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void __write_behind_init(write_behind_t* w, FILE* out) {
+void write_behind__init(write_behind_t* w, FILE* out) {
   struct stat st;
   *w = (write_behind_t){0};
   off_t at = ftello(out);
@@ -13,7 +13,7 @@ void __write_behind_init(write_behind_t* w, FILE* out) {
   w->start = w->active ? (uint64_t)at : 0;
 }
 
-void __write_behind_wrote(write_behind_t* w, FILE* out, uint64_t bytes) {
+void write_behind__wrote(write_behind_t* w, FILE* out, uint64_t bytes) {
   w->written += bytes;
   if (!w->active || w->written - w->handed < WRITE_BEHIND_BYTES) return;
   if (fflush(out) != 0) return;
@@ -21,11 +21,10 @@ void __write_behind_wrote(write_behind_t* w, FILE* out, uint64_t bytes) {
   uint64_t offset = w->start + w->handed, length = w->written - w->handed;
   sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
   if (w->previous_length > 0) {
-    sync_file_range(fd, (off_t)w->previous_offset, (off_t)w->previous_length,
-                    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-                        SYNC_FILE_RANGE_WAIT_AFTER);
-    posix_fadvise(fd, (off_t)w->previous_offset, (off_t)w->previous_length,
-                  POSIX_FADV_DONTNEED);
+    sync_file_range(
+        fd, (off_t)w->previous_offset, (off_t)w->previous_length,
+        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    posix_fadvise(fd, (off_t)w->previous_offset, (off_t)w->previous_length, POSIX_FADV_DONTNEED);
   }
   w->previous_offset = offset;
   w->previous_length = length;

@@ -18,7 +18,7 @@
 enum { WRITE_BEHIND_BYTES = 8 << 20 };
 
 typedef struct write_behind {
-  bool active; /* a regular file */
+  bool active;              /* a regular file */
   uint64_t start;           /* file offset where this writer began */
   uint64_t written;         /* bytes given to fwrite since */
   uint64_t handed;          /* bytes handed to writeback */
@@ -26,9 +26,9 @@ typedef struct write_behind {
   uint64_t previous_length;
 } write_behind_t;
 
-void __write_behind_init(write_behind_t* w, FILE* out);
+void write_behind__init(write_behind_t* w, FILE* out);
 
 /* After fwrite(out) of `bytes` more bytes. */
-void __write_behind_wrote(write_behind_t* w, FILE* out, uint64_t bytes);
+void write_behind__wrote(write_behind_t* w, FILE* out, uint64_t bytes);
 
 #endif /* FXTRACE_TRACE_WRITE_BEHIND_H_ */

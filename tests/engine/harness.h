@@ -47,7 +47,8 @@ typedef struct harness {
   trace_engine_stats_t stats; /* at stop */
 } harness_t;
 
-static inline int harness_append(uint8_t** data, size_t* len, size_t* cap, const void* p, size_t n) {
+static inline int harness_append(uint8_t** data, size_t* len, size_t* cap, const void* p,
+                                 size_t n) {
   if (*len + n > *cap) {
     size_t c = *cap ? *cap * 2 : 1 << 16;
     while (c < *len + n) c *= 2;
@@ -72,7 +73,7 @@ static inline int harness_emit_archive(void* arg, const void* p, size_t n) {
 }
 
 static inline bool harness_is_category_enabled(trace_handler_t* handler, const char* category) {
-  return __categories_match(&((harness_t*)handler)->categories, category);
+  return categories__match(&((harness_t*)handler)->categories, category);
 }
 
 static inline void harness_started(trace_handler_t* handler) {
@@ -102,8 +103,8 @@ static inline void harness_terminated(trace_handler_t* handler) {
 
 /* One save: what the manager does on SAVE_BUFFER, then BUFFER_SAVED. */
 static inline void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t durable_end) {
-  __buffer_scan_save(h->buffer, h->size, wrapped, h->durable_saved, durable_end,
-                     harness_emit_saved, h, NULL);
+  buffer_scan__save(h->buffer, h->size, wrapped, h->durable_saved, durable_end, harness_emit_saved,
+                    h, NULL);
   h->durable_saved = durable_end;
   h->saves++;
   if (trace_engine_mark_buffer_saved(wrapped, durable_end) != 0) {
@@ -112,7 +113,8 @@ static inline void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t dura
   }
 }
 
-static inline void harness_buffer_full(trace_handler_t* handler, uint32_t wrapped, uint64_t durable_end) {
+static inline void harness_buffer_full(trace_handler_t* handler, uint32_t wrapped,
+                                       uint64_t durable_end) {
   harness_t* h = (harness_t*)handler;
   pthread_mutex_lock(&h->lock);
   if (h->hold_saves) {
@@ -150,14 +152,14 @@ static inline bool harness_release_saves(harness_t* h) {
 
 /* 0, or a negative errno from the engine. categories: comma list, NULL = all. */
 static inline int harness_start(harness_t* h, trace_buffering_mode_t mode, size_t buffer_bytes,
-                         const char* categories) {
+                                const char* categories) {
   memset(h, 0, sizeof(*h));
   h->handler.ops = &harness_ops;
   h->mode = mode;
   h->size = buffer_bytes;
   pthread_mutex_init(&h->lock, NULL);
   pthread_cond_init(&h->cond, NULL);
-  if (__categories_parse(&h->categories, categories)) return -12;
+  if (categories__parse(&h->categories, categories)) return -12;
   void* b = mmap(NULL, buffer_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (b == MAP_FAILED) return -12;
   h->buffer = (uint8_t*)b;
@@ -178,9 +180,9 @@ static inline void harness_stop(harness_t* h) {
   pthread_mutex_unlock(&h->lock);
   trace_engine_get_stats(&h->stats);
   h->archive_len = 0;
-  __buffer_emit_prologue(1, "harness", h->stats.records_dropped, harness_emit_archive, h);
+  buffer__emit_prologue(1, "harness", h->stats.records_dropped, harness_emit_archive, h);
   if (h->saved_len) harness_emit_archive(h, h->saved, h->saved_len);
-  __buffer_scan(h->buffer, h->size, h->durable_saved, harness_emit_archive, h, NULL);
+  buffer_scan__records(h->buffer, h->size, h->durable_saved, harness_emit_archive, h, NULL);
 }
 
 static inline const uint8_t* harness_archive(harness_t* h, size_t* length) {
@@ -193,7 +195,7 @@ static inline void harness_free(harness_t* h) {
   munmap(h->buffer, h->size);
   free(h->saved);
   free(h->archive);
-  __categories_free(&h->categories);
+  categories__free(&h->categories);
   pthread_mutex_destroy(&h->lock);
   pthread_cond_destroy(&h->cond);
 }

@@ -4,9 +4,9 @@
 
 static bool enabled(const char* list, const char* category) {
   category_set_t set;
-  ASSERT_EQ(__categories_parse(&set, list), 0);
-  bool result = __categories_match(&set, category);
-  __categories_free(&set);
+  ASSERT_EQ(categories__parse(&set, list), 0);
+  bool result = categories__match(&set, category);
+  categories__free(&set);
   return result;
 }
 
@@ -34,13 +34,13 @@ int main(void) {
   ASSERT_TRUE(!enabled(" ", "x"));
   ASSERT_TRUE(enabled("a,", "a"));
   category_set_t set;
-  ASSERT_EQ(__categories_parse(&set, " gfx , ,net* "), 0);
+  ASSERT_EQ(categories__parse(&set, " gfx , ,net* "), 0);
   ASSERT_EQ(set.count, 3);
   ASSERT_STREQ(set.patterns[0], "gfx");
   ASSERT_STREQ(set.patterns[1], "");
   ASSERT_STREQ(set.patterns[2], "net*");
-  ASSERT_TRUE(__categories_match(&set, "network"));
-  ASSERT_TRUE(!__categories_match(&set, " gfx"));
-  __categories_free(&set);
+  ASSERT_TRUE(categories__match(&set, "network"));
+  ASSERT_TRUE(!categories__match(&set, " gfx"));
+  categories__free(&set);
   return 0;
 }

@@ -42,8 +42,9 @@
 
 #ifdef HOT_PATH_SANITIZER
 int main(void) {
-  printf("test_hot_path: skipped: built with a sanitizer, whose runtime intercepts malloc and "
-         "makes syscalls from its interceptors\n");
+  printf(
+      "test_hot_path: skipped: built with a sanitizer, whose runtime intercepts malloc and "
+      "makes syscalls from its interceptors\n");
   return 77;
 }
 #else
@@ -77,11 +78,29 @@ int main(void) {
 
 /* ---- interposed libc functions ---- */
 
-enum { C_MALLOC, C_CALLOC, C_REALLOC, C_FREE, C_ALIGNED, C_LOCK, C_UNLOCK, C_TRYLOCK, C_WAKE_WRITE,
-       C_OTHER_WRITE, C_COUNT };
-static const char* const counter_names[C_COUNT] = {
-    "malloc", "calloc", "realloc", "free", "aligned_alloc/posix_memalign", "pthread_mutex_lock",
-    "pthread_mutex_unlock", "pthread_mutex_trylock", "write(wake fd)", "write(other fd)"};
+enum {
+  C_MALLOC,
+  C_CALLOC,
+  C_REALLOC,
+  C_FREE,
+  C_ALIGNED,
+  C_LOCK,
+  C_UNLOCK,
+  C_TRYLOCK,
+  C_WAKE_WRITE,
+  C_OTHER_WRITE,
+  C_COUNT
+};
+static const char* const counter_names[C_COUNT] = {"malloc",
+                                                   "calloc",
+                                                   "realloc",
+                                                   "free",
+                                                   "aligned_alloc/posix_memalign",
+                                                   "pthread_mutex_lock",
+                                                   "pthread_mutex_unlock",
+                                                   "pthread_mutex_trylock",
+                                                   "write(wake fd)",
+                                                   "write(other fd)"};
 static uint64_t counts[C_COUNT];
 static __thread int in_hot; /* this thread is in the hot section */
 static int wake_fd = -1;
@@ -237,9 +256,9 @@ static void record_all(uint64_t i, tally_t* t) {
   TRACE_INSTANT("hot", "instant", TRACE_SCOPE_PROCESS, "i", i, "s", TA_STRING(text), "lit",
                 TA_STRING_LITERAL("literal"));
   TRACE_INSTANT("hot", "types", TRACE_SCOPE_GLOBAL, "i", TA_UINT64(i), "n", TA_NULL(), "b",
-                TA_BOOL(i & 1), "i32", TA_INT32(-1), "u32", TA_UINT32(2), "i64", TA_INT64(-3),
-                "d", TA_DOUBLE(0.5), "ca", TA_CHAR_ARRAY(text, 9 + i % 20), "p",
-                TA_POINTER(&i), "k", TA_KOID(42));
+                TA_BOOL(i & 1), "i32", TA_INT32(-1), "u32", TA_UINT32(2), "i64", TA_INT64(-3), "d",
+                TA_DOUBLE(0.5), "ca", TA_CHAR_ARRAY(text, 9 + i % 20), "p", TA_POINTER(&i), "k",
+                TA_KOID(42));
   TRACE_INSTANT("disabled", "never", TRACE_SCOPE_THREAD, "i", i);
   TRACE_COUNTER("hot", "counter", 1, "i", i, "v", TA_DOUBLE((double)i * 0.5));
   {
@@ -274,9 +293,10 @@ static void record_all(uint64_t i, tally_t* t) {
 }
 #else
 /* The same records through the macros' helpers, as the macros expand. */
-#define HOT_ARGS(i) \
-  trace_arg_t a[1] = {trace_make_arg(trace_internal_make_literal_ref("i"), trace_make_uint64_arg_value(i))}
-#define HOT_SITE(category, ...)                                                             \
+#define HOT_ARGS(i)    \
+  trace_arg_t a[1] = { \
+      trace_make_arg(trace_internal_make_literal_ref("i"), trace_make_uint64_arg_value(i))}
+#define HOT_SITE(category, ...)                                                            \
   do {                                                                                     \
     static trace_site_t site;                                                              \
     trace_string_ref_t cat;                                                                \
@@ -333,15 +353,16 @@ static void record_all(uint64_t i, tally_t* t) {
   }
   HOT_SITE("hot", {
     HOT_ARGS(i);
-    trace_internal_write_duration_begin_event_record_and_release_context(c, &cat, "begin_end", a, 1);
+    trace_internal_write_duration_begin_event_record_and_release_context(c, &cat, "begin_end", a,
+                                                                         1);
   });
   HOT_SITE("hot", {
     HOT_ARGS(i);
     trace_internal_write_duration_end_event_record_and_release_context(c, &cat, "begin_end", a, 1);
   });
-#define HOT_ID(kind, name)                                                                    \
-  HOT_SITE("hot", {                                                                           \
-    HOT_ARGS(i);                                                                              \
+#define HOT_ID(kind, name)                                                                      \
+  HOT_SITE("hot", {                                                                             \
+    HOT_ARGS(i);                                                                                \
     trace_internal_write_##kind##_event_record_and_release_context(c, &cat, name, i + 1, a, 1); \
   })
   HOT_ID(async_begin, "async");
@@ -350,10 +371,10 @@ static void record_all(uint64_t i, tally_t* t) {
   HOT_ID(flow_begin, "flow");
   HOT_ID(flow_step, "flow");
   HOT_ID(flow_end, "flow");
-#define HOT_INSTAFLOW(kind, name)                                                              \
-  HOT_SITE("hot", {                                                                            \
-    HOT_ARGS(i);                                                                               \
-    trace_internal_write_instaflow_and_release_context(c, &cat, name, kind, i + 1, a, 1);      \
+#define HOT_INSTAFLOW(kind, name)                                                         \
+  HOT_SITE("hot", {                                                                       \
+    HOT_ARGS(i);                                                                          \
+    trace_internal_write_instaflow_and_release_context(c, &cat, name, kind, i + 1, a, 1); \
   })
   HOT_INSTAFLOW(8, "instaflow_begin");
   HOT_INSTAFLOW(9, "instaflow_step");
@@ -380,8 +401,8 @@ static void record_all(uint64_t i, tally_t* t) {
     }
     c = trace_acquire_context();
     if (c)
-      trace_internal_write_kernel_object_record_and_release_context(c, self_pid, 0,
-                                                                    "hot process", NULL, 0);
+      trace_internal_write_kernel_object_record_and_release_context(c, self_pid, 0, "hot process",
+                                                                    NULL, 0);
   }
   trace_ticks_t now = trace_context_ticks_now();
   HOT_SITE("hot", {
@@ -415,22 +436,37 @@ typedef struct expectation {
 } expectation_t;
 
 static expectation_t expected[] = {
-    {4, 0, "instant0", false, 0, 0},   {4, 0, "instant", true, 0, 0},
-    {4, 0, "types", true, 0, 0},       {4, 1, "counter", true, 0, 0},
+    {4, 0, "instant0", false, 0, 0},
+    {4, 0, "instant", true, 0, 0},
+    {4, 0, "types", true, 0, 0},
+    {4, 1, "counter", true, 0, 0},
     {4, 4, "duration", HOT_PATH_MACROS, 0, 0},
-    {4, 2, "begin_end", true, 0, 0},   {4, 3, "begin_end", true, 0, 0},
-    {4, 5, "async", true, 0, 0},       {4, 6, "async", true, 0, 0},
-    {4, 7, "async", true, 0, 0},       {4, 8, "flow", true, 0, 0},
-    {4, 9, "flow", true, 0, 0},        {4, 10, "flow", true, 0, 0},
-    {4, 2, "instaflow_begin", true, 0, 0}, {4, 8, "instaflow_begin", false, 0, 0},
-    {4, 3, "instaflow_begin", false, 0, 0}, {4, 2, "instaflow_step", true, 0, 0},
-    {4, 9, "instaflow_step", false, 0, 0}, {4, 3, "instaflow_step", false, 0, 0},
-    {4, 2, "instaflow_end", true, 0, 0}, {4, 10, "instaflow_end", false, 0, 0},
-    {4, 3, "instaflow_end", false, 0, 0}, {5, -1, "blob", false, 0, 0},
-    {15, -1, "blob_event", true, 0, 0}, {15, -1, "blob_attachment", false, 0, 0},
-    {7, -1, "hot thread", true, 0, 0},  {7, -1, "hot process", false, 0, 0},
-    {4, 2, "vduration", true, 0, 0},   {4, 3, "vduration", true, 0, 0},
-    {4, 8, "vflow", true, 0, 0},       {4, 9, "vflow", true, 0, 0},
+    {4, 2, "begin_end", true, 0, 0},
+    {4, 3, "begin_end", true, 0, 0},
+    {4, 5, "async", true, 0, 0},
+    {4, 6, "async", true, 0, 0},
+    {4, 7, "async", true, 0, 0},
+    {4, 8, "flow", true, 0, 0},
+    {4, 9, "flow", true, 0, 0},
+    {4, 10, "flow", true, 0, 0},
+    {4, 2, "instaflow_begin", true, 0, 0},
+    {4, 8, "instaflow_begin", false, 0, 0},
+    {4, 3, "instaflow_begin", false, 0, 0},
+    {4, 2, "instaflow_step", true, 0, 0},
+    {4, 9, "instaflow_step", false, 0, 0},
+    {4, 3, "instaflow_step", false, 0, 0},
+    {4, 2, "instaflow_end", true, 0, 0},
+    {4, 10, "instaflow_end", false, 0, 0},
+    {4, 3, "instaflow_end", false, 0, 0},
+    {5, -1, "blob", false, 0, 0},
+    {15, -1, "blob_event", true, 0, 0},
+    {15, -1, "blob_attachment", false, 0, 0},
+    {7, -1, "hot thread", true, 0, 0},
+    {7, -1, "hot process", false, 0, 0},
+    {4, 2, "vduration", true, 0, 0},
+    {4, 3, "vduration", true, 0, 0},
+    {4, 8, "vflow", true, 0, 0},
+    {4, 9, "vflow", true, 0, 0},
     {4, 10, "vflow", true, 0, 0},
 };
 enum { EXPECTED = sizeof(expected) / sizeof(expected[0]) };
@@ -477,7 +513,8 @@ static void* hot_main(void* arg) {
     for (uint64_t i = 1; i <= ITERATIONS; i++) {
       record_all(i, &hot->tally);
       hot->iterations_done = i;
-      for (uint64_t t0 = trace_context_ticks_now(); trace_context_ticks_now() - t0 < hot->pace_ns;) {
+      for (uint64_t t0 = trace_context_ticks_now();
+           trace_context_ticks_now() - t0 < hot->pace_ns;) {
       }
     }
     in_hot = 0;
@@ -508,7 +545,7 @@ static void run(trace_buffering_mode_t mode, size_t buffer_bytes) {
   for (size_t k = 0; k < EXPECTED; k++) expected[k].seen = expected[k].max_i = 0;
   memset(counts, 0, sizeof(counts));
   trap_count = 0;
-  wake_fd = __engine.wake_fd;
+  wake_fd = engine__instance.wake_fd;
   ASSERT_TRUE(wake_fd >= 0);
 
   hot_t hot = {0};
@@ -526,8 +563,7 @@ static void run(trace_buffering_mode_t mode, size_t buffer_bytes) {
   for (int c = 0; c < C_COUNT; c++) seen[c] = __atomic_load_n(&counts[c], __ATOMIC_RELAXED);
   __atomic_store_n(&hot.acked, 1, __ATOMIC_RELEASE);
   ASSERT_EQ(pthread_join(thread, NULL), 0);
-  if (hot.filter_status != 0)
-    TEST_FAIL("seccomp filter refused: %s", strerror(-hot.filter_status));
+  if (hot.filter_status != 0) TEST_FAIL("seccomp filter refused: %s", strerror(-hot.filter_status));
 
   /* the probe syscall trapped: the filter is live; nothing else did */
   ASSERT_TRUE(traps >= 1 && trap_nr[0] == SYS_getppid);
@@ -585,7 +621,9 @@ static void run(trace_buffering_mode_t mode, size_t buffer_bytes) {
         ASSERT_STREQ(rec.event.category.data, "hot");
         note(4, (int)rec.event.event_type, rec.event.name.data, &rec.event.args);
         break;
-      case 5: note(5, -1, rec.blob.name.data, NULL); break;
+      case 5:
+        note(5, -1, rec.blob.name.data, NULL);
+        break;
       case 15:
         ASSERT_STREQ(rec.large.category.data, "hot");
         note(15, -1, rec.large.name.data, rec.large.blob_format == 0 ? &rec.large.args : NULL);
@@ -594,7 +632,8 @@ static void run(trace_buffering_mode_t mode, size_t buffer_bytes) {
         if (rec.kernel_object.name.length && strncmp(rec.kernel_object.name.data, "hot ", 4) == 0)
           note(7, -1, rec.kernel_object.name.data, &rec.kernel_object.args);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   ASSERT_TRUE(!trace_reader_truncated(r));
@@ -602,15 +641,18 @@ static void run(trace_buffering_mode_t mode, size_t buffer_bytes) {
   for (size_t k = 0; k < EXPECTED; k++) {
     expectation_t* e = &expected[k];
     if (e->seen < 2 || (e->has_i && e->max_i < 1))
-      TEST_FAIL("%s: %s (record %u, event %d): %llu records, largest i %llu: not recorded in the "
-                "filtered section", mode_name(mode), e->name, e->record_type, e->event_type,
-                (unsigned long long)e->seen, (unsigned long long)e->max_i);
+      TEST_FAIL(
+          "%s: %s (record %u, event %d): %llu records, largest i %llu: not recorded in the "
+          "filtered section",
+          mode_name(mode), e->name, e->record_type, e->event_type, (unsigned long long)e->seen,
+          (unsigned long long)e->max_i);
   }
-  printf("%-9s ok: %d iterations in the filtered section, %llu records written, %llu dropped, "
-         "%u switches, %llu wake-ups\n",
-         mode_name(mode), ITERATIONS, (unsigned long long)st->records_written,
-         (unsigned long long)st->records_dropped, st->wrapped_count,
-         (unsigned long long)seen[C_WAKE_WRITE]);
+  printf(
+      "%-9s ok: %d iterations in the filtered section, %llu records written, %llu dropped, "
+      "%u switches, %llu wake-ups\n",
+      mode_name(mode), ITERATIONS, (unsigned long long)st->records_written,
+      (unsigned long long)st->records_dropped, st->wrapped_count,
+      (unsigned long long)seen[C_WAKE_WRITE]);
   harness_free(&h);
 }
 

@@ -110,7 +110,7 @@ static void test_eventfd_observer_gates_started(void) {
   trace_engine_terminate();
   free(h.buffer);
   free(h.archive);
-  __categories_free(&h.categories);
+  categories__free(&h.categories);
   close(fd);
 }
 
@@ -159,13 +159,13 @@ static void test_site_cache_follows_categories(void) {
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
   for (int i = 0; i < 10; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 10u);
-  __categories_free(&h.categories);
-  ASSERT_EQ(__categories_parse(&h.categories, "other,te*x"), 0); /* "test" now off */
+  categories__free(&h.categories);
+  ASSERT_EQ(categories__parse(&h.categories, "other,te*x"), 0); /* "test" now off */
   restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   for (int i = 0; i < 10; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 0u);
-  __categories_free(&h.categories);
-  ASSERT_EQ(__categories_parse(&h.categories, "te*"), 0);
+  categories__free(&h.categories);
+  ASSERT_EQ(categories__parse(&h.categories, "te*"), 0);
   restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   for (int i = 0; i < 10; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 10u);
@@ -187,9 +187,9 @@ static void test_prolonged_context_holds_stop(void) {
   ASSERT_TRUE(p != NULL);
   pthread_t t;
   pthread_create(&t, NULL, release_later, p);
-  uint64_t t0 = __trace_clock_monotonic_ns();
+  uint64_t t0 = trace_clock__monotonic_ns();
   harness_stop(&h); /* waits for trace_stopped */
-  ASSERT_TRUE(__trace_clock_monotonic_ns() - t0 >= 40000000u);
+  ASSERT_TRUE(trace_clock__monotonic_ns() - t0 >= 40000000u);
   pthread_join(t, NULL);
   ASSERT_TRUE(trace_acquire_prolonged_context() == NULL); /* not started */
   harness_free(&h);

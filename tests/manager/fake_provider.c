@@ -16,8 +16,8 @@
  *   --known NAME=DESC    a known category (repeatable) */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +72,7 @@ static void fifo_send(uint16_t request, uint32_t data32, uint64_t data64) {
 
 static bool h_enabled(trace_handler_t* h, const char* category) {
   (void)h;
-  return __categories_match(&g_categories, category);
+  return categories__match(&g_categories, category);
 }
 static void h_started(trace_handler_t* h) {
   (void)h;
@@ -110,7 +110,7 @@ static void h_alert(trace_handler_t* h, const char* name) {
   (void)h;
   (void)name;
 }
-static const trace_handler_ops_t kOps = {h_enabled, h_started,     h_stopped,
+static const trace_handler_ops_t kOps = {h_enabled,    h_started,     h_stopped,
                                          h_terminated, h_buffer_full, h_alert};
 static trace_handler_t g_handler = {&kOps};
 
@@ -166,26 +166,26 @@ static uint8_t g_rbuf[WIRE_MAX_MESSAGE];
 
 static void handle(int conn, size_t length, int* fds, size_t fd_count) {
   wire_reader_t r;
-  if (__wire_open(&r, g_rbuf, length)) {
+  if (wire__open(&r, g_rbuf, length)) {
     say("bad message");
     return;
   }
   switch (r.type) {
     case MSG_REGISTER_RESULT: {
-      __wire_get_u32(&r);
-      say("registered started=%u", __wire_get_u8(&r));
+      wire__get_u32(&r);
+      say("registered started=%u", wire__get_u8(&r));
       break;
     }
     case MSG_INITIALIZE: {
-      uint8_t mode = __wire_get_u8(&r);
-      uint16_t n = __wire_get_u16(&r);
-      __categories_free(&g_categories);
+      uint8_t mode = wire__get_u8(&r);
+      uint16_t n = wire__get_u16(&r);
+      categories__free(&g_categories);
       for (uint16_t i = 0; i < n; i++) {
         char c[WIRE_MAX_NAME + 1];
-        __wire_get_str(&r, c, sizeof(c), WIRE_MAX_NAME);
-        __categories_add(&g_categories, c, strlen(c));
+        wire__get_str(&r, c, sizeof(c), WIRE_MAX_NAME);
+        categories__add(&g_categories, c, strlen(c));
       }
-      if (fd_count != 2 || !__wire_done(&r)) {
+      if (fd_count != 2 || !wire__done(&r)) {
         say("bad INITIALIZE");
         exit(3);
       }
@@ -194,8 +194,8 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
       close(fds[0]);
       g_fifo = fds[1];
       if (g_buffer == MAP_FAILED ||
-          __trace_engine_initialize_zeroed(&g_handler, (trace_buffering_mode_t)mode, g_buffer,
-                                           g_size) != 0) {
+          trace_engine__initialize_zeroed(&g_handler, (trace_buffering_mode_t)mode, g_buffer,
+                                          g_size) != 0) {
         say("engine initialize failed");
         exit(3);
       }
@@ -203,12 +203,12 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
       break;
     }
     case MSG_START: {
-      uint8_t disposition = __wire_get_u8(&r);
-      uint16_t n = __wire_get_u16(&r);
+      uint8_t disposition = wire__get_u8(&r);
+      uint16_t n = wire__get_u16(&r);
       for (uint16_t i = 0; i < n; i++) {
         char c[WIRE_MAX_NAME + 1];
-        __wire_get_str(&r, c, sizeof(c), WIRE_MAX_NAME);
-        __categories_add(&g_categories, c, strlen(c));
+        wire__get_str(&r, c, sizeof(c), WIRE_MAX_NAME);
+        categories__add(&g_categories, c, strlen(c));
       }
       int status = trace_engine_start((trace_start_mode_t)disposition);
       if (status != 0) say("start failed %d", status);
@@ -230,15 +230,15 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
       say("terminated");
       break;
     case MSG_GET_KNOWN_CATEGORIES:
-      __wire_begin(&g_w, MSG_KNOWN_CATEGORIES, r.request_id);
-      __wire_put_u16(&g_w, (uint16_t)opt.known_count);
+      wire__begin(&g_w, MSG_KNOWN_CATEGORIES, r.request_id);
+      wire__put_u16(&g_w, (uint16_t)opt.known_count);
       for (int i = 0; i < opt.known_count; i++) {
         char* eq = strchr(opt.known[i], '=');
-        __wire_put_str(&g_w, opt.known[i], (size_t)(eq - opt.known[i]));
-        __wire_put_cstr(&g_w, eq + 1);
+        wire__put_str(&g_w, opt.known[i], (size_t)(eq - opt.known[i]));
+        wire__put_cstr(&g_w, eq + 1);
       }
-      __wire_end(&g_w);
-      __wire_send(conn, &g_w, NULL, 0);
+      wire__end(&g_w);
+      wire__send(conn, &g_w, NULL, 0);
       break;
     default:
       say("unexpected message %u", r.type);
@@ -249,16 +249,26 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
-    if (!strcmp(a, "--socket")) opt.socket = argv[++i];
-    else if (!strcmp(a, "--name")) opt.name = argv[++i];
-    else if (!strcmp(a, "--events")) opt.events = atol(argv[++i]);
-    else if (!strcmp(a, "--sync")) opt.sync = true;
-    else if (!strcmp(a, "--all-categories")) opt.all_categories = true;
-    else if (!strcmp(a, "--continuous")) opt.continuous = true;
-    else if (!strcmp(a, "--garbage")) opt.garbage = argv[++i];
-    else if (!strcmp(a, "--hang-stop")) opt.hang_stop = true;
-    else if (!strcmp(a, "--bad-packet")) opt.bad_packet = true;
-    else if (!strcmp(a, "--known") && opt.known_count < 16) opt.known[opt.known_count++] = argv[++i];
+    if (!strcmp(a, "--socket"))
+      opt.socket = argv[++i];
+    else if (!strcmp(a, "--name"))
+      opt.name = argv[++i];
+    else if (!strcmp(a, "--events"))
+      opt.events = atol(argv[++i]);
+    else if (!strcmp(a, "--sync"))
+      opt.sync = true;
+    else if (!strcmp(a, "--all-categories"))
+      opt.all_categories = true;
+    else if (!strcmp(a, "--continuous"))
+      opt.continuous = true;
+    else if (!strcmp(a, "--garbage"))
+      opt.garbage = argv[++i];
+    else if (!strcmp(a, "--hang-stop"))
+      opt.hang_stop = true;
+    else if (!strcmp(a, "--bad-packet"))
+      opt.bad_packet = true;
+    else if (!strcmp(a, "--known") && opt.known_count < 16)
+      opt.known[opt.known_count++] = argv[++i];
     else {
       fprintf(stderr, "fake_provider: bad argument %s\n", a);
       return 2;
@@ -266,20 +276,20 @@ int main(int argc, char** argv) {
   }
   char path[108];
   if (!opt.socket) {
-    __wire_socket_path(path, sizeof(path));
+    wire__socket_path(path, sizeof(path));
     opt.socket = path;
   }
-  int conn = __wire_connect(opt.socket, WIRE_ROLE_PROVIDER);
+  int conn = wire__connect(opt.socket, WIRE_ROLE_PROVIDER);
   if (conn < 0) {
     fprintf(stderr, "fake_provider: connect %s: %s\n", opt.socket, strerror(-conn));
     return 1;
   }
-  __wire_begin(&g_w, MSG_REGISTER_PROVIDER, 1);
-  __wire_put_u64(&g_w, (uint64_t)getpid());
-  __wire_put_cstr(&g_w, opt.name);
-  __wire_put_u8(&g_w, opt.sync);
-  __wire_end(&g_w);
-  if (__wire_send(conn, &g_w, NULL, 0) != 0) return 1;
+  wire__begin(&g_w, MSG_REGISTER_PROVIDER, 1);
+  wire__put_u64(&g_w, (uint64_t)getpid());
+  wire__put_cstr(&g_w, opt.name);
+  wire__put_u8(&g_w, opt.sync);
+  wire__end(&g_w);
+  if (wire__send(conn, &g_w, NULL, 0) != 0) return 1;
   if (!opt.sync) say("registered");
   pthread_t thread;
   pthread_create(&thread, NULL, emitter, NULL);
@@ -290,7 +300,7 @@ int main(int argc, char** argv) {
     if (p[0].revents) {
       int fds[2];
       size_t fd_count;
-      ssize_t len = __wire_recv(conn, g_rbuf, fds, &fd_count);
+      ssize_t len = wire__recv(conn, g_rbuf, fds, &fd_count);
       if (len <= 0) {
         say("manager gone");
         return 0;

@@ -14,27 +14,27 @@ static wire_writer_t w;
 static uint8_t buffer[WIRE_MAX_MESSAGE];
 
 static void test_round_trip(void) {
-  __wire_begin(&w, MSG_REGISTER_PROVIDER, 77);
-  __wire_put_u64(&w, 1234);
-  __wire_put_cstr(&w, "my provider");
-  __wire_put_u8(&w, 1);
-  __wire_put_u16(&w, 65535);
-  __wire_put_u32(&w, 0xdeadbeef);
-  ASSERT_TRUE(__wire_end(&w));
+  wire__begin(&w, MSG_REGISTER_PROVIDER, 77);
+  wire__put_u64(&w, 1234);
+  wire__put_cstr(&w, "my provider");
+  wire__put_u8(&w, 1);
+  wire__put_u16(&w, 65535);
+  wire__put_u32(&w, 0xdeadbeef);
+  ASSERT_TRUE(wire__end(&w));
   wire_reader_t r;
-  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
+  ASSERT_TRUE(wire__open(&r, w.data, w.length) == NULL);
   ASSERT_EQ(r.type, MSG_REGISTER_PROVIDER);
   ASSERT_EQ(r.request_id, 77u);
-  ASSERT_EQ(__wire_get_u64(&r), 1234u);
+  ASSERT_EQ(wire__get_u64(&r), 1234u);
   char name[WIRE_MAX_NAME + 1];
-  __wire_get_str(&r, name, sizeof(name), WIRE_MAX_NAME);
+  wire__get_str(&r, name, sizeof(name), WIRE_MAX_NAME);
   ASSERT_STREQ(name, "my provider");
-  ASSERT_EQ(__wire_get_u8(&r), 1u);
-  ASSERT_EQ(__wire_get_u16(&r), 65535u);
-  ASSERT_EQ(__wire_get_u32(&r), 0xdeadbeefu);
-  ASSERT_TRUE(__wire_done(&r));
+  ASSERT_EQ(wire__get_u8(&r), 1u);
+  ASSERT_EQ(wire__get_u16(&r), 65535u);
+  ASSERT_EQ(wire__get_u32(&r), 0xdeadbeefu);
+  ASSERT_TRUE(wire__done(&r));
   /* reading past the end is an error, not garbage */
-  ASSERT_EQ(__wire_get_u64(&r), 0u);
+  ASSERT_EQ(wire__get_u64(&r), 0u);
   ASSERT_TRUE(r.error);
 }
 
@@ -46,76 +46,76 @@ static void test_provider_categories_layout(void) {
   ASSERT_EQ(MSG_GET_PROVIDER_CATEGORIES, 39);
   ASSERT_EQ(MSG_PROVIDER_CATEGORIES, 40);
   ASSERT_EQ(WIRE_CATEGORIES_FORMAT, 1u);
-  __wire_begin(&w, MSG_PROVIDER_CATEGORIES, 9);
-  __wire_put_u8(&w, WIRE_CATEGORIES_FORMAT);
-  __wire_put_u16(&w, WIRE_MAX_PROVIDERS + 1);
+  wire__begin(&w, MSG_PROVIDER_CATEGORIES, 9);
+  wire__put_u8(&w, WIRE_CATEGORIES_FORMAT);
+  wire__put_u16(&w, WIRE_MAX_PROVIDERS + 1);
   char name[WIRE_MAX_NAME];
   memset(name, 'n', sizeof(name));
   for (int i = 0; i <= WIRE_MAX_PROVIDERS; i++) {
-    __wire_put_u32(&w, (uint32_t)i);
-    __wire_put_u64(&w, 1000u + (uint64_t)i);
-    __wire_put_str(&w, name, sizeof(name));
-    __wire_put_u8(&w, i % 2);
-    __wire_put_u16(&w, 0);
+    wire__put_u32(&w, (uint32_t)i);
+    wire__put_u64(&w, 1000u + (uint64_t)i);
+    wire__put_str(&w, name, sizeof(name));
+    wire__put_u8(&w, i % 2);
+    wire__put_u16(&w, 0);
   }
-  ASSERT_TRUE(__wire_end(&w));
+  ASSERT_TRUE(wire__end(&w));
   wire_reader_t r;
-  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
-  ASSERT_EQ(__wire_get_u8(&r), WIRE_CATEGORIES_FORMAT);
-  ASSERT_EQ(__wire_get_u16(&r), WIRE_MAX_PROVIDERS + 1);
+  ASSERT_TRUE(wire__open(&r, w.data, w.length) == NULL);
+  ASSERT_EQ(wire__get_u8(&r), WIRE_CATEGORIES_FORMAT);
+  ASSERT_EQ(wire__get_u16(&r), WIRE_MAX_PROVIDERS + 1);
   char out[WIRE_MAX_NAME + 1];
   for (int i = 0; i <= WIRE_MAX_PROVIDERS; i++) {
-    ASSERT_EQ(__wire_get_u32(&r), (uint32_t)i);
-    ASSERT_EQ(__wire_get_u64(&r), 1000u + (uint64_t)i);
-    __wire_get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
+    ASSERT_EQ(wire__get_u32(&r), (uint32_t)i);
+    ASSERT_EQ(wire__get_u64(&r), 1000u + (uint64_t)i);
+    wire__get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
     ASSERT_EQ(strlen(out), sizeof(name));
-    ASSERT_EQ(__wire_get_u8(&r), (uint8_t)(i % 2));
-    ASSERT_EQ(__wire_get_u16(&r), 0u);
+    ASSERT_EQ(wire__get_u8(&r), (uint8_t)(i % 2));
+    ASSERT_EQ(wire__get_u16(&r), 0u);
   }
-  ASSERT_TRUE(__wire_done(&r));
+  ASSERT_TRUE(wire__done(&r));
 }
 
 static void test_header_checks(void) {
   wire_reader_t r;
-  __wire_begin(&w, MSG_HELLO, 0);
-  __wire_put_u8(&w, WIRE_ROLE_PROVIDER);
-  ASSERT_TRUE(__wire_end(&w));
-  ASSERT_TRUE(__wire_open(&r, w.data, w.length - 1) != NULL); /* length mismatch */
-  ASSERT_TRUE(__wire_open(&r, w.data, 10) != NULL);           /* shorter than a header */
+  wire__begin(&w, MSG_HELLO, 0);
+  wire__put_u8(&w, WIRE_ROLE_PROVIDER);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_TRUE(wire__open(&r, w.data, w.length - 1) != NULL); /* length mismatch */
+  ASSERT_TRUE(wire__open(&r, w.data, 10) != NULL);           /* shorter than a header */
   w.data[0] ^= 1;
-  ASSERT_TRUE(__wire_open(&r, w.data, w.length) != NULL); /* magic */
+  ASSERT_TRUE(wire__open(&r, w.data, w.length) != NULL); /* magic */
   w.data[0] ^= 1;
   w.data[4] = 2;
-  ASSERT_TRUE(__wire_open(&r, w.data, w.length) != NULL); /* version */
+  ASSERT_TRUE(wire__open(&r, w.data, w.length) != NULL); /* version */
 }
 
 static void test_string_limits(void) {
   char long_name[WIRE_MAX_NAME + 2];
   memset(long_name, 'x', sizeof(long_name) - 1);
   long_name[sizeof(long_name) - 1] = '\0';
-  __wire_begin(&w, MSG_REGISTER_PROVIDER, 1);
-  __wire_put_cstr(&w, long_name);
-  ASSERT_TRUE(__wire_end(&w));
+  wire__begin(&w, MSG_REGISTER_PROVIDER, 1);
+  wire__put_cstr(&w, long_name);
+  ASSERT_TRUE(wire__end(&w));
   wire_reader_t r;
-  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
+  ASSERT_TRUE(wire__open(&r, w.data, w.length) == NULL);
   char out[WIRE_MAX_NAME + 1];
-  __wire_get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
+  wire__get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
   ASSERT_TRUE(r.error); /* 101 bytes > 100 */
   /* a declared length running past the message */
-  __wire_begin(&w, MSG_REGISTER_PROVIDER, 1);
-  __wire_put_u16(&w, 50);
-  __wire_put_u32(&w, 0);
-  ASSERT_TRUE(__wire_end(&w));
-  ASSERT_TRUE(__wire_open(&r, w.data, w.length) == NULL);
-  __wire_get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
+  wire__begin(&w, MSG_REGISTER_PROVIDER, 1);
+  wire__put_u16(&w, 50);
+  wire__put_u32(&w, 0);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_TRUE(wire__open(&r, w.data, w.length) == NULL);
+  wire__get_str(&r, out, sizeof(out), WIRE_MAX_NAME);
   ASSERT_TRUE(r.error);
   /* a message that would not fit is refused at the end */
-  __wire_begin(&w, MSG_KNOWN_CATEGORIES, 1);
+  wire__begin(&w, MSG_KNOWN_CATEGORIES, 1);
   static char big[60000];
   memset(big, 'c', sizeof(big));
-  for (int i = 0; i < 5; i++) __wire_put_str(&w, big, sizeof(big));
-  ASSERT_TRUE(!__wire_end(&w));
-  ASSERT_EQ(__wire_send(0, &w, NULL, 0), -EINVAL);
+  for (int i = 0; i < 5; i++) wire__put_str(&w, big, sizeof(big));
+  ASSERT_TRUE(!wire__end(&w));
+  ASSERT_EQ(wire__send(0, &w, NULL, 0), -EINVAL);
 }
 
 static void test_fd_passing(void) {
@@ -123,15 +123,15 @@ static void test_fd_passing(void) {
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);
-  __wire_begin(&w, MSG_INITIALIZE, 5);
-  __wire_put_u8(&w, 2);
-  __wire_put_u16(&w, 0);
-  ASSERT_TRUE(__wire_end(&w));
+  wire__begin(&w, MSG_INITIALIZE, 5);
+  wire__put_u8(&w, 2);
+  wire__put_u16(&w, 0);
+  ASSERT_TRUE(wire__end(&w));
   int fds[2] = {pipefd[0], pipefd[1]};
-  ASSERT_EQ(__wire_send(pair[0], &w, fds, 2), 0);
+  ASSERT_EQ(wire__send(pair[0], &w, fds, 2), 0);
   int got[WIRE_MAX_FDS];
   size_t count;
-  ssize_t n = __wire_recv(pair[1], buffer, got, &count);
+  ssize_t n = wire__recv(pair[1], buffer, got, &count);
   ASSERT_EQ((size_t)n, w.length);
   ASSERT_EQ(count, 2u);
   ASSERT_EQ(write(got[1], "ok", 2), 2); /* the received write end works */
@@ -142,7 +142,7 @@ static void test_fd_passing(void) {
   close(got[1]);
   /* end of stream */
   close(pair[0]);
-  ASSERT_EQ(__wire_recv(pair[1], buffer, got, &count), 0);
+  ASSERT_EQ(wire__recv(pair[1], buffer, got, &count), 0);
   close(pair[1]);
   close(pipefd[0]);
   close(pipefd[1]);
@@ -151,23 +151,23 @@ static void test_fd_passing(void) {
 static void test_socket_path(void) {
   char path[256];
   setenv("FXTRACE_SOCKET", "/tmp/x.sock", 1);
-  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), 0);
+  ASSERT_EQ(wire__socket_path(path, sizeof(path)), 0);
   ASSERT_STREQ(path, "/tmp/x.sock");
   unsetenv("FXTRACE_SOCKET");
   setenv("XDG_RUNTIME_DIR", "/run/user/5", 1);
-  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), 0);
+  ASSERT_EQ(wire__socket_path(path, sizeof(path)), 0);
   ASSERT_STREQ(path, "/run/user/5/fxtrace/manager.sock");
   unsetenv("XDG_RUNTIME_DIR");
-  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), 0);
+  ASSERT_EQ(wire__socket_path(path, sizeof(path)), 0);
   ASSERT_TRUE(strcmp(path, geteuid() == 0 ? "/run/fxtrace/manager.sock" : "") == 0 ||
               strncmp(path, "/tmp/fxtrace-", 13) == 0);
   char long_path[300];
   memset(long_path, 'p', sizeof(long_path) - 1);
   long_path[sizeof(long_path) - 1] = '\0';
   setenv("FXTRACE_SOCKET", long_path, 1);
-  ASSERT_EQ(__wire_socket_path(path, sizeof(path)), -ENAMETOOLONG);
+  ASSERT_EQ(wire__socket_path(path, sizeof(path)), -ENAMETOOLONG);
   unsetenv("FXTRACE_SOCKET");
-  ASSERT_EQ(__wire_connect("/nonexistent/fxtrace.sock", WIRE_ROLE_CONTROLLER), -ENOENT);
+  ASSERT_EQ(wire__connect("/nonexistent/fxtrace.sock", WIRE_ROLE_CONTROLLER), -ENOENT);
 }
 
 int main(void) {

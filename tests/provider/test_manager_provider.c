@@ -4,7 +4,7 @@
  * it accepts HELLO + REGISTER_PROVIDER, hands the provider a memfd buffer and
  * a SOCK_SEQPACKET FIFO in INITIALIZE, drives START / STOP / TERMINATE, reads
  * the FIFO packets, answers streaming saves, and turns the buffer into an
- * archive (__buffer_scan) checked with the reader.
+ * archive (buffer_scan__records) checked with the reader.
  *
  *   test_manager_provider SCENARIO
  *     oneshot      categories, every event present, additional categories at
@@ -18,9 +18,9 @@
  *     no_manager   inert (no thread, no message), also with a stale socket
  *     output_wins  FXTRACE_OUTPUT set: file mode, the manager is not contacted
  *     fork         a fork child neither records nor keeps the connection open */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -107,9 +107,9 @@ static void recv_message(int fd, uint16_t type, wire_reader_t* r, int* fds, size
   ASSERT_TRUE(readable(fd, TIMEOUT_MS));
   int local_fds[WIRE_MAX_FDS];
   size_t local_count = 0;
-  ssize_t n = __wire_recv(fd, rbuf, fds ? fds : local_fds, fd_count ? fd_count : &local_count);
+  ssize_t n = wire__recv(fd, rbuf, fds ? fds : local_fds, fd_count ? fd_count : &local_count);
   ASSERT_TRUE(n > 0);
-  ASSERT_TRUE(__wire_open(r, rbuf, (size_t)n) == NULL);
+  ASSERT_TRUE(wire__open(r, rbuf, (size_t)n) == NULL);
   ASSERT_EQ(r->type, type);
 }
 
@@ -120,28 +120,28 @@ static void fake_accept(fake_t* f, const char* name, uint8_t synchronous) {
   ASSERT_TRUE(f->conn >= 0);
   wire_reader_t r;
   recv_message(f->conn, MSG_HELLO, &r, NULL, NULL);
-  ASSERT_EQ(__wire_get_u8(&r), WIRE_ROLE_PROVIDER);
-  ASSERT_TRUE(__wire_done(&r));
+  ASSERT_EQ(wire__get_u8(&r), WIRE_ROLE_PROVIDER);
+  ASSERT_TRUE(wire__done(&r));
   recv_message(f->conn, MSG_REGISTER_PROVIDER, &r, NULL, NULL);
-  ASSERT_EQ(__wire_get_u64(&r), (uint64_t)getpid());
+  ASSERT_EQ(wire__get_u64(&r), (uint64_t)getpid());
   char got[WIRE_MAX_NAME + 1];
-  __wire_get_str(&r, got, sizeof(got), WIRE_MAX_NAME);
-  ASSERT_EQ(__wire_get_u8(&r), synchronous);
-  ASSERT_TRUE(__wire_done(&r));
+  wire__get_str(&r, got, sizeof(got), WIRE_MAX_NAME);
+  ASSERT_EQ(wire__get_u8(&r), synchronous);
+  ASSERT_TRUE(wire__done(&r));
   ASSERT_STREQ(got, name);
 }
 
 static void put_list(const char* const* list) {
   uint16_t n = 0;
   while (list && list[n]) n++;
-  __wire_put_u16(&w, n);
-  for (uint16_t i = 0; i < n; i++) __wire_put_cstr(&w, list[i]);
+  wire__put_u16(&w, n);
+  for (uint16_t i = 0; i < n; i++) wire__put_cstr(&w, list[i]);
 }
 
 static void send_simple(int fd, uint16_t type) {
-  __wire_begin(&w, type, 0);
-  ASSERT_TRUE(__wire_end(&w));
-  ASSERT_EQ(__wire_send(fd, &w, NULL, 0), 0);
+  wire__begin(&w, type, 0);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_EQ(wire__send(fd, &w, NULL, 0), 0);
 }
 
 /* INITIALIZE with a fresh memfd and FIFO; returns our FIFO end (also kept
@@ -153,12 +153,12 @@ static int fake_initialize(fake_t* f, uint8_t mode, size_t size, const char* con
   ASSERT_EQ(ftruncate(memfd, (off_t)size), 0);
   int pair[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
-  __wire_begin(&w, MSG_INITIALIZE, 0);
-  __wire_put_u8(&w, mode);
+  wire__begin(&w, MSG_INITIALIZE, 0);
+  wire__put_u8(&w, mode);
   put_list(categories);
-  ASSERT_TRUE(__wire_end(&w));
+  ASSERT_TRUE(wire__end(&w));
   int fds[2] = {memfd, pair[1]};
-  ASSERT_EQ(__wire_send(f->conn, &w, fds, 2), 0);
+  ASSERT_EQ(wire__send(f->conn, &w, fds, 2), 0);
   close(pair[1]);
   if (!spare) {
     f->map = mmap(NULL, size, PROT_READ, MAP_SHARED, memfd, 0);
@@ -176,11 +176,11 @@ static int fake_initialize(fake_t* f, uint8_t mode, size_t size, const char* con
 }
 
 static void fake_start(fake_t* f, uint8_t disposition, const char* const* additional) {
-  __wire_begin(&w, MSG_START, 0);
-  __wire_put_u8(&w, disposition);
+  wire__begin(&w, MSG_START, 0);
+  wire__put_u8(&w, disposition);
   put_list(additional);
-  ASSERT_TRUE(__wire_end(&w));
-  ASSERT_EQ(__wire_send(f->conn, &w, NULL, 0), 0);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_EQ(wire__send(f->conn, &w, NULL, 0), 0);
 }
 
 static int append_saved(void* arg, const void* data, size_t bytes) {
@@ -209,8 +209,8 @@ static fifo_packet_t fake_pump_until(fake_t* f, uint16_t request) {
       ASSERT_EQ(f->mode, TRACE_BUFFERING_MODE_STREAMING);
       ASSERT_EQ((int64_t)p.data32, f->last_wrapped + 1); /* in sequence */
       ASSERT_TRUE(p.data64 >= f->saved_durable_end);
-      ASSERT_EQ(__buffer_scan_save(f->map, f->size, p.data32, f->saved_durable_end, p.data64,
-                                   append_saved, f, NULL),
+      ASSERT_EQ(buffer_scan__save(f->map, f->size, p.data32, f->saved_durable_end, p.data64,
+                                  append_saved, f, NULL),
                 0);
       f->saved_durable_end = p.data64;
       f->last_wrapped = p.data32;
@@ -306,9 +306,10 @@ static void count_archive(const uint8_t* data, size_t length, counts_t* c) {
 static void fake_collect(fake_t* f, counts_t* c) {
   const trace_buffer_header_t* h = (const trace_buffer_header_t*)f->map;
   fake_t out = {0};
-  ASSERT_EQ(__buffer_emit_prologue(1, "mp", h->num_records_dropped, append_saved, &out), 0);
+  ASSERT_EQ(buffer__emit_prologue(1, "mp", h->num_records_dropped, append_saved, &out), 0);
   if (f->saved_length) append_saved(&out, f->saved, f->saved_length);
-  ASSERT_EQ(__buffer_scan(f->map, f->size, f->saved_durable_end, append_saved, &out, NULL), 0);
+  ASSERT_EQ(buffer_scan__records(f->map, f->size, f->saved_durable_end, append_saved, &out, NULL),
+            0);
   count_archive(out.saved, out.saved_length, c);
   free(out.saved);
 }
@@ -455,7 +456,7 @@ static void scenario_circular(void) {
   fake_collect(&f, &c);
   ASSERT_TRUE(c.by_name[0] > 100);
   ASSERT_TRUE(c.by_name[0] < 100000);
-  ASSERT_EQ(c.max_n, 99999u); /* the newest are kept */
+  ASSERT_EQ(c.max_n, 99999u);                     /* the newest are kept */
   ASSERT_EQ(c.max_n - c.min_n + 1, c.by_name[0]); /* a contiguous tail */
   fake_terminate(&f);
   trace_provider_destroy(p);
@@ -495,8 +496,8 @@ static void scenario_streaming(void) {
      * return after one save by peeking first */
     ASSERT_EQ(recv(f.fifo, &pk, sizeof(pk), 0), (ssize_t)sizeof(pk));
     ASSERT_EQ((int64_t)pk.data32, f.last_wrapped + 1);
-    ASSERT_EQ(__buffer_scan_save(f.map, f.size, pk.data32, f.saved_durable_end, pk.data64,
-                                 append_saved, &f, NULL),
+    ASSERT_EQ(buffer_scan__save(f.map, f.size, pk.data32, f.saved_durable_end, pk.data64,
+                                append_saved, &f, NULL),
               0);
     f.saved_durable_end = pk.data64;
     f.last_wrapped = pk.data32;
@@ -534,11 +535,11 @@ typedef struct sync_args {
 static void* sync_manager(void* arg) {
   sync_args_t* a = arg;
   fake_accept(a->f, "mp_sync", 1);
-  __wire_begin(&w, MSG_REGISTER_RESULT, 1);
-  __wire_put_u32(&w, 0);
-  __wire_put_u8(&w, a->started);
-  ASSERT_TRUE(__wire_end(&w));
-  ASSERT_EQ(__wire_send(a->f->conn, &w, NULL, 0), 0);
+  wire__begin(&w, MSG_REGISTER_RESULT, 1);
+  wire__put_u32(&w, 0);
+  wire__put_u8(&w, a->started);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_EQ(wire__send(a->f->conn, &w, NULL, 0), 0);
   if (a->started) {
     fake_initialize(a->f, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL, false);
     fake_start(a->f, TRACE_START_CLEAR_ENTIRE_BUFFER, NULL);
@@ -609,22 +610,22 @@ static void scenario_known(void) {
   ASSERT_EQ(trace_provider_add_known_category(p, "net", NULL), 0);
   ASSERT_EQ(trace_provider_add_known_category(p, long_name, long_description), 0);
 
-  __wire_begin(&w, MSG_GET_KNOWN_CATEGORIES, 42);
-  ASSERT_TRUE(__wire_end(&w));
-  ASSERT_EQ(__wire_send(f.conn, &w, NULL, 0), 0);
+  wire__begin(&w, MSG_GET_KNOWN_CATEGORIES, 42);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_EQ(wire__send(f.conn, &w, NULL, 0), 0);
   wire_reader_t r;
   recv_message(f.conn, MSG_KNOWN_CATEGORIES, &r, NULL, NULL);
   ASSERT_EQ(r.request_id, 42u);
-  ASSERT_EQ(__wire_get_u16(&r), 3u);
+  ASSERT_EQ(wire__get_u16(&r), 3u);
   char name[WIRE_MAX_NAME + 1], description[WIRE_MAX_DESCRIPTION + 1];
   const char* expect[3][2] = {{"gfx", "Graphics"}, {"net", ""}, {long_name, long_description}};
   for (int i = 0; i < 3; i++) {
-    __wire_get_str(&r, name, sizeof(name), WIRE_MAX_NAME);
-    __wire_get_str(&r, description, sizeof(description), WIRE_MAX_DESCRIPTION);
+    wire__get_str(&r, name, sizeof(name), WIRE_MAX_NAME);
+    wire__get_str(&r, description, sizeof(description), WIRE_MAX_DESCRIPTION);
     ASSERT_STREQ(name, expect[i][0]);
     ASSERT_STREQ(description, expect[i][1]);
   }
-  ASSERT_TRUE(__wire_done(&r));
+  ASSERT_TRUE(wire__done(&r));
 
   /* the list is capped to what one message holds */
   int status = 0, added = 0;
@@ -636,11 +637,11 @@ static void scenario_known(void) {
   }
   ASSERT_EQ(status, -ENOSPC);
   ASSERT_TRUE(added > 500);
-  __wire_begin(&w, MSG_GET_KNOWN_CATEGORIES, 43);
-  ASSERT_TRUE(__wire_end(&w));
-  ASSERT_EQ(__wire_send(f.conn, &w, NULL, 0), 0);
+  wire__begin(&w, MSG_GET_KNOWN_CATEGORIES, 43);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_EQ(wire__send(f.conn, &w, NULL, 0), 0);
   recv_message(f.conn, MSG_KNOWN_CATEGORIES, &r, NULL, NULL);
-  ASSERT_EQ(__wire_get_u16(&r), (uint64_t)added + 3);
+  ASSERT_EQ(wire__get_u16(&r), (uint64_t)added + 3);
 
   /* an inert provider keeps its list too */
   trace_provider_destroy(p);
@@ -834,10 +835,14 @@ int main(int argc, char** argv) {
     const char* name;
     void (*run)(void);
   } scenarios[] = {
-      {"oneshot", scenario_oneshot},       {"circular", scenario_circular},
-      {"streaming", scenario_streaming},   {"sync", scenario_sync},
-      {"known", scenario_known},           {"manager_dies", scenario_manager_dies},
-      {"no_manager", scenario_no_manager}, {"output_wins", scenario_output_wins},
+      {"oneshot", scenario_oneshot},
+      {"circular", scenario_circular},
+      {"streaming", scenario_streaming},
+      {"sync", scenario_sync},
+      {"known", scenario_known},
+      {"manager_dies", scenario_manager_dies},
+      {"no_manager", scenario_no_manager},
+      {"output_wins", scenario_output_wins},
       {"fork", scenario_fork},
   };
   for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {

@@ -110,8 +110,7 @@ static void test_truncations(const unsigned char* data, size_t size) {
   for (int magic = 0; magic <= 1; magic++) {
     size_t whole = 0; /* records wholly before the cut */
     for (size_t len = 0; len <= size; len++) {
-      while (whole < records &&
-             full.items[whole].offset + full.items[whole].size_words * 8 <= len)
+      while (whole < records && full.items[whole].offset + full.items[whole].size_words * 8 <= len)
         whole++;
       read_memory(data, len, magic, &cut);
       ASSERT_EQ(cut.count, whole + 1);
@@ -226,15 +225,15 @@ static void test_bit_flips(const unsigned char* data, size_t size) {
     if (i % 40 == 0) read_via_file(copy, size, magic, &res);
     if (i % 40 == 20) read_via_pipe(copy, size, magic, &res);
   }
-  printf("bit flips: %zu ended cleanly, %zu in an error, %zu with skipped records\n",
-         outcomes[0], outcomes[1], outcomes[2]);
+  printf("bit flips: %zu ended cleanly, %zu in an error, %zu with skipped records\n", outcomes[0],
+         outcomes[1], outcomes[2]);
   free(res.items);
   free(copy);
 }
 
 int main(void) {
   fxt_buffer_t b = {0};
-  ASSERT_EQ(__sample_archive_build(&b, 1), 0);
+  ASSERT_EQ(sample_archive__build(&b, 1), 0);
   const unsigned char* data = (const unsigned char*)b.words;
   size_t size = b.count * 8;
   printf("sample archive: %zu bytes\n", size);

@@ -2,14 +2,12 @@
  * per-provider record counts and names whatever way the archive is split
  * into reads, and damage found at the right offset. The archive is built
  * here word by word from FXT.md's layouts (§8.1, §6.2). */
-#include "trace/archive_scan.h"
-
-#include "test.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "test.h"
+#include "trace/archive_scan.h"
 
 static uint8_t archive[4096];
 static size_t archive_length;
@@ -60,8 +58,7 @@ static void on_record(void* context, const archive_scan_provider_t* provider, un
   c->records[id]++;
   c->bytes[id] += bytes;
   c->types[id] |= 1u << type;
-  snprintf(c->names[id], sizeof(c->names[id]), "%.*s", (int)provider->name_length,
-           provider->name);
+  snprintf(c->names[id], sizeof(c->names[id]), "%.*s", (int)provider->name_length, provider->name);
 }
 
 /* Scans the archive's first `length` bytes in pieces cut at `cuts`. */
@@ -69,15 +66,15 @@ static bool scan(size_t length, const size_t* cuts, size_t ncuts, counts_t* c, c
                  size_t damage_size) {
   static archive_scan_t s; /* large; static keeps it off the stack */
   memset(c, 0, sizeof(*c));
-  __archive_scan_init(&s, on_record, c);
+  archive_scan__init(&s, on_record, c);
   size_t at = 0;
   for (size_t i = 0; i <= ncuts; i++) {
     size_t end = i < ncuts ? cuts[i] : length;
     if (end > length) end = length;
-    if (end > at) __archive_scan_feed(&s, archive + at, end - at);
+    if (end > at) archive_scan__feed(&s, archive + at, end - at);
     if (end > at) at = end;
   }
-  bool ok = __archive_scan_finish(&s);
+  bool ok = archive_scan__finish(&s);
   snprintf(damage, damage_size, "%s", s.damage);
   return ok;
 }
@@ -85,9 +82,9 @@ static bool scan(size_t length, const size_t* cuts, size_t ncuts, counts_t* c, c
 static void check_counts(const counts_t* c, const char* how) {
   ASSERT_MSG(c->records[0] == 0, "%s: records before any provider counted", how);
   ASSERT_MSG(c->records[1] == 4, "%s: provider 1 has %llu records, want 4", how,
-        (unsigned long long)c->records[1]);
+             (unsigned long long)c->records[1]);
   ASSERT_MSG(c->records[2] == 2, "%s: provider 2 has %llu records, want 2", how,
-        (unsigned long long)c->records[2]);
+             (unsigned long long)c->records[2]);
   /* provider 1: initialization (16 B) and 3 events (40 B); 2: a large
    * record (320 B) and an event */
   ASSERT_MSG(c->bytes[1] == 16 + 3 * 40 && c->bytes[2] == 320 + 40, "%s: bytes %llu / %llu", how,
@@ -95,8 +92,8 @@ static void check_counts(const counts_t* c, const char* how) {
   ASSERT_MSG(c->types[1] == (1u << 1 | 1u << 4) && c->types[2] == (1u << 15 | 1u << 4),
              "%s: record types %#x / %#x", how, c->types[1], c->types[2]);
   ASSERT_MSG(strcmp(c->names[1], "alpha") == 0, "%s: provider 1 named '%s'", how, c->names[1]);
-  ASSERT_MSG(strcmp(c->names[2], "a-provider-name-of-26bytes") == 0, "%s: provider 2 named '%s'", how,
-        c->names[2]);
+  ASSERT_MSG(strcmp(c->names[2], "a-provider-name-of-26bytes") == 0, "%s: provider 2 named '%s'",
+             how, c->names[2]);
 }
 
 int main(void) {
@@ -145,7 +142,7 @@ int main(void) {
     for (size_t j = i; j <= whole; j += 7) {
       size_t three[2] = {i, j};
       ASSERT_MSG(scan(whole, three, 2, &c, damage, sizeof(damage)), "split at %zu,%zu: %s", i, j,
-            damage);
+                 damage);
       check_counts(&c, "three pieces");
     }
   }
@@ -156,14 +153,15 @@ int main(void) {
     for (size_t b = 0; b < nb; b++) at_boundary |= boundaries[b] == len;
     bool ok = scan(len, NULL, 0, &c, damage, sizeof(damage));
     ASSERT_MSG(ok == at_boundary, "truncated to %zu bytes: scan says %s (%s)", len,
-          ok ? "complete" : "damaged", damage);
+               ok ? "complete" : "damaged", damage);
     if (!ok) ASSERT_MSG(strstr(damage, "ends inside a record") != NULL, "truncated: '%s'", damage);
   }
 
   /* Not an FXT archive. */
   archive[0] ^= 1;
   ASSERT_MSG(!scan(whole, NULL, 0, &c, damage, sizeof(damage)), "a wrong magic number passes");
-  ASSERT_MSG(strstr(damage, "byte offset 0") && strstr(damage, "magic"), "wrong magic: '%s'", damage);
+  ASSERT_MSG(strstr(damage, "byte offset 0") && strstr(damage, "magic"), "wrong magic: '%s'",
+             damage);
   archive[0] ^= 1;
 
   /* A record of size 0 stops the scan where it is. */

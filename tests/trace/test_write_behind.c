@@ -2,15 +2,13 @@
  * regular file, ranges handed on in WRITE_BEHIND_BYTES steps from where the
  * writer began, and the file byte for byte what was written (the page-cache
  * advice must never lose or reorder data). */
-#include "trace/write_behind.h"
-
-#include "test.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "test.h"
+#include "trace/write_behind.h"
 
 static uint8_t byte_at(uint64_t i) { return (uint8_t)(i * 2654435761u >> 13); }
 
@@ -24,7 +22,7 @@ int main(void) {
   for (size_t i = 0; i < prefix; i++) fputc('p', out);
 
   write_behind_t w;
-  __write_behind_init(&w, out);
+  write_behind__init(&w, out);
   ASSERT_MSG(w.active, "a regular file is not written behind");
   ASSERT_MSG(w.start == prefix, "starts at %llu, want %zu", (unsigned long long)w.start, prefix);
 
@@ -35,16 +33,16 @@ int main(void) {
     size_t n = total - at < (1 << 20) ? (size_t)(total - at) : (size_t)1 << 20;
     for (size_t i = 0; i < n; i++) piece[i] = byte_at(at + i);
     ASSERT_MSG(fwrite(piece, 1, n, out) == n, "fwrite failed");
-    __write_behind_wrote(&w, out, n);
+    write_behind__wrote(&w, out, n);
     at += n;
     ASSERT_MSG(w.handed <= w.written && w.written - w.handed < WRITE_BEHIND_BYTES,
-          "after %llu bytes, %llu handed on", (unsigned long long)at,
-          (unsigned long long)w.handed);
+               "after %llu bytes, %llu handed on", (unsigned long long)at,
+               (unsigned long long)w.handed);
   }
   ASSERT_MSG(w.handed == 3 * (uint64_t)WRITE_BEHIND_BYTES, "handed %llu bytes",
-        (unsigned long long)w.handed);
+             (unsigned long long)w.handed);
   ASSERT_MSG(w.previous_offset == prefix + 2 * (uint64_t)WRITE_BEHIND_BYTES,
-        "last range handed at %llu", (unsigned long long)w.previous_offset);
+             "last range handed at %llu", (unsigned long long)w.previous_offset);
   ASSERT_MSG(fclose(out) == 0, "fclose failed");
 
   FILE* in = fopen(path, "rb");
@@ -60,13 +58,13 @@ int main(void) {
   if (in) fclose(in);
   unlink(path);
   ASSERT_MSG(length == prefix + total, "file of %llu bytes, want %llu", (unsigned long long)length,
-        (unsigned long long)(prefix + total));
+             (unsigned long long)(prefix + total));
   ASSERT_MSG(bad == 0, "%llu bytes differ", (unsigned long long)bad);
 
   int p[2];
   if (pipe(p) != 0) return 2;
   FILE* pipe_out = fdopen(p[1], "w");
-  __write_behind_init(&w, pipe_out);
+  write_behind__init(&w, pipe_out);
   ASSERT_MSG(!w.active, "a pipe is written behind");
   fclose(pipe_out);
   close(p[0]);
