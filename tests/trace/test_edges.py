@@ -4,11 +4,14 @@
 (tests/trace/counter_program.c: trace_provider_create_with_name() at the top of main, then
 TRACE_INSTANT "counter"/"tick" with the argument "counter" = 0, 1, 2, ...).
 
-  test_edges.py TRACE COUNTER_PROGRAM TOOLS_DIR
+  test_edges.py TRACE COUNTER_PROGRAM TOOLS_DIR [TRACE_MANAGER]
 
 1. the start: `trace record -- counter_program 1000`: the first counter in the archive is 0 and
    all 1000 events are there, nothing dropped; the same for a provider created 300 ms into the
    program (`--sleep-ms 300`).
+   With the trace_manager daemon (when given): a program started on its own while a
+   `trace record --duration` runs is traced from its first event too; with no trace running it
+   does not wait (FXTRACE_REGISTER_TIMEOUT=10000, and it is done well before that).
 2. a provider SIGKILLed mid-trace (it records COUNT events, prints how many, then waits to be
    killed, so the count of attempts is exact), 1 MiB buffer:
    - oneshot: events in the archive + DROPPED (the summary) == attempted, DROPPED > 0, and the
@@ -26,10 +29,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 FAILS = []
-TRACE = PROGRAM = TMP = None
+TRACE = PROGRAM = TMP = MANAGER = None
 fxt = None
 
 
@@ -100,6 +104,67 @@ def test_start(sleep_ms):
     check(overflows == 0, '%s: an overflow event, nothing was dropped' % what)
 
 
+def test_daemon():
+    sock = os.path.join(TMP, 'daemon.sock')
+    e = env()
+    e['FXTRACE_SOCKET'] = sock
+    d = subprocess.Popen([MANAGER, '--socket', sock], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    started = threading.Event()
+    log = []
+
+    def read_log():
+        for line in d.stderr:
+            log.append(line.decode('utf-8', 'replace'))
+            if 'tracing started' in log[-1]:
+                started.set()
+    reader = threading.Thread(target=read_log)
+    reader.start()
+    rec = None
+    try:
+        for _ in range(200):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        # no trace: the registration does not wait for a start
+        e_wait = dict(e, FXTRACE_REGISTER_TIMEOUT='10000')
+        t0 = time.monotonic()
+        p = subprocess.run([PROGRAM, '1000'], env=e_wait, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        took = time.monotonic() - t0
+        check(p.returncode == 0 and b'attempted 1000' in p.stdout,
+              'daemon, no trace: status %d %r %r' % (p.returncode, p.stdout, p.stderr))
+        check(took < 5, 'daemon, no trace: the program took %.1f s (it waited for a start that '
+              'could not come)' % took)
+        # a trace running: a program started on its own is traced from its first event
+        out_file = os.path.join(TMP, 'daemon.fxt')
+        rec = subprocess.Popen([TRACE, 'record', '--duration=4', '-o', out_file], env=e,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if not check(started.wait(20), 'daemon: the trace never started: %s' % ''.join(log)):
+            return
+        p = subprocess.run([PROGRAM, '1000'], env=e, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        check(p.returncode == 0, 'daemon: program status %d %r' % (p.returncode, p.stderr))
+        out, err = rec.communicate(timeout=60)
+        rec = None
+        got = ticks_of(out_file, 'daemon')
+        if got:
+            counters, overflows = got
+            check(counters == list(range(1000)), 'daemon: %d events, first %s, expected '
+                  'counters 0..999' % (len(counters), counters[:1]))
+    finally:
+        if rec:
+            rec.kill()
+            rec.wait()
+        d.send_signal(signal.SIGTERM)
+        try:
+            d.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            d.kill()
+            d.wait()
+        reader.join()
+
+
 def test_killed(mode, count):
     what = 'SIGKILL, %s' % mode
     out_file = os.path.join(TMP, 'killed-%s.fxt' % mode)
@@ -154,20 +219,27 @@ def test_killed(mode, count):
 
 
 def main():
-    global TRACE, PROGRAM, TMP, fxt
-    if len(sys.argv) != 4:
-        print('usage: test_edges.py TRACE COUNTER_PROGRAM TOOLS_DIR', file=sys.stderr)
+    global TRACE, PROGRAM, TMP, MANAGER, fxt
+    if len(sys.argv) not in (4, 5):
+        print('usage: test_edges.py TRACE COUNTER_PROGRAM TOOLS_DIR [TRACE_MANAGER]',
+              file=sys.stderr)
         return 2
-    TRACE, PROGRAM, tools = [os.path.abspath(a) for a in sys.argv[1:]]
+    TRACE, PROGRAM, tools = [os.path.abspath(a) for a in sys.argv[1:4]]
+    MANAGER = os.path.abspath(sys.argv[4]) if len(sys.argv) == 5 else None
     sys.path.insert(0, tools)
     import fxt_decode
     fxt = fxt_decode
     with tempfile.TemporaryDirectory(prefix='fxtrace-edges-') as TMP:
         tests = [('first event, provider created at the top of main', test_start, (0,)),
                  ('first event, provider created 300 ms later', test_start, (300,)),
+                 ('the trace_manager daemon: joining a running trace, no trace', test_daemon,
+                  ()),
                  ('killed provider, oneshot', test_killed, ('oneshot', 200000)),
                  ('killed provider, circular', test_killed, ('circular', 200000)),
                  ('killed provider, streaming', test_killed, ('streaming', 400000))]
+        if not MANAGER:
+            print('(no trace_manager given: the daemon scenario is not run)')
+            tests = [t for t in tests if t[1] is not test_daemon]
         for name, fn, args in tests:
             before = len(FAILS)
             print('== %s' % name, flush=True)
