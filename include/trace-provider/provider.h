@@ -27,6 +27,11 @@
  *    any number of times. The manager going away ends the current trace;
  *    the program runs on untraced.
  *
+ *    When a trace is running, registration waits until the manager has
+ *    started this provider, so the first event after the call is recorded:
+ *    at most FXTRACE_REGISTER_TIMEOUT milliseconds (default 3000, 0 = do
+ *    not wait); no wait when no trace runs (docs/provider.md).
+ *
  * 3. Otherwise the provider is inert: no thread, and every trace macro costs
  *    the disabled check only.
  *
@@ -54,8 +59,9 @@ TRACE_EXPORT trace_provider_t* trace_provider_create(void);
  * manager synchronously: waits (at most 5 s) for the manager's answer, and
  * sets *out_already_started (if not NULL) to true when a trace is already
  * running — the manager then initializes and starts this provider right
- * away, so a caller that wants its first events recorded may wait a moment
- * for TRACE_ENABLED(). false in file mode, with no manager, or when the
+ * away, and the call waits for that start as trace_provider_create_with_name()
+ * does (FXTRACE_REGISTER_TIMEOUT), so TRACE_ENABLED() is then true unless the
+ * wait was cut short. false in file mode, with no manager, or when the
  * manager did not answer in time (the provider is then inert). NULL as for
  * trace_provider_create_with_name(). */
 TRACE_EXPORT trace_provider_t* trace_provider_create_synchronously(const char* name,

@@ -34,6 +34,8 @@ enum {
   TRACE_BUFFER_MIN_CHUNKS = 16, /* per rolling buffer, when it is big enough */
 };
 #define TRACE_BUFFER_MAX_SIZE (UINT64_C(1) << 32)
+/* num_records_dropped as readers take it (buffer_scan__header clamps it). */
+#define TRACE_BUFFER_MAX_DROPPED ((uint64_t)INT64_MAX)
 
 typedef struct trace_buffer_header {
   uint64_t magic;
@@ -46,6 +48,9 @@ typedef struct trace_buffer_header {
   uint64_t rolling_buffer_size;
   uint64_t durable_data_end;
   uint64_t rolling_data_end[2];
+  /* Records dropped since the last start: a live counter, added to with an
+   * atomic read-modify-write on every drop (the slow path only), so that it
+   * is right in the buffer of a process that died mid-trace. */
   uint64_t num_records_dropped;
   uint32_t chunk_size;
   uint32_t flags;

@@ -20,6 +20,10 @@ static void load_header(const void* buffer, trace_buffer_header_t* out) {
 const char* buffer_scan__header(const void* buffer, size_t size, trace_buffer_header_t* out) {
   if (size < sizeof(*out)) return "shorter than a buffer header";
   load_header(buffer, out);
+  /* the drop counter is a live atomic the provider adds to (another process,
+   * untrusted): clamped so that no reader meets a negative signed count */
+  if (out->num_records_dropped > TRACE_BUFFER_MAX_DROPPED)
+    out->num_records_dropped = TRACE_BUFFER_MAX_DROPPED;
   const trace_buffer_header_t* h = out;
   if (h->magic != TRACE_BUFFER_HEADER_MAGIC) return "not an fxtrace buffer (bad magic)";
   if (h->version != TRACE_BUFFER_HEADER_VERSION) return "unknown buffer version";

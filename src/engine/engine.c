@@ -332,6 +332,9 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     uint64_t sw = h->rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
     h->rolling_data_end[sw & 1] = 0;
     h->flags &= ~TRACE_BUFFER_FLAG_STOPPED;
+    /* drops are counted per start, as the writers' own counts (no writer is
+     * in the buffer: the last stop waited for them) */
+    ATOMIC_STORE(&h->num_records_dropped, 0);
     e->generation = ++e->generations;
     e->disposition = 0;
     ATOMIC_STORE(&e->state, TRACE_STARTED);
@@ -472,7 +475,7 @@ static void run_save(uint64_t sw) {
   engine__totals(&written, &dropped, NULL);
   ATOMIC_STORE(&h->durable_data_end, durable_end);
   ATOMIC_STORE(&h->rolling_data_end[sw & 1], e->rolling_size);
-  ATOMIC_STORE(&h->num_records_dropped, dropped);
+  (void)dropped; /* the header's counter is live (writer__count_dropped) */
   ATOMIC_STORE(&h->records_written, written);
   /* No writer can write into this buffer again (their chunks' epochs are
    * gone), so its chunks are free for the next round once it is saved. */
@@ -514,7 +517,7 @@ static void finish_stop(void) {
    * themselves; the older buffer is full by definition */
   if (e->mode == TRACE_BUFFERING_MODE_CIRCULAR && sw > 0)
     ATOMIC_STORE(&h->rolling_data_end[(sw - 1) & 1], e->rolling_size);
-  ATOMIC_STORE(&h->num_records_dropped, dropped);
+  /* num_records_dropped is live: every drop adds to it (writer__count_dropped) */
   ATOMIC_STORE(&h->records_written, written);
   ATOMIC_STORE(&h->flags, h->flags | TRACE_BUFFER_FLAG_STOPPED);
   pthread_mutex_lock(&e->lock);

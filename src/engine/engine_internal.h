@@ -162,8 +162,14 @@ static inline void writer__count_written(trace_context_t* w) {
   ATOMIC_STORE(&w->records_written, w->records_written + 1);
 }
 
+/* A dropped record: the slow path only (buffer full, too big, a signal
+ * handler inside a reservation). The shared header's counter is what the
+ * manager reads, also after this process died (docs/buffer-layout.md); the
+ * writer's own count feeds trace_engine_get_stats(). Called only inside a
+ * record (nesting > 0), so the header is mapped. */
 static inline void writer__count_dropped(trace_context_t* w) {
   ATOMIC_STORE(&w->records_dropped, w->records_dropped + 1);
+  __atomic_fetch_add(&engine__instance.header->num_records_dropped, 1, __ATOMIC_RELAXED);
 }
 
 /* Reserves `words` in the thread's chunk (steps A, B and E of the design).

@@ -32,8 +32,12 @@
 #include "provider/provider_internal.h"
 
 enum {
-  REGISTER_TIMEOUT_MS = 5000, /* trace_provider_create_synchronously() */
-  FINISH_TIMEOUT_MS = 5000,   /* destroy: the engine letting go of the buffer */
+  REGISTER_TIMEOUT_MS = 5000, /* trace_provider_create_synchronously(): the answer */
+  /* FXTRACE_REGISTER_TIMEOUT: how long a provider created while a trace runs
+   * waits to be started (docs/provider.md) */
+  REGISTER_WAIT_DEFAULT_MS = 3000,
+  REGISTER_WAIT_MAX_MS = 600000,
+  FINISH_TIMEOUT_MS = 5000, /* destroy: the engine letting go of the buffer */
   FIFO_SEND_TIMEOUT_MS = 2000,
   SAVE_WAIT_TIMEOUT_MS = 2000, /* exit: the manager acknowledging a pending save */
   /* destroy's join covers the exit path's own bounds (the save, then the
@@ -57,6 +61,10 @@ struct manager_session {
   bool registered; /* REGISTER_RESULT (or failure) seen */
   int register_status;
   bool register_started;
+  /* the control thread has handled what follows a registration that found a
+   * trace running: START (started or not), a STOP or TERMINATE first, or
+   * the end of the connection. Ends the registration's wait. */
+  bool start_settled;
   bool quit;
   uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
   /* streaming: a SAVE_BUFFER was sent and its BUFFER_SAVED has not been read
@@ -375,6 +383,13 @@ static void reply_known_categories(manager_session_t* s, uint32_t request_id, wi
   if (wire__end(w)) wire__send(s->sock, w, NULL, 0);
 }
 
+static void settle_start(manager_session_t* s) {
+  pthread_mutex_lock(&s->lock);
+  s->start_settled = true;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+}
+
 static void set_registered(manager_session_t* s, int status, bool started) {
   pthread_mutex_lock(&s->lock);
   if (!s->registered) {
@@ -411,15 +426,20 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
     case MSG_ERROR:
       set_registered(s, -EPROTO, false); /* e.g. a refused registration */
       return true;
-    case MSG_START:
-      return on_start(s, &r);
+    case MSG_START: {
+      bool ok = on_start(s, &r);
+      settle_start(s); /* after trace_engine_start: the engine records now */
+      return ok;
+    }
     case MSG_STOP:
       if (!wire__done(&r)) return false;
       if (s->engine_initialized) trace_engine_stop(0); /* nothing if not started */
+      settle_start(s);
       return true;
     case MSG_TERMINATE:
       if (!wire__done(&r)) return false;
       end_trace(s, false);
+      settle_start(s);
       return true;
     case MSG_GET_KNOWN_CATEGORIES:
       if (!wire__done(&r)) return false;
@@ -467,6 +487,7 @@ static void* control_main(void* arg) {
   pthread_mutex_unlock(&s->lock);
   end_trace(s, exiting);
   set_registered(s, -ECONNRESET, false);
+  settle_start(s);
   return NULL;
 }
 
@@ -503,9 +524,46 @@ static int send_register(manager_session_t* s, bool synchronous) {
   return status;
 }
 
+/* FXTRACE_REGISTER_TIMEOUT in milliseconds (0 .. REGISTER_WAIT_MAX_MS; 0 =
+ * do not wait), else the default, with a message for a bad value. */
+static long register_wait_ms(void) {
+  const char* text = getenv("FXTRACE_REGISTER_TIMEOUT");
+  if (!text || !text[0]) return REGISTER_WAIT_DEFAULT_MS;
+  char* end;
+  errno = 0;
+  long value = strtol(text, &end, 10);
+  if (errno || *end || text[0] < '0' || text[0] > '9' || value > REGISTER_WAIT_MAX_MS) {
+    fprintf(stderr,
+            "fxtrace: FXTRACE_REGISTER_TIMEOUT=%s is not a number of milliseconds from 0 to %d; "
+            "using %d\n",
+            text, REGISTER_WAIT_MAX_MS, REGISTER_WAIT_DEFAULT_MS);
+    return REGISTER_WAIT_DEFAULT_MS;
+  }
+  return value;
+}
+
+static struct timespec deadline_after_ms(long ms) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_sec += ms / 1000;
+  t.tv_nsec += (ms % 1000) * 1000000;
+  if (t.tv_nsec >= 1000000000) {
+    t.tv_sec++;
+    t.tv_nsec -= 1000000000;
+  }
+  return t;
+}
+
+/* Waits, until `deadline`, for REGISTER_RESULT. Under s->lock. */
+static void wait_registered(manager_session_t* s, const struct timespec* deadline) {
+  while (!s->registered)
+    if (pthread_cond_timedwait(&s->cond, &s->lock, deadline) == ETIMEDOUT) break;
+}
+
 manager_session_t* manager_session__start(trace_provider_t* provider, bool synchronous,
                                           bool* out_started) {
   if (out_started) *out_started = false;
+  long wait_ms = register_wait_ms();
   char path[128];
   if (wire__socket_path(path, sizeof(path)) != 0) return NULL;
   int sock = wire__connect(path, WIRE_ROLE_PROVIDER);
@@ -544,7 +602,7 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
   s->w = malloc(sizeof(*s->w));
   int status = s->wake_fd < 0        ? -errno
                : !s->buffer || !s->w ? -ENOMEM
-                                     : send_register(s, synchronous);
+                                     : send_register(s, synchronous || wait_ms > 0);
   if (status == 0) {
     pthread_once(&atfork_once, register_atfork);
     forkable = s;
@@ -559,22 +617,45 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
     free_session(s);
     return NULL;
   }
-  if (synchronous) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += REGISTER_TIMEOUT_MS / 1000;
+  /* The registration's answer says whether a trace runs; if one does, the
+   * manager initializes and starts this provider right after it (INITIALIZE
+   * and START follow REGISTER_RESULT on the connection), and the first
+   * record after this call must be in it: wait (at most wait_ms in all) for
+   * the control thread to have handled that START. No trace: no wait beyond
+   * the answer. The explicit synchronous call keeps its own bound on the
+   * answer (a manager that does not answer makes it inert). */
+  struct timespec wait_deadline = deadline_after_ms(wait_ms);
+  if (synchronous || wait_ms > 0) {
+    struct timespec answer_deadline =
+        synchronous ? deadline_after_ms(REGISTER_TIMEOUT_MS) : wait_deadline;
     pthread_mutex_lock(&s->lock);
-    while (!s->registered)
-      if (pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT) break;
-    bool ok = s->registered && s->register_status == 0;
+    wait_registered(s, &answer_deadline);
+    bool registered = s->registered;
+    bool ok = registered && s->register_status == 0;
     bool started = ok && s->register_started;
+    bool late = false;
+    if (started && wait_ms > 0) {
+      while (!s->start_settled && !late)
+        late = pthread_cond_timedwait(&s->cond, &s->lock, &wait_deadline) == ETIMEDOUT;
+    }
     pthread_mutex_unlock(&s->lock);
-    if (!ok) {
+    if (synchronous && !ok) {
       fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n", path,
-              s->registered ? "" : " in time");
+              registered ? "" : " in time");
       manager_session__finish(s);
       return NULL;
     }
+    if (late)
+      fprintf(stderr,
+              "fxtrace: the trace manager did not start this provider within %ld ms "
+              "(FXTRACE_REGISTER_TIMEOUT); events until it does are not recorded\n",
+              wait_ms);
+    else if (!registered && !synchronous)
+      fprintf(stderr,
+              "fxtrace: the trace manager did not answer the registration within %ld ms "
+              "(FXTRACE_REGISTER_TIMEOUT); if a trace runs, events until this provider "
+              "starts are not recorded\n",
+              wait_ms);
     if (out_started) *out_started = started;
   }
   return s;

@@ -56,7 +56,8 @@ static void run(harness_t* h, int threads, uint64_t per_thread, archive_summary_
     for (size_t k = 0; k < distinct; k++) seen |= seen_tids[k] == s->seqs[i].tid;
     if (!seen && distinct < 4) seen_tids[distinct++] = s->seqs[i].tid;
   }
-  ASSERT_TRUE(s->thread_objects >= distinct && s->thread_objects <= (size_t)(threads ? threads : 1));
+  ASSERT_TRUE(s->thread_objects >= distinct &&
+              s->thread_objects <= (size_t)(threads ? threads : 1));
 }
 
 /* seqs of one thread (by the seq's high part), in archive order */
@@ -140,6 +141,12 @@ static void test_streaming(int threads) {
   harness_free(&h);
 }
 
+/* The drop counter in the buffer header, as the manager reads it. */
+static uint64_t header_dropped(const harness_t* h) {
+  const trace_buffer_header_t* header = (const trace_buffer_header_t*)h->buffer;
+  return __atomic_load_n(&header->num_records_dropped, __ATOMIC_RELAXED);
+}
+
 /* With the save held back, the writer fills both rolling buffers and then
  * drops (counted); once the save is done, writing resumes. */
 static void test_streaming_drops_only_while_no_buffer_is_free(void) {
@@ -155,6 +162,7 @@ static void test_streaming_drops_only_while_no_buffer_is_free(void) {
   for (int i = 0; i < 100; i++) emit_seq(seq++); /* all dropped: no buffer is free */
   ASSERT_EQ(trace_engine_get_stats(&stats), 0);
   ASSERT_EQ(stats.records_dropped, 101u);
+  ASSERT_EQ(header_dropped(&h), 101u);              /* live, before any save or stop */
   while (!harness_release_saves(&h)) sched_yield(); /* the engine's request may lag */
   h.hold_saves = false;
   uint64_t resumed = seq;
@@ -170,6 +178,31 @@ static void test_streaming_drops_only_while_no_buffer_is_free(void) {
   ASSERT_TRUE(dropped_absent);
   ASSERT_TRUE(resumed_present);
   free(s.seqs);
+  harness_free(&h);
+}
+
+/* The header's drop counter is live: right while the trace runs (as for a
+ * process killed now, which never reaches the stop), equal to the engine's
+ * own count, and back to 0 at the next start. */
+static void test_header_drop_counter_is_live(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, SMALL_BUFFER, NULL), 0);
+  trace_engine_stats_t stats;
+  uint64_t seq = 0;
+  while (trace_engine_get_stats(&stats) == 0 && stats.records_dropped == 0) emit_seq(seq++);
+  ASSERT_EQ(header_dropped(&h), 1u);
+  for (int i = 0; i < 1000; i++) emit_seq(seq++);
+  ASSERT_EQ(header_dropped(&h), 1001u);
+  ASSERT_EQ(trace_engine_get_stats(&stats), 0);
+  ASSERT_EQ(stats.records_dropped, 1001u);
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(header_dropped(&h), 1001u);
+  ASSERT_EQ(s.seq_count + 1001u, seq);
+  ASSERT_EQ(s.overflow_events, 1u);
+  free(s.seqs);
+  ASSERT_EQ(trace_engine_start(TRACE_START_RETAIN_BUFFER), 0);
+  ASSERT_EQ(header_dropped(&h), 0u);
   harness_free(&h);
 }
 
@@ -236,6 +269,7 @@ int main(void) {
   test_streaming(2);
   test_streaming_drops_only_while_no_buffer_is_free();
   test_durable_full_stops_the_trace();
+  test_header_drop_counter_is_live();
   printf("buffering modes: ok\n");
   return 0;
 }

@@ -10,7 +10,8 @@
  *   --sync               synchronous registration
  *   --all-categories     also emit in "other" and "test:sub" (N each)
  *   --continuous         emit until stopped (counting attempts)
- *   --garbage data|header  after emitting, scribble over the buffer
+ *   --garbage data|header|dropped  after emitting, scribble over the buffer
+ *                        (dropped: the header's drop counter set to 2^64 - 1)
  *   --hang-stop          ignore STOP (never reports STOPPED)
  *   --bad-packet         after starting, send an invalid FIFO packet
  *   --known NAME=DESC    a known category (repeatable) */
@@ -119,6 +120,10 @@ static void scribble(void) {
   srand(42);
   if (strcmp(opt.garbage, "header") == 0) {
     memset(g_buffer, 0xa5, 64);
+    return;
+  }
+  if (strcmp(opt.garbage, "dropped") == 0) {
+    __atomic_store_n(&h->num_records_dropped, UINT64_MAX, __ATOMIC_RELAXED);
     return;
   }
   /* random words over the data areas (the header stays) */

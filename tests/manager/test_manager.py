@@ -492,6 +492,17 @@ def test_garbage_buffer():
     check('buffer unusable' in m.logs(), 'no log line for the unusable buffer')
     bad.close()
     good.close()
+    # the live drop counter is written by the provider: a wild value is clamped, never trusted
+    # further (the records are still read, the overflow event written)
+    liar = Provider(m, 'liar', '--events', 100, '--garbage', 'dropped')
+    x, stop_stats, term_stats = one_trace(m, [liar], mode=ONESHOT)
+    check(len(x.events('liar')) == 100, 'liar: %d events' % len(x.events('liar')))
+    check([s['dropped'] for s in stop_stats] == [2**63 - 1],
+          'a drop counter of 2^64-1 is not clamped to 2^63-1: %s' % stop_stats)
+    check(any(r['kind'] == 'provider_event' and r['event_id'] == 0 for r in x.trace.records),
+          'no buffer-overflow event for the liar')
+    check(m.alive(), 'manager died')
+    liar.close()
     m.stop()
 
 

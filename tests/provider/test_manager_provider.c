@@ -12,6 +12,11 @@
  *     circular     the newest events kept after wrapping
  *     streaming    SAVE_BUFFER / BUFFER_SAVED; received + dropped == attempted
  *     sync         synchronous registration with and without the started hint
+ *     register_wait trace_provider_create_with_name() while a trace runs
+ *                  returns started (its first event recorded); with none
+ *                  running it does not wait; a manager that never starts
+ *                  it: the wait ends at FXTRACE_REGISTER_TIMEOUT; a bad
+ *                  value is reported
  *     known        known categories round trip, and their limits
  *     manager_dies FIFO closed (trace ends, a new trace works), a bad FIFO
  *                  packet, then the connection closed mid-trace
@@ -589,6 +594,146 @@ static void scenario_sync(void) {
   fake_cleanup(&f);
 }
 
+typedef struct wait_args {
+  fake_t* f;
+  uint8_t started; /* the REGISTER_RESULT hint */
+  bool start;      /* then INITIALIZE + START, as a manager does for a newcomer */
+} wait_args_t;
+
+static void* wait_manager(void* arg) {
+  wait_args_t* a = arg;
+  fake_accept(a->f, "mp_wait", 1); /* a waiting registration asks for the answer */
+  wire__begin(&w, MSG_REGISTER_RESULT, 1);
+  wire__put_u32(&w, 0);
+  wire__put_u8(&w, a->started);
+  ASSERT_TRUE(wire__end(&w));
+  ASSERT_EQ(wire__send(a->f->conn, &w, NULL, 0), 0);
+  if (a->start) {
+    /* slower than the provider would like: the wait covers it */
+    usleep(100 * 1000);
+    fake_initialize(a->f, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL, false);
+    usleep(100 * 1000);
+    fake_start(a->f, TRACE_START_CLEAR_ENTIRE_BUFFER, NULL);
+  }
+  return NULL;
+}
+
+static double elapsed_ms(const struct timespec* since) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - since->tv_sec) * 1e3 + (double)(now.tv_nsec - since->tv_nsec) / 1e6;
+}
+
+/* Runs trace_provider_create_with_name() against a fake manager answering
+ * per `args`; returns the provider; *ms: how long the call took; stderr
+ * goes to `err_path` when not NULL. */
+static trace_provider_t* create_waiting(wait_args_t* args, double* ms, const char* err_path) {
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, NULL, wait_manager, args), 0);
+  int saved_stderr = -1;
+  if (err_path) {
+    saved_stderr = dup(2);
+    int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ASSERT_TRUE(fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+  }
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  trace_provider_t* p = trace_provider_create_with_name("mp_wait");
+  *ms = elapsed_ms(&start);
+  if (err_path) {
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+  }
+  pthread_join(t, NULL);
+  ASSERT_TRUE(p != NULL);
+  return p;
+}
+
+static bool file_contains(const char* path, const char* text) {
+  char buf[4096] = {0};
+  FILE* f = fopen(path, "r");
+  if (!f) return false;
+  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return strstr(buf, text) != NULL;
+}
+
+static void scenario_register_wait(void) {
+  char err_path[] = "/tmp/fxtrace-mp-err-XXXXXX";
+  int err_fd = mkstemp(err_path);
+  ASSERT_TRUE(err_fd >= 0);
+  close(err_fd);
+  double ms;
+  /* A trace runs: the call returns once the engine is started, so the very
+   * first event after it is in the buffer (the manager took 200 ms). */
+  setenv("FXTRACE_REGISTER_TIMEOUT", "10000", 1);
+  {
+    fake_t f;
+    fake_listen(&f);
+    wait_args_t args = {&f, 1, true};
+    trace_provider_t* p = create_waiting(&args, &ms, NULL);
+    ASSERT_TRUE(TRACE_ENABLED());
+    record_events(0, 10);
+    fake_expect_started(&f);
+    fake_stop(&f);
+    counts_t c = {0};
+    fake_collect(&f, &c);
+    ASSERT_EQ(c.by_name[0], 10u);
+    ASSERT_EQ(c.min_n, 0u);
+    fake_terminate(&f);
+    trace_provider_destroy(p);
+    fake_cleanup(&f);
+  }
+  /* No trace: the answer says so and the call does not wait for a start. */
+  {
+    fake_t f;
+    fake_listen(&f);
+    wait_args_t args = {&f, 0, false};
+    trace_provider_t* p = create_waiting(&args, &ms, NULL);
+    ASSERT_TRUE(!TRACE_ENABLED());
+    ASSERT_TRUE(ms < 10000.0); /* not the whole bound */
+    trace_provider_destroy(p);
+    fake_cleanup(&f);
+  }
+  /* A trace runs but the manager never starts this provider: the wait ends
+   * at the bound, with a message, and the provider stays registered. */
+  setenv("FXTRACE_REGISTER_TIMEOUT", "300", 1);
+  {
+    fake_t f;
+    fake_listen(&f);
+    wait_args_t args = {&f, 1, false};
+    trace_provider_t* p = create_waiting(&args, &ms, err_path);
+    ASSERT_TRUE(!TRACE_ENABLED());
+    ASSERT_TRUE(ms >= 300.0);
+    ASSERT_TRUE(file_contains(err_path, "did not start this provider within 300 ms"));
+    /* the start, late, still works */
+    fake_initialize(&f, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL, false);
+    fake_start(&f, TRACE_START_CLEAR_ENTIRE_BUFFER, NULL);
+    fake_expect_started(&f);
+    ASSERT_TRUE(TRACE_ENABLED());
+    fake_stop(&f);
+    fake_terminate(&f);
+    trace_provider_destroy(p);
+    fake_cleanup(&f);
+  }
+  /* A bad value: reported, and the default used. */
+  setenv("FXTRACE_REGISTER_TIMEOUT", "3s", 1);
+  {
+    fake_t f;
+    fake_listen(&f);
+    wait_args_t args = {&f, 0, false};
+    trace_provider_t* p = create_waiting(&args, &ms, err_path);
+    ASSERT_TRUE(file_contains(err_path, "FXTRACE_REGISTER_TIMEOUT=3s is not a number"));
+    trace_provider_destroy(p);
+    fake_cleanup(&f);
+  }
+  unlink(err_path);
+  setenv("FXTRACE_REGISTER_TIMEOUT", "0", 1);
+}
+
 static void scenario_known(void) {
   fake_t f;
   fake_listen(&f);
@@ -830,6 +975,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   unsetenv("FXTRACE_OUTPUT");
+  /* The scenarios drive the manager side by hand, after the provider is
+   * created: registration must not wait for a start (register_wait sets
+   * its own values). */
+  setenv("FXTRACE_REGISTER_TIMEOUT", "0", 1);
   signal(SIGPIPE, SIG_IGN);
   static const struct {
     const char* name;
@@ -839,6 +988,7 @@ int main(int argc, char** argv) {
       {"circular", scenario_circular},
       {"streaming", scenario_streaming},
       {"sync", scenario_sync},
+      {"register_wait", scenario_register_wait},
       {"known", scenario_known},
       {"manager_dies", scenario_manager_dies},
       {"no_manager", scenario_no_manager},
