@@ -63,6 +63,7 @@ ratio() { awk -v a="$1" -v b="$t_null" 'BEGIN { printf "%.2f", a / b }'; }
 json_size=$(stat -c %s "$out/archive.json")
 # Peak memory of one conversion: it streams, so this should not track the size.
 rss_kb=$(/usr/bin/time -f %M "$trace" convert "$archive" -o /dev/null 2>&1 >/dev/null | tail -n 1 || echo "?")
+rss_zstd_kb=$(/usr/bin/time -f %M "$trace" convert "$archive.zst" -o /dev/null 2>&1 >/dev/null | tail -n 1 || echo "?")
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cores=$(nproc)
@@ -90,7 +91,7 @@ cache; MB = 10^6 bytes of FXT input per second of wall time.
 MB/s of the compressed rows count the uncompressed FXT. Compressed over plain conversion time
 (target: at most 1.3x): zstd $(ratio "$t_zstd")x, gzip $(ratio "$t_gzip")x.
 
-Peak resident memory of \`trace convert\`: ${rss_kb} KiB.
+Peak resident memory of \`trace convert\`: ${rss_kb} KiB (${rss_zstd_kb} KiB from the zstd file).
 EOF
 )
 echo "$section"
@@ -110,4 +111,5 @@ else:
 open(path, "w").write(text)
 PY
 rm -f "$out/r1.fxt" "$out/r2.fxt" "$archive.zst" "$archive.gz"
+
 echo "updated $results"
