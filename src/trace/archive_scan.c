@@ -12,9 +12,15 @@
 enum { METADATA_PROVIDER_INFO = 1, METADATA_PROVIDER_SECTION = 2, LARGE_RECORD = 15 };
 
 static uint64_t load_le64(const uint8_t* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t v; /* one load: this runs for every record of the archive */
+  memcpy(&v, p, sizeof(v));
+  return v;
+#else
   uint64_t v = 0;
   for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
   return v;
+#endif
 }
 
 static bool is_provider_info(uint64_t header) {
