@@ -20,6 +20,7 @@ Needs the `zstd` and `gzip` programs (scripts/install-deps.sh). Exit status 0 on
 check passed.
 """
 
+import json
 import os
 import shutil
 import signal
@@ -162,6 +163,21 @@ def test_record_pipe():
     check(rc == 0, 'record -o FIFO.zst: exit status %d: %s' % (rc, err[:300]))
     check(decompress('zstd', got) == archive, 'record -o FIFO.zst: not the archive, compressed')
     check(stat.S_ISFIFO(os.stat(fifo).st_mode), 'record -o FIFO.zst: the FIFO is gone')
+
+
+def test_record_flags_and_json():
+    """A bad --compress value is a usage error; JSON output compresses too."""
+    rc, out, err = run(['record', '--compress=lz4', '-o', path('bad.fxt'), '--', 'true'])
+    check(rc == 2 and "unknown compression 'lz4'" in err,
+          'record --compress=lz4: exit status %d: %s' % (rc, err[:300]))
+    check(not os.path.exists(path('bad.fxt')), 'record --compress=lz4 created its output')
+    archive = sample_archive(50)
+    rc, out, err = record_fake(archive, ['--format=json', '-o', path('t.json.gz')])
+    check(rc == 0, 'record --format=json -o t.json.gz: exit status %d: %s' % (rc, err[:300]))
+    if check(os.path.exists(path('t.json.gz')), 'record -o t.json.gz: no output'):
+        doc = json.loads(decompress('gzip', read(path('t.json.gz'))))
+        events = doc['traceEvents'] if isinstance(doc, dict) else doc
+        check(len(events) > 10, 'record -o t.json.gz: only %d JSON events' % len(events))
 
 
 def test_full_disk():
@@ -344,6 +360,7 @@ def main():
     tests = [
         ('record --compress: byte for byte (fake manager)', test_record_fixed_archive),
         ('record --compress to a pipe and a FIFO', test_record_pipe),
+        ('record --compress=BAD, JSON compressed', test_record_flags_and_json),
         ('full disk, compressed and plain', test_full_disk),
         ('record the demo compressed', test_record_demo),
         ('dump / convert of compressed, truncated and damaged archives', test_read_compressed),
