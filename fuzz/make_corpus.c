@@ -88,7 +88,7 @@ static unsigned char* compressed(compress_codec_t codec, const void* data, size_
   size_t length = 0;
   FILE* mem = open_memstream(&buf, &length);
   if (!mem) return NULL;
-  FILE* z = compress__open(mem, codec);
+  FILE* z = compress__open(mem, codec, NULL);
   bool ok = z && fwrite(data, 1, size, z) == size;
   if (z && fclose(z) != 0) ok = false;
   if (fclose(mem) != 0) ok = false;

@@ -560,15 +560,21 @@ static const char* drop_reason(uint8_t buffering_mode) {
   }
 }
 
-static void print_summary(archive_t* a, const char* output, const controller_stats_t* stats,
-                          size_t count, pid_t command, bool command_exited) {
+static void print_summary(archive_t* a, const char* output, const char* codec,
+                          uint64_t compressed_bytes, const controller_stats_t* stats, size_t count,
+                          pid_t command, bool command_exited) {
   uint64_t total = 0;
   for (size_t i = 0; i < a->provider_count; i++) total += a->providers[i].records;
-  char bytes[32];
+  char bytes[32], compressed[64] = "", packed[32];
   format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
-  fprintf(stderr, "trace record: wrote %s (%s of FXT received, %llu records from %zu provider%s)\n",
-          strcmp(output, "-") == 0 ? "standard output" : output, bytes, (unsigned long long)total,
-          count, count == 1 ? "" : "s");
+  if (codec) {
+    format_bytes(compressed_bytes, packed, sizeof(packed));
+    snprintf(compressed, sizeof(compressed), ", %s-compressed to %s", codec, packed);
+  }
+  fprintf(stderr,
+          "trace record: wrote %s (%s of FXT received%s, %llu records from %zu provider%s)\n",
+          strcmp(output, "-") == 0 ? "standard output" : output, bytes, compressed,
+          (unsigned long long)total, count, count == 1 ? "" : "s");
   if (count == 0) {
     fputs("trace record: warning: no provider took part in the trace\n", stderr);
     return;
@@ -619,6 +625,7 @@ typedef struct session {
   int pipe[2];
   FILE* out;
   FILE* compressed; /* compress_writer.h's stream into `out`, or NULL */
+  uint64_t compressed_bytes;
   archive_t* archive;
   pthread_t archive_thread;
   bool archive_running;
@@ -665,7 +672,7 @@ static bool connect_or_start_manager(session_t* s) {
 
 static bool open_compression(session_t* s) {
   if (s->o->codec == COMPRESS_NONE) return true;
-  s->compressed = compress__open(s->out, s->o->codec);
+  s->compressed = compress__open(s->out, s->o->codec, &s->compressed_bytes);
   if (!s->compressed) cli__error(kCmd, "cannot start compressing: %s", strerror(errno));
   return s->compressed != NULL;
 }
@@ -888,7 +895,9 @@ static int record(const record_options_t* o) {
   finish_archive(&s);
   if (s.archive && traced && !check_archive(&s)) ok = false;
   if (s.archive && traced && ok)
-    print_summary(s.archive, o->output, stats, stats_count, s.child, s.child_exited);
+    print_summary(s.archive, o->output,
+                  o->codec == COMPRESS_NONE ? NULL : compress__codec_name(o->codec),
+                  s.compressed_bytes, stats, stats_count, s.child, s.child_exited);
   if (s.compressed) fclose(s.compressed);
   if (s.out && s.out != stdout) {
     bool regular = cli__is_regular_file(s.out);

@@ -72,7 +72,7 @@ static int write_output(const char* output, const unsigned char* data, size_t si
   bool removable = !to_stdout && cli__is_regular_file(f);
   int err = 0;
   compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(output);
-  FILE* w = codec == COMPRESS_NONE ? f : compress__open(f, codec);
+  FILE* w = codec == COMPRESS_NONE ? f : compress__open(f, codec, NULL);
   if (!w) err = errno;
   if (w && (fwrite(data, 1, size, w) != size || fflush(w) != 0)) err = errno ? errno : EIO;
   if (w && w != f && fclose(w) != 0 && !err) err = errno ? errno : EIO;

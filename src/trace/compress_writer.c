@@ -26,6 +26,7 @@ typedef struct compressor {
   z_stream gzip;
   bool gzip_ready;
   int error; /* errno of the first failure; every later call fails with it */
+  uint64_t* written;
   write_behind_t write_behind;
   unsigned char chunk[OUT_CHUNK];
 } compressor_t;
@@ -72,6 +73,7 @@ static bool emit(compressor_t* c, size_t bytes) {
     return false;
   }
   write_behind__wrote(&c->write_behind, c->out, bytes);
+  if (c->written) *c->written += bytes;
   return true;
 }
 
@@ -157,11 +159,12 @@ static bool setup(compressor_t* c) {
   return true;
 }
 
-FILE* compress__open(FILE* out, compress_codec_t codec) {
+FILE* compress__open(FILE* out, compress_codec_t codec, uint64_t* written) {
   compressor_t* c = calloc(1, sizeof(*c));
   if (!c) return NULL;
   c->codec = codec;
   c->out = out;
+  c->written = written;
   if (!setup(c)) {
     release(c);
     errno = ENOMEM;

@@ -33,8 +33,9 @@ const char* compress__codec_name(compress_codec_t codec);
 /* A write-only stream compressing into `out` with `codec` (not NONE).
  * fclose() of the stream ends the compressed data and flushes `out`, but
  * leaves `out` open for its owner. A failed write of `out` makes fwrite()
- * (or fclose()) of the stream fail with that write's errno. NULL (errno
- * set) if out of memory. */
-FILE* compress__open(FILE* out, compress_codec_t codec);
+ * (or fclose()) of the stream fail with that write's errno. `written`, if
+ * not NULL, counts the compressed bytes written to `out` (it must outlive
+ * the stream). NULL (errno set) if out of memory. */
+FILE* compress__open(FILE* out, compress_codec_t codec, uint64_t* written);
 
 #endif /* FXTRACE_TRACE_COMPRESS_WRITER_H_ */

@@ -136,6 +136,8 @@ def test_record_fixed_archive():
             continue
         check(len(data) * 5 < len(archive), '%s: %d bytes compressed from %d' % (
             what, len(data), len(archive)))
+        check('%s-compressed to ' % codec in err, '%s: the summary does not give the compressed '
+              'size: %s' % (what, err[:300]))
         check(decompress(codec, data) == archive,
               '%s: %s -d does not give back the archive byte for byte' % (what, codec))
         # and the reader reads the compressed file as the plain one
