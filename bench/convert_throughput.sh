@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of `trace convert` (FXT -> Chrome JSON) and `trace dump` on an
-# archive of at least 100 MiB made by `trace gen-sample --repeat N`; records
+# archive of at least 100 MiB made by `trace gen-sample --repeat N`, plain and
+# compressed (`zstd -1`, `gzip -1`: the reader decompresses as it reads); records
 # the best of 3 runs of each in the "convert throughput" section of
 # bench/RESULTS.md (other sections are kept).
 #   bench/convert_throughput.sh BUILD_DIR
@@ -50,9 +51,19 @@ mbps() { awk -v b="$size" -v s="$1" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
 t_null=$(best_of_3 "$trace" convert "$archive" -o /dev/null)
 t_file=$(best_of_3 "$trace" convert "$archive" -o "$out/archive.json")
 t_dump=$(best_of_3 "$trace" dump "$archive")
+# The same archive compressed: convert reads it through the reader's decompression.
+zstd -q -1 -f "$archive" -o "$archive.zst"
+gzip -1 -c "$archive" >"$archive.gz"
+cat "$archive.zst" "$archive.gz" >/dev/null
+t_zstd=$(best_of_3 "$trace" convert "$archive.zst" -o /dev/null)
+t_gzip=$(best_of_3 "$trace" convert "$archive.gz" -o /dev/null)
+zstd_size=$(stat -c %s "$archive.zst")
+gzip_size=$(stat -c %s "$archive.gz")
+ratio() { awk -v a="$1" -v b="$t_null" 'BEGIN { printf "%.2f", a / b }'; }
 json_size=$(stat -c %s "$out/archive.json")
 # Peak memory of one conversion: it streams, so this should not track the size.
 rss_kb=$(/usr/bin/time -f %M "$trace" convert "$archive" -o /dev/null 2>&1 >/dev/null | tail -n 1 || echo "?")
+rss_zstd_kb=$(/usr/bin/time -f %M "$trace" convert "$archive.zst" -o /dev/null 2>&1 >/dev/null | tail -n 1 || echo "?")
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cores=$(nproc)
@@ -74,8 +85,13 @@ cache; MB = 10^6 bytes of FXT input per second of wall time.
 | \`trace convert\` to /dev/null | $t_null | $(mbps "$t_null") |
 | \`trace convert\` to a file ($json_size bytes of JSON) | $t_file | $(mbps "$t_file") |
 | \`trace dump\` to /dev/null | $t_dump | $(mbps "$t_dump") |
+| \`trace convert\` of the archive compressed with \`zstd -1\` ($zstd_size bytes) to /dev/null | $t_zstd | $(mbps "$t_zstd") |
+| \`trace convert\` of the archive compressed with \`gzip -1\` ($gzip_size bytes) to /dev/null | $t_gzip | $(mbps "$t_gzip") |
 
-Peak resident memory of \`trace convert\`: ${rss_kb} KiB.
+MB/s of the compressed rows count the uncompressed FXT. Compressed over plain conversion time
+(target: at most 1.3x): zstd $(ratio "$t_zstd")x, gzip $(ratio "$t_gzip")x.
+
+Peak resident memory of \`trace convert\`: ${rss_kb} KiB (${rss_zstd_kb} KiB from the zstd file).
 EOF
 )
 echo "$section"
@@ -94,5 +110,6 @@ else:
     text = text.rstrip("\n") + "\n\n" + section
 open(path, "w").write(text)
 PY
-rm -f "$out/r1.fxt" "$out/r2.fxt"
+rm -f "$out/r1.fxt" "$out/r2.fxt" "$archive.zst" "$archive.gz"
+
 echo "updated $results"

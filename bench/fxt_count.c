@@ -1,15 +1,21 @@
 /* bench_fxt_count: counts the records of an FXT archive, for bench/run's
  * streaming scenarios (bench/README.md), and prints one line
  *   events=N event_bytes=B records=R bytes=T
+ *   events=N event_bytes=B records=R bytes=T file_bytes=F
  * (event records = FXT record type 4, and their bytes; the records of the
- * providers' data; the archive's bytes). It reads record framing only, with
- * the scan `trace record` uses (src/trace/archive_scan.h), fast enough for
+ * providers' data; the archive's bytes; the file's bytes, fewer than T for
+ * an archive compressed with zstd or gzip, which it reads through
+ * libtrace-reader's input layer). It reads record framing only, with the
+ * scan `trace record` uses (src/trace/archive_scan.h), fast enough for
  * gigabyte archives; a damaged or truncated archive exits with status 1. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "reader/input.h"
 #include "trace/archive_scan.h"
 
 typedef struct counts {
@@ -35,21 +41,32 @@ int main(int argc, char** argv) {
     return 1;
   }
   enum { BUF = 1 << 22 };
-  uint8_t* buf = malloc(BUF);
   archive_scan_t* scan = malloc(sizeof(*scan));
-  if (!buf || !scan) return 1;
+  if (!scan) return 1;
   counts_t c = {0};
   archive_scan__init(scan, count, &c);
-  size_t n;
-  while ((n = fread(buf, 1, BUF, f)) > 0) archive_scan__feed(scan, buf, n);
-  if (ferror(f) || !archive_scan__finish(scan)) {
-    fprintf(stderr, "bench_fxt_count: %s: %s\n", argv[1], ferror(f) ? "read error" : scan->damage);
+  input_t in;
+  input__init_file(&in, f);
+  ptrdiff_t n;
+  while ((n = input__ensure(&in, BUF)) > 0) {
+    archive_scan__feed(scan, in.buf + in.start, (size_t)n);
+    input__consume(&in, (size_t)n);
+  }
+  if (n < 0 || in.read_errno || in.damage || !archive_scan__finish(scan)) {
+    fprintf(stderr, "bench_fxt_count: %s: %s\n", argv[1],
+            n < 0           ? "out of memory"
+            : in.read_errno ? strerror(in.read_errno)
+            : in.damage     ? in.damage
+                            : scan->damage);
     return 1;
   }
-  printf("events=%" PRIu64 " event_bytes=%" PRIu64 " records=%" PRIu64 " bytes=%" PRIu64 "\n",
-         c.events, c.event_bytes, c.records, scan->offset);
+  struct stat st;
+  uint64_t file_bytes = fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
+  printf("events=%" PRIu64 " event_bytes=%" PRIu64 " records=%" PRIu64 " bytes=%" PRIu64
+         " file_bytes=%" PRIu64 "\n",
+         c.events, c.event_bytes, c.records, scan->offset, file_bytes);
+  input__free(&in);
   fclose(f);
   free(scan);
-  free(buf);
   return 0;
 }

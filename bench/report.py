@@ -459,6 +459,16 @@ class Report:
         else:
             row("sustained streaming: a higher zero-loss rate than LTTng-UST's consumer",
                 "not measured in this run", "—")
+        fz = self.sustained_best.get("fx_zstd")
+        target = "sustained streaming, archive compressed (zstd): at least LTTng-UST's zero-loss rate"
+        if fz and lt and num(fz["best"]) and num(lt["best"]):
+            x = num(fz["best"]) / num(lt["best"])
+            row(target, f"fxtrace with `--compress=zstd` {fmt_meps(num(fz['best']))} vs LTTng-UST "
+                f"{fmt_meps(num(lt['best']))} M events/s: {fmt_x(x)} (see Sustained streaming)",
+                verdict([x >= 1]))
+        elif fz:
+            row(target, f"fxtrace with `--compress=zstd` {fmt_meps(num(fz['best']) or 0)} M events/s "
+                "(no LTTng-UST figure in this run)", "—")
         L.append("")
         return L
 
@@ -664,12 +674,14 @@ class Report:
         if not self.sustained and not self.sustained_best:
             return []
         fx, lt = self.sustained_best.get("fx"), self.sustained_best.get("lttng")
+        fz = self.sustained_best.get("fx_zstd")
         trials = [r for r in self.sustained]
         fx_rows = [r for r in trials if r["system"] == "fxtrace-stream"]
+        fz_rows = [r for r in trials if r["system"] == "fxtrace-stream-zstd"]
         lt_rows = [r for r in trials if r["system"] == "lttng"]
-        mib = next((r.get("buffer_mib") for r in fx_rows), None)
+        mib = next((r.get("buffer_mib") for r in fx_rows + fz_rows), None)
         sub = next((r for r in lt_rows), None)
-        any_best = fx or lt
+        any_best = fx or fz or lt
         secs = any_best.get("seconds") if any_best else "?"
         probe = any_best.get("probe_seconds") if any_best else "?"
         L = ["### Sustained streaming to a file (end to end)", "",
@@ -688,6 +700,10 @@ class Report:
                      f"...` (in-process trace manager): **{mib} MiB** buffer (1/16 durable, two rolling "
                      "halves that the manager saves in turn). Lost: the engine's dropped count; every "
                      "trial also checks events in the archive + dropped = events issued.")
+        if fz_rows:
+            L.append("- fxtrace compressed: the same, with `-o FILE.fxt.zst` (`trace record "
+                     "--compress=zstd`: zstd level 1 on a libzstd worker thread in the client; "
+                     "bytes/event below are the compressed file's).")
         if sub:
             ss, cp = num(sub.get("subbuf_size")), int(num(sub.get("cpus")) or 0)
             L.append(f"- LTTng-UST: a session with one channel in **discard** mode, per-UID buffers, "
@@ -699,6 +715,7 @@ class Report:
         L += ["| system | highest zero-loss rate kept (M events/s) | lowest rate that failed | "
               "trials (probes + full) |", "| --- | ---: | ---: | ---: |"]
         for name, best, rows in (("fxtrace (streaming, manager)", fx, fx_rows),
+                                 ("fxtrace, archive compressed (zstd)", fz, fz_rows),
                                  ("LTTng-UST (discard, consumerd)", lt, lt_rows)):
             if not best and not rows:
                 continue
@@ -716,14 +733,27 @@ class Report:
                       f"{fmt_x(fx_mbs / lt_mbs)}. fxtrace's lower event rate comes from the size of "
                       "its records (FXT's minimum for the event, against CTF's compact header and "
                       "packed payload), not from moving fewer bytes."]
+        if fz and lt and num(fz["best"]) and num(lt["best"]):
+            L += ["", f"fxtrace compressed (zstd) / LTTng-UST: "
+                  f"**{fmt_x(num(fz['best']) / num(lt['best']))}**."]
+        fz_bpe = next((num(r.get("archive_file_bytes")) / num(r.get("archive_events")) for r in fz_rows
+                       if num(r.get("archive_events")) and num(r.get("archive_file_bytes"))), None)
+        if fz_bpe:
+            _, lt_bpe = self.sustained_bytes_per_event(fx_rows, lt_rows)
+            L += ["", f"Archive bytes per event on disk: fxtrace compressed {fz_bpe:.2f} (zstd of "
+                  "56-byte FXT records)" + (f", LTTng-UST {lt_bpe:.1f} (CTF, uncompressed)" if lt_bpe
+                                           else "") + "."]
         L += ["", "Every trial, in order:", "",
               "| system | length (s) | rate asked (events/s) | achieved | lost | bytes/event written | "
               "result |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
         for r in trials:
-            sysname = "fxtrace" if r["system"] == "fxtrace-stream" else "LTTng-UST"
+            sysname = {"fxtrace-stream": "fxtrace",
+                       "fxtrace-stream-zstd": "fxtrace zstd"}.get(r["system"], "LTTng-UST")
             rate, eps = num(r.get("rate")), num(r.get("eps"))
-            if r["system"] == "fxtrace-stream":
+            if r["system"].startswith("fxtrace-stream"):
                 ev, ab = num(r.get("archive_events")), num(r.get("archive_bytes"))
+                if r["system"] == "fxtrace-stream-zstd":
+                    ab = num(r.get("archive_file_bytes")) or ab
                 bpe = f"{ab / ev:.1f}" if ev else "n/a"
                 lost = f"{num(r.get('lost')):,.0f}"
                 if r.get("accounted") == "0":

@@ -3,8 +3,10 @@
  * alone behind a prepended magic record (so mutations start from every
  * record type), and small raw trace buffers (the file a traced program
  * leaves when it crashes, which the reader recovers), oneshot and streaming
- * with streamed saves after the buffer. Each seed is the flag byte
- * fuzz_reader.c describes plus the input bytes.
+ * with streamed saves after the buffer; and the sample and a raw buffer
+ * compressed with zstd and gzip (trace record's own compressor), whole and
+ * cut. Each seed is the flag byte fuzz_reader.c describes plus the input
+ * bytes.
  *
  *   make_corpus DIR */
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "engine/buffer_header.h"
 #include "fxt/fxt_format.h"
+#include "trace/compress_writer.h"
 #include "trace/sample.h"
 
 enum { MEMORY = 0, FILE_PATH = 1, FD_PATH = 2, REQUIRE_MAGIC = 4, PREPEND_MAGIC = 8 };
@@ -78,6 +81,57 @@ static unsigned char* raw_buffer(unsigned mode, const unsigned char* data, size_
   return file;
 }
 
+/* `data` compressed with `codec` by trace record's compressor; malloc'ed. */
+static unsigned char* compressed(compress_codec_t codec, const void* data, size_t size,
+                                 size_t* out_size) {
+  char* buf = NULL;
+  size_t length = 0;
+  FILE* mem = open_memstream(&buf, &length);
+  if (!mem) return NULL;
+  FILE* z = compress__open(mem, codec, NULL);
+  bool ok = z && fwrite(data, 1, size, z) == size;
+  if (z && fclose(z) != 0) ok = false;
+  if (fclose(mem) != 0) ok = false;
+  if (!ok) {
+    free(buf);
+    return NULL;
+  }
+  *out_size = length;
+  return (unsigned char*)buf;
+}
+
+/* The compressed seeds: the sample through each input path, cut at a few
+ * places, and a compressed raw buffer. */
+static int compressed_seeds(const char* dir, const unsigned char* data, size_t size) {
+  static const unsigned paths[] = {MEMORY | REQUIRE_MAGIC, FILE_PATH | REQUIRE_MAGIC, FD_PATH};
+  int rc = 0;
+  char name[64];
+  for (compress_codec_t codec = COMPRESS_ZSTD; codec <= COMPRESS_GZIP; codec++) {
+    const char* codec_name = compress__codec_name(codec);
+    size_t z_size;
+    unsigned char* z = compressed(codec, data, size, &z_size);
+    if (!z) return -1;
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+      snprintf(name, sizeof(name), "%s-sample-%u", codec_name, paths[i]);
+      rc |= write_seed(dir, name, paths[i], z, z_size);
+    }
+    for (size_t cut = 5; cut < z_size; cut += z_size / 4 + 3) {
+      snprintf(name, sizeof(name), "%s-cut-%zu", codec_name, cut);
+      rc |= write_seed(dir, name, MEMORY | REQUIRE_MAGIC, z, cut);
+    }
+    free(z);
+    size_t raw_size;
+    unsigned char* raw = raw_buffer(2, data, size, 512, &raw_size);
+    z = raw ? compressed(codec, raw, raw_size, &z_size) : NULL;
+    free(raw);
+    if (!z) return -1;
+    snprintf(name, sizeof(name), "%s-raw-streaming", codec_name);
+    rc |= write_seed(dir, name, MEMORY, z, z_size);
+    free(z);
+  }
+  return rc;
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -132,6 +186,7 @@ int main(int argc, char** argv) {
     rc |= write_seed(dir, raws[i].name, raws[i].flags, raw, raw_size);
     free(raw);
   }
+  rc |= compressed_seeds(dir, data, size);
   fxt_buffer_free(&b);
   if (rc == 0) printf("make_corpus: wrote %zu record seeds and the sample to %s\n", n, dir);
   return rc ? 1 : 0;

@@ -8,6 +8,14 @@
  * never reads out of bounds: every length, index and reference is checked,
  * and a problem is reported with the byte offset of the record at fault.
  *
+ * An archive compressed with zstd or gzip (as `trace record --compress`
+ * writes it) is read the same way, from any of the three sources: it is
+ * recognized by its first bytes and decompressed as it is read, in constant
+ * memory. Offsets are then offsets in the decompressed archive. Compressed
+ * data that is cut short or damaged ends the archive there: the records
+ * before it are returned, then TRACE_READ_ERROR (with
+ * trace_reader_truncated() true for a cut).
+ *
  *     trace_reader_t* r = trace_reader_open_fd(fd, NULL);
  *     trace_record_t rec;
  *     int rc;

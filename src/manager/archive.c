@@ -242,6 +242,17 @@ typedef struct emit_ctx {
   uint64_t records, bytes, rejected;
 } emit_ctx_t;
 
+/* A record copied to `copy` is the one its size field says, and not a
+ * metadata record (provider info / section / event, trace info: those are
+ * the manager's to write; one in a provider's buffer is garbage that would
+ * re-attribute the records after it to another provider). */
+static bool copied_record_ok(const uint8_t* copy, size_t bytes) {
+  uint64_t header;
+  memcpy(&header, copy, 8);
+  return header != 0 && fxt_record_words(header) * 8 == bytes &&
+         FXT_GET(header, 0, 3) != FXT_RECORD_METADATA;
+}
+
 static int emit_record(void* arg, const void* data, size_t bytes) {
   emit_ctx_t* e = arg;
   const uint8_t* p = data;
@@ -250,17 +261,27 @@ static int emit_record(void* arg, const void* data, size_t bytes) {
     e->rejected++;
     return 0;
   }
-  if (!output__append(e->out, data, bytes)) return -1;
-  uint64_t header;
-  memcpy(&header, tail_bytes(e->out, bytes), 8);
-  /* metadata records (provider info / section / event, trace info) are the
-   * manager's to write: one in a provider's buffer is garbage that would
-   * re-attribute the records after it to another provider */
-  if (header == 0 || fxt_record_words(header) * 8 != bytes ||
-      FXT_GET(header, 0, 3) == FXT_RECORD_METADATA) {
-    unappend(e->out, bytes);
-    e->rejected++;
-    return 0;
+  output_t* o = e->out;
+  out_chunk_t* t = o->tail;
+  if (t && !o->failed && t->capacity - t->length >= bytes &&
+      o->queued + bytes <= o->m->config.max_output_queue) {
+    /* the common case, inline: room in the tail chunk (output__append's
+     * work without its call, its chunk allocation and its unappend) */
+    uint8_t* copy = t->data + t->length;
+    memcpy(copy, data, bytes);
+    if (!copied_record_ok(copy, bytes)) {
+      e->rejected++;
+      return 0;
+    }
+    t->length += bytes;
+    o->queued += bytes;
+  } else {
+    if (!output__append(o, data, bytes)) return -1;
+    if (!copied_record_ok(tail_bytes(o, bytes), bytes)) {
+      unappend(o, bytes);
+      e->rejected++;
+      return 0;
+    }
   }
   e->records++;
   e->bytes += bytes;

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { READ_CHUNK = 256 * 1024 };
+#include "reader/decompress.h"
+
+enum { READ_CHUNK = 256 * 1024, COMPRESSED_CHUNK = 128 * 1024 };
 
 void input__init_fd(input_t* in, int fd) {
   memset(in, 0, sizeof(*in));
@@ -23,6 +25,12 @@ void input__init_file(input_t* in, FILE* file) {
 
 void input__init_memory(input_t* in, const void* data, size_t size) {
   memset(in, 0, sizeof(*in));
+  if (decompress__detect(data, size) != DECOMPRESS_PLAIN) {
+    in->kind = INPUT_MEMORY_SOURCE; /* decompressed as it is read */
+    in->source = data;
+    in->source_size = size;
+    return;
+  }
   in->kind = INPUT_MEMORY;
   in->buf = (const unsigned char*)data;
   in->end = size;
@@ -32,13 +40,23 @@ void input__init_memory(input_t* in, const void* data, size_t size) {
 void input__free(input_t* in) {
   free(in->owned);
   in->owned = NULL;
+  free(in->zbuf);
+  in->zbuf = NULL;
+  decompress__free(in->z);
+  in->z = NULL;
 }
 
-/* One read into owned[end..capacity); returns bytes read, 0 at EOF, -1 on error. */
-static ptrdiff_t read_some(input_t* in) {
-  size_t room = in->capacity - in->end;
+/* One read of the source into dst[0..room); returns bytes read, 0 at EOF,
+ * -1 on error. */
+static ptrdiff_t read_source(input_t* in, unsigned char* dst, size_t room) {
+  if (in->kind == INPUT_MEMORY_SOURCE) {
+    size_t n = in->source_size - in->source_pos < room ? in->source_size - in->source_pos : room;
+    if (n) memcpy(dst, in->source + in->source_pos, n);
+    in->source_pos += n;
+    return (ptrdiff_t)n;
+  }
   if (in->kind == INPUT_FILE) {
-    size_t n = fread(in->owned + in->end, 1, room, in->file);
+    size_t n = fread(dst, 1, room, in->file);
     if (n == 0 && ferror(in->file)) {
       in->read_errno = errno ? errno : EIO;
       return -1;
@@ -46,12 +64,101 @@ static ptrdiff_t read_some(input_t* in) {
     return (ptrdiff_t)n;
   }
   for (;;) {
-    ssize_t n = read(in->fd, in->owned + in->end, room);
+    ssize_t n = read(in->fd, dst, room);
     if (n >= 0) return n;
     if (errno == EINTR) continue;
     in->read_errno = errno;
     return -1;
   }
+}
+
+static void set_damage(input_t* in, bool truncated, const char* what) {
+  snprintf(in->damage_text, sizeof(in->damage_text), "%s", what);
+  in->damage = in->damage_text;
+  in->damage_truncated = truncated;
+}
+
+/* Decompressed bytes into dst[0..room); returns how many, 0 at the end of
+ * the input (`damage` set if it is damaged or truncated), -1 on a read
+ * error. */
+static ptrdiff_t decompress_some(input_t* in, unsigned char* dst, size_t room) {
+  for (;;) {
+    if (in->zstart == in->zend && !in->zeof) {
+      ptrdiff_t n = read_source(in, in->zbuf, in->zcapacity);
+      if (n < 0) return -1;
+      in->zstart = 0;
+      in->zend = (size_t)n;
+      in->zeof = n == 0;
+    }
+    size_t used;
+    ptrdiff_t made =
+        decompress__step(in->z, in->zbuf + in->zstart, in->zend - in->zstart, &used, dst, room);
+    in->zstart += used;
+    if (made < 0) {
+      set_damage(in, false, decompress__message(in->z));
+      return 0;
+    }
+    if (made > 0) return made;
+    if (in->zeof && in->zstart == in->zend) {
+      if (!decompress__at_boundary(in->z)) {
+        char what[120];
+        snprintf(what, sizeof(what),
+                 "the %s-compressed data ends early (the compressed file is truncated)",
+                 decompress__codec_name((decompress_codec_t)in->codec));
+        set_damage(in, true, what);
+      }
+      return 0;
+    }
+    if (used == 0 && in->zstart < in->zend) { /* needs more than it has: read on */
+      memmove(in->zbuf, in->zbuf + in->zstart, in->zend - in->zstart);
+      in->zend -= in->zstart;
+      in->zstart = 0;
+      if (in->zend == in->zcapacity || in->zeof) {
+        set_damage(in, in->zeof, "the compressed data is damaged: the decoder makes no progress");
+        return 0;
+      }
+      ptrdiff_t n = read_source(in, in->zbuf + in->zend, in->zcapacity - in->zend);
+      if (n < 0) return -1;
+      in->zend += (size_t)n;
+      in->zeof = n == 0;
+    }
+  }
+}
+
+/* The first read: looks at the first bytes, and sets up decompression when
+ * they are a compressed file's magic. */
+static ptrdiff_t detect(input_t* in, unsigned char* dst, size_t room) {
+  in->detected = true;
+  size_t have = 0;
+  while (have < DECOMPRESS_MAGIC_BYTES) { /* a pipe may hand out fewer */
+    ptrdiff_t n = read_source(in, dst + have, room - have);
+    if (n < 0) return -1;
+    if (n == 0) break;
+    have += (size_t)n;
+  }
+  decompress_codec_t codec = decompress__detect(dst, have);
+  if (codec == DECOMPRESS_PLAIN) return (ptrdiff_t)have;
+  in->codec = codec;
+  in->z = decompress__create(codec);
+  in->zcapacity = have > COMPRESSED_CHUNK ? have : COMPRESSED_CHUNK;
+  in->zbuf = malloc(in->zcapacity);
+  if (!in->z || !in->zbuf) {
+    set_damage(in, false, "out of memory for decompression");
+    return 0;
+  }
+  memcpy(in->zbuf, dst, have);
+  in->zstart = 0;
+  in->zend = have;
+  return decompress_some(in, dst, room);
+}
+
+/* One read into owned[end..capacity); returns bytes read, 0 at EOF, -1 on error. */
+static ptrdiff_t read_some(input_t* in) {
+  unsigned char* dst = in->owned + in->end;
+  size_t room = in->capacity - in->end;
+  if (!in->detected) return detect(in, dst, room);
+  if (in->z) return decompress_some(in, dst, room);
+  return read_source(in, dst, room);
 }
 
 /* Makes room for `want` bytes from start: compacts, then grows if needed. */
@@ -124,7 +231,7 @@ ptrdiff_t input__read_all(input_t* in) {
 }
 
 void input__replace_owned(input_t* in, unsigned char* data, size_t size) {
-  free(in->owned);
+  input__free(in);
   memset(in, 0, sizeof(*in));
   in->kind = INPUT_MEMORY;
   in->buf = in->owned = data;

@@ -1,6 +1,8 @@
 /* Not part of the public API: the reader's byte source. It hides whether the
- * archive comes from a file descriptor, a FILE* or memory, and hands out a
- * window of at least N contiguous bytes at the current offset.
+ * archive comes from a file descriptor, a FILE* or memory, and whether it is
+ * compressed (decompress.h: recognized by its first bytes, decompressed as
+ * it is read; offsets are then offsets in the decompressed archive), and
+ * hands out a window of at least N contiguous bytes at the current offset.
  *
  * Invariant: [buf + start, buf + end) holds the input bytes from archive
  * offset `offset` on; nothing before `offset` is kept (constant memory). */
@@ -12,7 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum input_kind { INPUT_FD, INPUT_FILE, INPUT_MEMORY };
+/* INPUT_MEMORY_SOURCE: compressed caller memory, read like a file. */
+enum input_kind { INPUT_FD, INPUT_FILE, INPUT_MEMORY, INPUT_MEMORY_SOURCE };
+
+struct decompress;
 
 typedef struct input {
   enum input_kind kind;
@@ -25,6 +30,21 @@ typedef struct input {
   uint64_t offset; /* archive offset of buf[start] */
   bool eof;
   int read_errno; /* non-zero after a read error */
+  /* Compressed input: the decompressor, and the compressed bytes read but
+   * not yet decompressed, zbuf[zstart, zend). */
+  bool detected; /* the first bytes were looked at */
+  int codec;     /* decompress_codec_t */
+  struct decompress* z;
+  unsigned char* zbuf;
+  size_t zcapacity, zstart, zend;
+  bool zeof;
+  const unsigned char* source; /* INPUT_MEMORY_SOURCE: the caller's bytes */
+  size_t source_size, source_pos;
+  /* The compressed data is damaged or truncated: the input ends (eof) with
+   * the bytes decompressed before, and this says why; NULL otherwise. */
+  const char* damage;
+  bool damage_truncated; /* ... the compressed data just stops */
+  char damage_text[200];
 } input_t;
 
 void input__init_fd(input_t* in, int fd);

@@ -96,6 +96,7 @@ static int recover(trace_reader_t* r) {
   if (size < 0) return FATAL(r, 0, "out of memory reading a raw trace buffer");
   if (in->read_errno)
     return FATAL(r, in->offset + (uint64_t)size, "read error: %s", strerror(in->read_errno));
+  if (in->damage) return FATAL(r, in->offset + (uint64_t)size, "%s", in->damage);
   unsigned char* owned = NULL;
   if (in->kind != INPUT_MEMORY) { /* take the block over from the input */
     if (in->start > 0) memmove(in->owned, in->owned + in->start, (size_t)size);
@@ -125,6 +126,10 @@ static int recover(trace_reader_t* r) {
 static int cut_short(trace_reader_t* r, uint64_t header, size_t have, uint64_t need) {
   input_t* in = &r->input;
   if (in->read_errno) return FATAL(r, in->offset, "read error: %s", strerror(in->read_errno));
+  if (in->damage) { /* compressed input: offsets are in the decompressed archive */
+    r->truncated = in->damage_truncated;
+    return FATAL(r, in->offset + (uint64_t)have, "%s", in->damage);
+  }
   r->truncated = true;
   if (have < 8)
     return FATAL(r, in->offset,
@@ -142,7 +147,7 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   input_t* in = &r->input;
   ptrdiff_t have = input__ensure(in, 8);
   if (have < 0) return FATAL(r, in->offset, "out of memory");
-  if (have == 0 && !in->read_errno) {
+  if (have == 0 && !in->read_errno && !in->damage) {
     if (!r->seen_first && r->options.require_magic)
       return FATAL(r, 0, "empty input: not an FXT archive");
     return finish(r, TRACE_READ_END);

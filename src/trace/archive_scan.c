@@ -12,9 +12,15 @@
 enum { METADATA_PROVIDER_INFO = 1, METADATA_PROVIDER_SECTION = 2, LARGE_RECORD = 15 };
 
 static uint64_t load_le64(const uint8_t* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t v; /* one load: this runs for every record of the archive */
+  memcpy(&v, p, sizeof(v));
+  return v;
+#else
   uint64_t v = 0;
   for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
   return v;
+#endif
 }
 
 static bool is_provider_info(uint64_t header) {
@@ -92,8 +98,38 @@ void archive_scan__init(archive_scan_t* s, archive_scan_record_fn on_record, voi
   s->context = context;
 }
 
+/* The common case, a run of a provider's data records (not metadata, not
+ * large) whose headers lie in `data`: a tight loop over the headers alone.
+ * It stops at anything else (metadata, a large record, a size of 0, a
+ * header split across feeds), which the general loop then handles. Returns
+ * the bytes consumed; a record running past the end leaves s->skip set. */
+static size_t data_records(archive_scan_t* s, const uint8_t* data, size_t length) {
+  size_t at = 0;
+  while (length - at >= 8) {
+    uint64_t header = load_le64(data + at);
+    unsigned type = (unsigned)(header & 0xf);
+    uint64_t bytes = ((header >> 4) & 0xfff) * 8;
+    if (type == 0 || type == LARGE_RECORD || bytes == 0) break;
+    s->on_record(s->context, s->current, type, bytes);
+    if (bytes > length - at) {
+      s->skip = bytes - (length - at);
+      at = length;
+      break;
+    }
+    at += (size_t)bytes;
+  }
+  s->offset += at;
+  return at;
+}
+
 void archive_scan__feed(archive_scan_t* s, const uint8_t* data, size_t length) {
   while (length > 0 && !s->damaged) {
+    if (s->skip == 0 && s->carry_length == 0 && s->current && s->magic_seen) {
+      size_t n = data_records(s, data, length);
+      data += n;
+      length -= n;
+      if (length == 0 || s->skip > 0) continue;
+    }
     if (s->skip > 0) {
       size_t n = s->skip < length ? (size_t)s->skip : length;
       s->skip -= n;

@@ -28,6 +28,7 @@ static const char kUsage[] =
     "Records JSON cannot hold (blobs, objects, context switches) are counted on stderr.\n"
     "FILE may also be the raw trace buffer that a program traced in file mode leaves\n"
     "when it crashes or is killed: its records are recovered, with a warning.\n"
+    "FILE may be compressed with zstd or gzip (recognized by its first bytes).\n"
     "Exit status: 0 on success, 1 if the archive is damaged or the output cannot be\n"
     "written (the events before the damage are still written), 2 on a usage error.\n";
 

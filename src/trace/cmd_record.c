@@ -24,6 +24,7 @@
 #include "trace-reader/reader.h"
 #include "trace/archive_scan.h"
 #include "trace/cli.h"
+#include "trace/compress_writer.h"
 #include "trace/controller.h"
 #include "trace/json_events.h"
 #include "trace/local_manager.h"
@@ -55,6 +56,9 @@ static const char kUsage[] =
     "                            trace.fxt, or trace.json with --format=json)\n"
     "      --format=FORMAT       fxt (the archive as received, default) or json\n"
     "                            (Chrome Trace Event JSON, converted as it arrives)\n"
+    "      --compress=CODEC      zstd, gzip or none: compress the output as it is\n"
+    "                            written (a standard .zst / .gz file); default: by\n"
+    "                            the output name (*.zst zstd, *.gz gzip), else none\n"
     "  -h, --help                show this help\n"
     "\n"
     "While recording, stderr shows the elapsed time and bytes received when it is a\n"
@@ -90,6 +94,7 @@ typedef struct record_options {
   uint64_t stop_timeout_ms;
   const char* output;
   bool json;
+  compress_codec_t codec;
   char** command; /* NULL-terminated, or NULL */
 } record_options_t;
 
@@ -139,7 +144,15 @@ static void free_options(record_options_t* o) {
 
 /* 0 to record, -1 after --help, else the exit status. */
 static int parse_options(int argc, char** argv, record_options_t* o) {
-  enum { OPT_CATEGORIES = 256, OPT_MODE, OPT_SIZE, OPT_DURATION, OPT_STOP_TIMEOUT, OPT_FORMAT };
+  enum {
+    OPT_CATEGORIES = 256,
+    OPT_MODE,
+    OPT_SIZE,
+    OPT_DURATION,
+    OPT_STOP_TIMEOUT,
+    OPT_FORMAT,
+    OPT_COMPRESS
+  };
   static const struct option kLong[] = {{"categories", required_argument, NULL, OPT_CATEGORIES},
                                         {"buffering-mode", required_argument, NULL, OPT_MODE},
                                         {"buffer-size", required_argument, NULL, OPT_SIZE},
@@ -147,9 +160,11 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
                                         {"stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT},
                                         {"output", required_argument, NULL, 'o'},
                                         {"format", required_argument, NULL, OPT_FORMAT},
+                                        {"compress", required_argument, NULL, OPT_COMPRESS},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
+  bool codec_given = false;
   o->buffer_mb = DEFAULT_BUFFER_MB;
   o->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
   int opt;
@@ -209,6 +224,11 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
         else
           return cli__usage_error(kCmd, "unknown format '%s' (fxt or json)", optarg);
         break;
+      case OPT_COMPRESS:
+        if (!compress__parse_codec(optarg, &o->codec))
+          return cli__usage_error(kCmd, "unknown compression '%s' (zstd, gzip or none)", optarg);
+        codec_given = true;
+        break;
       case 'h':
         fputs(kUsage, stdout);
         return -1;
@@ -221,6 +241,7 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
   if (optind < argc) o->command = argv + optind;
   if (!o->command && o->duration_s == 0) o->duration_s = DEFAULT_DURATION_S;
   if (!o->output) o->output = o->json ? "trace.json" : "trace.fxt";
+  if (!codec_given) o->codec = compress__codec_for_name(o->output);
   return 0;
 }
 
@@ -539,15 +560,21 @@ static const char* drop_reason(uint8_t buffering_mode) {
   }
 }
 
-static void print_summary(archive_t* a, const char* output, const controller_stats_t* stats,
-                          size_t count, pid_t command, bool command_exited) {
+static void print_summary(archive_t* a, const char* output, const char* codec,
+                          uint64_t compressed_bytes, const controller_stats_t* stats, size_t count,
+                          pid_t command, bool command_exited) {
   uint64_t total = 0;
   for (size_t i = 0; i < a->provider_count; i++) total += a->providers[i].records;
-  char bytes[32];
+  char bytes[32], compressed[64] = "", packed[32];
   format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
-  fprintf(stderr, "trace record: wrote %s (%s of FXT received, %llu records from %zu provider%s)\n",
-          strcmp(output, "-") == 0 ? "standard output" : output, bytes, (unsigned long long)total,
-          count, count == 1 ? "" : "s");
+  if (codec) {
+    format_bytes(compressed_bytes, packed, sizeof(packed));
+    snprintf(compressed, sizeof(compressed), ", %s-compressed to %s", codec, packed);
+  }
+  fprintf(stderr,
+          "trace record: wrote %s (%s of FXT received%s, %llu records from %zu provider%s)\n",
+          strcmp(output, "-") == 0 ? "standard output" : output, bytes, compressed,
+          (unsigned long long)total, count, count == 1 ? "" : "s");
   if (count == 0) {
     fputs("trace record: warning: no provider took part in the trace\n", stderr);
     return;
@@ -597,6 +624,8 @@ typedef struct session {
   char socket_path[128];
   int pipe[2];
   FILE* out;
+  FILE* compressed; /* compress_writer.h's stream into `out`, or NULL */
+  uint64_t compressed_bytes;
   archive_t* archive;
   pthread_t archive_thread;
   bool archive_running;
@@ -641,17 +670,24 @@ static bool connect_or_start_manager(session_t* s) {
   return true;
 }
 
+static bool open_compression(session_t* s) {
+  if (s->o->codec == COMPRESS_NONE) return true;
+  s->compressed = compress__open(s->out, s->o->codec, &s->compressed_bytes);
+  if (!s->compressed) cli__error(kCmd, "cannot start compressing: %s", strerror(errno));
+  return s->compressed != NULL;
+}
+
 static bool open_output(session_t* s) {
   if (strcmp(s->o->output, "-") == 0) {
     s->out = stdout;
-    return true;
+    return open_compression(s);
   }
   s->out = fopen(s->o->output, "we");
   if (!s->out) {
     cli__error(kCmd, "cannot write '%s': %s", s->o->output, strerror(errno));
     return false;
   }
-  return true;
+  return open_compression(s);
 }
 
 static bool start_archive_reader(session_t* s) {
@@ -666,7 +702,7 @@ static bool start_archive_reader(session_t* s) {
     return false;
   }
   s->archive->fd = s->pipe[0];
-  s->archive->out = s->out;
+  s->archive->out = s->compressed ? s->compressed : s->out;
   s->archive->json = s->o->json;
   int err = pthread_create(&s->archive_thread, NULL, archive_main, s->archive);
   if (err != 0) {
@@ -785,6 +821,10 @@ static bool check_archive(session_t* s) {
             (unsigned long long)a->skipped, a->first_skip);
   if (a->json && a->converter.events == 0 && ok)
     fprintf(stderr, "trace record: warning: the trace holds no event\n");
+  if (s->compressed) { /* ends the compressed data, writes its last bytes */
+    if (fclose(s->compressed) != 0 && a->write_error == 0) a->write_error = errno;
+    s->compressed = NULL;
+  }
   if (s->out != stdout) {
     bool regular = cli__is_regular_file(s->out);
     if (fclose(s->out) != 0 && a->write_error == 0) a->write_error = errno;
@@ -855,7 +895,10 @@ static int record(const record_options_t* o) {
   finish_archive(&s);
   if (s.archive && traced && !check_archive(&s)) ok = false;
   if (s.archive && traced && ok)
-    print_summary(s.archive, o->output, stats, stats_count, s.child, s.child_exited);
+    print_summary(s.archive, o->output,
+                  o->codec == COMPRESS_NONE ? NULL : compress__codec_name(o->codec),
+                  s.compressed_bytes, stats, stats_count, s.child, s.child_exited);
+  if (s.compressed) fclose(s.compressed);
   if (s.out && s.out != stdout) {
     bool regular = cli__is_regular_file(s.out);
     fclose(s.out);

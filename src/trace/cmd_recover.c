@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "fxt/fxt_format.h"
+#include "reader/input.h"
 #include "reader/recover.h"
 #include "trace/cli.h"
+#include "trace/compress_writer.h"
 
 static const char kUsage[] =
     "Usage: trace recover FILE [-o OUT]\n"
@@ -21,48 +23,37 @@ static const char kUsage[] =
     "the program would have written: every record it had committed, under a\n"
     "provider named \"recovered\". 'trace dump' and 'trace convert' read such a file\n"
     "directly; this command keeps the archive for other tools (Perfetto, ...).\n"
+    "FILE may be compressed with zstd or gzip ('-' reads stdin).\n"
     "\n"
     "Options:\n"
-    "  -o, --output=OUT   write to OUT ('-' for stdout, the default)\n"
+    "  -o, --output=OUT   write to OUT ('-' for stdout, the default); OUT named\n"
+    "                     *.zst or *.gz is compressed with zstd or gzip\n"
     "  -h, --help         show this help\n"
     "\n"
     "Exit status: 0 on success, 1 if FILE is not a raw trace buffer (an archive that\n"
     "is already complete, say), its header is unusable, or OUT cannot be written\n"
     "(a partial OUT is removed), 2 on a usage error.\n";
 
-/* Reads all of fd into a malloc'ed block; NULL (with errno) on failure. */
-static unsigned char* read_all(int fd, size_t* size) {
-  size_t used = 0, capacity = 1 << 20;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      (uint64_t)st.st_size < SIZE_MAX - 1)
-    capacity = (size_t)st.st_size + 1; /* +1: EOF is seen without growing */
-  unsigned char* data = malloc(capacity);
-  if (!data) return NULL;
-  for (;;) {
-    if (used == capacity) {
-      unsigned char* grown = capacity < SIZE_MAX / 2 ? realloc(data, capacity * 2) : NULL;
-      if (!grown) {
-        free(data);
-        errno = ENOMEM;
-        return NULL;
-      }
-      data = grown;
-      capacity *= 2;
-    }
-    ssize_t n = read(fd, data + used, capacity - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      free(data);
-      errno = err;
-      return NULL;
-    }
-    if (n == 0) break;
-    used += (size_t)n;
+/* Reads all of fd into a malloc'ed block, decompressed if it is a zstd or
+ * gzip file (the reader's input layer); NULL (with *why) on failure. */
+static unsigned char* read_all(int fd, size_t* size, char* why, size_t why_size) {
+  input_t in;
+  input__init_fd(&in, fd);
+  ptrdiff_t n = input__read_all(&in);
+  const char* error = n < 0                ? strerror(ENOMEM)
+                      : in.read_errno != 0 ? strerror(in.read_errno)
+                                           : in.damage;
+  if (error) {
+    snprintf(why, why_size, "%s", error);
+    input__free(&in);
+    return NULL;
   }
-  *size = used;
-  return data;
+  unsigned char* data = in.owned;
+  if (in.start > 0) memmove(data, data + in.start, (size_t)n);
+  in.owned = NULL;
+  input__free(&in);
+  *size = (size_t)n;
+  return data ? data : malloc(1); /* an empty input */
 }
 
 static bool same_file(int fd, const char* path) {
@@ -80,7 +71,12 @@ static int write_output(const char* output, const unsigned char* data, size_t si
   }
   bool removable = !to_stdout && cli__is_regular_file(f);
   int err = 0;
-  if (fwrite(data, 1, size, f) != size || fflush(f) != 0) err = errno ? errno : EIO;
+  compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(output);
+  FILE* w = codec == COMPRESS_NONE ? f : compress__open(f, codec, NULL);
+  if (!w) err = errno;
+  if (w && (fwrite(data, 1, size, w) != size || fflush(w) != 0)) err = errno ? errno : EIO;
+  if (w && w != f && fclose(w) != 0 && !err) err = errno ? errno : EIO;
+  if (!err && fflush(f) != 0) err = errno ? errno : EIO;
   if (!to_stdout && fclose(f) != 0 && !err) err = errno;
   if (!err) return EXIT_OK;
   cli__error("recover", "writing %s failed: %s", to_stdout ? "standard output" : output,
@@ -124,11 +120,11 @@ int cmd__recover(int argc, char** argv) {
     return EXIT_FAILED;
   }
   size_t size = 0;
-  unsigned char* raw = read_all(fd, &size);
-  int err = errno;
+  char why_not[200];
+  unsigned char* raw = read_all(fd, &size, why_not, sizeof(why_not));
   if (fd != STDIN_FILENO) close(fd);
   if (!raw) {
-    cli__error("recover", "cannot read '%s': %s", input, strerror(err));
+    cli__error("recover", "cannot read '%s': %s", input, why_not);
     return EXIT_FAILED;
   }
   if (!recover__is_raw_buffer(raw, size)) {

@@ -23,7 +23,8 @@ for pc in fxtrace trace-reader; do
   # the same against the static library
   # shellcheck disable=SC2046,SC2086
   cc -std=c11 $extra "$src/examples/count_records.c" $(pkg-config --cflags $pc) \
-    "$tmp/prefix/lib/lib$pc.a" -o "$tmp/count_static_$pc"
+    "$tmp/prefix/lib/lib$pc.a" $(pkg-config --static --libs-only-l $pc | sed "s/-l$pc//") \
+    -o "$tmp/count_static_$pc"
 done
 
 "$tmp/prefix/bin/trace" gen-sample -o "$tmp/sample.fxt"
@@ -35,7 +36,9 @@ done
 # A traced program, built the way the README says, records in file mode
 # against the shared and the static library.
 for kind in shared static; do
-  if [ $kind = shared ]; then libs=$(pkg-config --libs fxtrace); else libs="$tmp/prefix/lib/libfxtrace.a -pthread"; fi
+  # static: the archive, then what it needs (Libs.private: libzstd, zlib)
+  if [ $kind = shared ]; then libs=$(pkg-config --libs fxtrace); else
+    libs="$tmp/prefix/lib/libfxtrace.a $(pkg-config --static --libs-only-l fxtrace | sed 's/-lfxtrace//') -pthread"; fi
   # shellcheck disable=SC2046,SC2086
   cc -std=c11 -Wall -Wextra -Werror $extra "$src/examples/demo.c" $(pkg-config --cflags fxtrace) \
     $libs -o "$tmp/demo_$kind"

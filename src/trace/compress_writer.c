@@ -1,0 +1,183 @@
+/* Compressed output stream (compress_writer.h), a fopencookie() stream whose
+ * write function feeds libzstd's or zlib's streaming compressor and writes
+ * what comes out to the underlying FILE*. */
+#include "trace/compress_writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "trace/write_behind.h"
+
+enum {
+  ZSTD_LEVEL = 1, /* FXT of a streaming trace: ~15x, faster than the disk */
+  ZSTD_WORKERS = 1,
+  GZIP_LEVEL = 1,
+  OUT_CHUNK = 256 << 10,
+  STREAM_BUFFER = 1 << 20, /* the FILE*'s own buffer: larger writes pass through */
+};
+
+typedef struct compressor {
+  compress_codec_t codec;
+  FILE* out;
+  ZSTD_CCtx* zstd;
+  z_stream gzip;
+  bool gzip_ready;
+  int error; /* errno of the first failure; every later call fails with it */
+  uint64_t* written;
+  write_behind_t write_behind;
+  unsigned char chunk[OUT_CHUNK];
+} compressor_t;
+
+bool compress__parse_codec(const char* text, compress_codec_t* codec) {
+  if (strcmp(text, "zstd") == 0)
+    *codec = COMPRESS_ZSTD;
+  else if (strcmp(text, "gzip") == 0)
+    *codec = COMPRESS_GZIP;
+  else if (strcmp(text, "none") == 0)
+    *codec = COMPRESS_NONE;
+  else
+    return false;
+  return true;
+}
+
+static bool ends_with(const char* s, const char* suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+compress_codec_t compress__codec_for_name(const char* path) {
+  if (ends_with(path, ".zst")) return COMPRESS_ZSTD;
+  if (ends_with(path, ".gz")) return COMPRESS_GZIP;
+  return COMPRESS_NONE;
+}
+
+const char* compress__codec_name(compress_codec_t codec) {
+  switch (codec) {
+    case COMPRESS_ZSTD:
+      return "zstd";
+    case COMPRESS_GZIP:
+      return "gzip";
+    default:
+      return "none";
+  }
+}
+
+/* Writes the first `bytes` of the chunk to the output. */
+static bool emit(compressor_t* c, size_t bytes) {
+  if (bytes == 0) return true;
+  if (fwrite(c->chunk, 1, bytes, c->out) != bytes) {
+    c->error = errno ? errno : EIO;
+    return false;
+  }
+  write_behind__wrote(&c->write_behind, c->out, bytes);
+  if (c->written) *c->written += bytes;
+  return true;
+}
+
+/* Compresses `size` bytes (none when finishing); true when all went out. */
+static bool run_zstd(compressor_t* c, const void* data, size_t size, bool end) {
+  ZSTD_inBuffer in = {data, size, 0};
+  for (;;) {
+    ZSTD_outBuffer out = {c->chunk, sizeof(c->chunk), 0};
+    size_t left = ZSTD_compressStream2(c->zstd, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+    if (ZSTD_isError(left)) {
+      c->error = EIO;
+      return false;
+    }
+    if (!emit(c, out.pos)) return false;
+    /* e_continue: done once the input is taken; e_end: once nothing is left */
+    if (end ? left == 0 : in.pos == in.size) return true;
+  }
+}
+
+static bool run_gzip(compressor_t* c, const void* data, size_t size, bool end) {
+  c->gzip.next_in = (Bytef*)data;
+  c->gzip.avail_in = (uInt)size; /* callers pass at most UINT_MAX bytes */
+  for (;;) {
+    c->gzip.next_out = c->chunk;
+    c->gzip.avail_out = sizeof(c->chunk);
+    int rc = deflate(&c->gzip, end ? Z_FINISH : Z_NO_FLUSH);
+    if (rc == Z_STREAM_ERROR) {
+      c->error = EIO;
+      return false;
+    }
+    if (!emit(c, sizeof(c->chunk) - c->gzip.avail_out)) return false;
+    if (end ? rc == Z_STREAM_END : c->gzip.avail_in == 0 && c->gzip.avail_out != 0) return true;
+  }
+}
+
+static ssize_t cookie_write(void* cookie, const char* data, size_t size) {
+  compressor_t* c = cookie;
+  size_t done = 0;
+  while (c->error == 0 && done < size) {
+    size_t step = size - done < (1u << 30) ? size - done : (1u << 30);
+    bool ok = c->codec == COMPRESS_ZSTD ? run_zstd(c, data + done, step, false)
+                                        : run_gzip(c, data + done, step, false);
+    if (!ok) break;
+    done += step;
+  }
+  if (c->error == 0) return (ssize_t)size;
+  errno = c->error;
+  return 0; /* fopencookie: 0 is a failed write */
+}
+
+static void release(compressor_t* c) {
+  ZSTD_freeCCtx(c->zstd);
+  if (c->gzip_ready) deflateEnd(&c->gzip);
+  free(c);
+}
+
+static int cookie_close(void* cookie) {
+  compressor_t* c = cookie;
+  if (c->error == 0)
+    c->codec == COMPRESS_ZSTD ? run_zstd(c, NULL, 0, true) : run_gzip(c, NULL, 0, true);
+  if (c->error == 0 && fflush(c->out) != 0) c->error = errno ? errno : EIO;
+  int error = c->error;
+  release(c);
+  if (error == 0) return 0;
+  errno = error;
+  return -1;
+}
+
+static bool setup(compressor_t* c) {
+  if (c->codec == COMPRESS_ZSTD) {
+    c->zstd = ZSTD_createCCtx();
+    if (!c->zstd) return false;
+    ZSTD_CCtx_setParameter(c->zstd, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+    ZSTD_CCtx_setParameter(c->zstd, ZSTD_c_checksumFlag, 1); /* damage shows when read */
+    /* Without libzstd's threads this fails and compression is inline. */
+    ZSTD_CCtx_setParameter(c->zstd, ZSTD_c_nbWorkers, ZSTD_WORKERS);
+    return true;
+  }
+  /* 15 + 16: a gzip wrapper around the deflate stream */
+  if (deflateInit2(&c->gzip, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return false;
+  c->gzip_ready = true;
+  return true;
+}
+
+FILE* compress__open(FILE* out, compress_codec_t codec, uint64_t* written) {
+  compressor_t* c = calloc(1, sizeof(*c));
+  if (!c) return NULL;
+  c->codec = codec;
+  c->out = out;
+  c->written = written;
+  if (!setup(c)) {
+    release(c);
+    errno = ENOMEM;
+    return NULL;
+  }
+  write_behind__init(&c->write_behind, out);
+  cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
+  FILE* f = fopencookie(c, "w", io);
+  if (!f) {
+    release(c);
+    errno = ENOMEM;
+    return NULL;
+  }
+  setvbuf(f, NULL, _IOFBF, STREAM_BUFFER);
+  return f;
+}

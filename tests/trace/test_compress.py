@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Compressed archives (zstd, gzip), end to end through the `trace` CLI:
+
+    test_compress.py PATH_TO_TRACE PATH_TO_DEMO
+
+- `trace record --compress` (and by the output name) against a scripted fake manager that
+  sends a fixed archive: `zstd -d` / `gunzip` give back exactly those bytes (byte for byte),
+  to a regular file, to a pipe on stdout (`-o -`) and to a FIFO;
+- a full disk (a small tmpfs) during a compressed and a plain recording: exit 1, the message
+  of docs (`writing FILE failed: No space left on device`), the partial file removed;
+- a real `trace record` of the demo, compressed: decompressed, the independent decoder
+  (tests/tools/fxt_decode.py) accepts it, and `trace dump` reads the compressed file as the
+  decompressed one;
+- `trace dump` / `trace convert` read compressed archives from a file and from a pipe with the
+  output of the plain archive; truncated and damaged compressed archives give every record
+  before the damage, a clear message and exit 1, never a crash;
+- `trace recover` of a compressed raw trace buffer, to a compressed output: byte for byte the
+  archive it recovers from the plain buffer.
+Needs the `zstd` and `gzip` programs (scripts/install-deps.sh). Exit status 0 only if every
+check passed.
+"""
+
+import json
+import os
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
+import fxt_decode as fxt  # noqa: E402
+import test_record as tr  # noqa: E402  (its fake manager and wire helpers)
+
+TRACE = DEMO = None
+TMP = None
+FAILS = tr.FAILS
+check = tr.check
+
+DECOMPRESS = {'zstd': ['zstd', '-d', '-c', '-q'], 'gzip': ['gzip', '-d', '-c']}
+COMPRESS = {'zstd': ['zstd', '-c', '-q', '-1'], 'gzip': ['gzip', '-c', '-1']}
+CRASH_WORDS = ('Traceback', 'Sanitizer', 'runtime error', 'Segmentation', 'core dumped')
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def run(args, stdin_data=None, env=None, timeout=120):
+    p = subprocess.run([TRACE] + args, input=stdin_data,
+                       stdin=None if stdin_data is not None else subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout,
+                       cwd=TMP)
+    return p.returncode, p.stdout, p.stderr.decode('utf-8', 'replace')
+
+
+def no_crash(err, what):
+    for bad in CRASH_WORDS:
+        check(bad not in err, '%s: stderr shows a crash (%s): %s' % (what, bad, err[:300]))
+
+
+def decompress(codec, data):
+    p = subprocess.run(DECOMPRESS[codec], input=data, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    check(p.returncode == 0, '%s -d failed: %s' % (codec, p.stderr[:300]))
+    return p.stdout
+
+
+def compress(codec, data):
+    return subprocess.run(COMPRESS[codec], input=data, stdout=subprocess.PIPE, check=True).stdout
+
+
+def read(p):
+    with open(p, 'rb') as f:
+        return f.read()
+
+
+def write(p, data):
+    with open(p, 'wb') as f:
+        f.write(data)
+
+
+def sample_archive(repeat):
+    p = path('sample-%d.fxt' % repeat)
+    rc, out, err = run(['gen-sample', '-o', p, '--repeat', str(repeat)])
+    check(rc == 0, 'gen-sample: %s' % err)
+    return read(p)
+
+
+# ---- trace record against a fake manager sending a fixed archive ----
+
+def fake_script(archive, state):
+    def script(mtype, rid, payload, fds):
+        if mtype == tr.MSG_INITIALIZE_TRACING:
+            if fds:
+                os.write(fds[0], archive)  # trace's archive thread reads as this writes
+                state['fd'] = fds[0]
+            return None
+        if mtype == tr.MSG_START_TRACING:
+            return tr.wire_msg(tr.MSG_START_RESULT, rid, struct.pack('<I', 0))
+        if mtype == tr.MSG_TERMINATE_TRACING:
+            if 'fd' in state:
+                os.close(state.pop('fd'))
+            return tr.wire_msg(tr.MSG_TERMINATE_RESULT, rid, struct.pack('<H', 0))
+        return None
+    return script
+
+
+def record_fake(archive, args, timeout=60):
+    return tr.with_fake(fake_script(archive, {}), ['record', '--duration=0.2'] + args,
+                        timeout=timeout)[:3]
+
+
+def test_record_fixed_archive():
+    """Byte for byte: the fixed archive, compressed by trace record, decompresses to itself."""
+    archive = sample_archive(6000)  # several MiB: several zstd jobs and blocks
+    check(len(archive) > 4 << 20, 'the sample archive is only %d bytes' % len(archive))
+    cases = [('zstd', ['--compress=zstd'], 'a.fxt'), ('gzip', ['--compress=gzip'], 'b.fxt'),
+             ('zstd', [], 'c.fxt.zst'), ('gzip', [], 'd.fxt.gz'),
+             (None, ['--compress=none'], 'e.fxt.zst'), (None, [], 'f.fxt')]
+    for codec, flags, name in cases:
+        what = 'record %s -o %s' % (' '.join(flags), name)
+        rc, out, err = record_fake(archive, flags + ['-o', path(name)])
+        check(rc == 0, '%s: exit status %d: %s' % (what, rc, err[:400]))
+        if not check(os.path.exists(path(name)), '%s: no output' % what):
+            continue
+        data = read(path(name))
+        if codec is None:
+            check(data == archive, '%s: the plain archive differs from what was sent' % what)
+            continue
+        check(len(data) * 5 < len(archive), '%s: %d bytes compressed from %d' % (
+            what, len(data), len(archive)))
+        check('%s-compressed to ' % codec in err, '%s: the summary does not give the compressed '
+              'size: %s' % (what, err[:300]))
+        check(decompress(codec, data) == archive,
+              '%s: %s -d does not give back the archive byte for byte' % (what, codec))
+        # and the reader reads the compressed file as the plain one
+        rc1, dumped, err1 = run(['dump', path(name)])
+        check(rc1 == 0, '%s: trace dump of the compressed file: %s' % (what, err1[:300]))
+        write(path('plain.fxt'), archive)
+        rc2, dumped_plain, _ = run(['dump', path('plain.fxt')])
+        check(dumped == dumped_plain, '%s: trace dump differs from the plain archive\'s' % what)
+
+
+def test_record_pipe():
+    """--compress to a non-regular output: stdout as a pipe, and a FIFO."""
+    archive = sample_archive(2000)
+    for codec in ('zstd', 'gzip'):
+        rc, out, err = record_fake(archive, ['--compress=' + codec, '-o', '-'])
+        check(rc == 0, 'record --compress=%s -o - (a pipe): exit status %d: %s' % (codec, rc,
+                                                                                  err[:300]))
+        check(decompress(codec, out) == archive,
+              'record --compress=%s -o -: stdout does not decompress to the archive' % codec)
+    fifo = path('out.fifo.zst')
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(['cat', fifo], stdout=subprocess.PIPE)
+    rc, out, err = record_fake(archive, ['-o', fifo])
+    got = reader.communicate(timeout=60)[0]
+    check(rc == 0, 'record -o FIFO.zst: exit status %d: %s' % (rc, err[:300]))
+    check(decompress('zstd', got) == archive, 'record -o FIFO.zst: not the archive, compressed')
+    check(stat.S_ISFIFO(os.stat(fifo).st_mode), 'record -o FIFO.zst: the FIFO is gone')
+
+
+def test_record_flags_and_json():
+    """A bad --compress value is a usage error; JSON output compresses too."""
+    rc, out, err = run(['record', '--compress=lz4', '-o', path('bad.fxt'), '--', 'true'])
+    check(rc == 2 and "unknown compression 'lz4'" in err,
+          'record --compress=lz4: exit status %d: %s' % (rc, err[:300]))
+    check(not os.path.exists(path('bad.fxt')), 'record --compress=lz4 created its output')
+    archive = sample_archive(50)
+    rc, out, err = record_fake(archive, ['--format=json', '-o', path('t.json.gz')])
+    check(rc == 0, 'record --format=json -o t.json.gz: exit status %d: %s' % (rc, err[:300]))
+    if check(os.path.exists(path('t.json.gz')), 'record -o t.json.gz: no output'):
+        doc = json.loads(decompress('gzip', read(path('t.json.gz'))))
+        events = doc['traceEvents'] if isinstance(doc, dict) else doc
+        check(len(events) > 10, 'record -o t.json.gz: only %d JSON events' % len(events))
+
+
+def test_full_disk():
+    """A full disk: the same error and exit status for compressed and plain archives."""
+    mnt = path('small')
+    os.mkdir(mnt)
+    r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        print('  SKIPPED: cannot mount a tmpfs (%s)' % r.stdout.decode().strip())
+        return
+    try:
+        archive = sample_archive(6000)  # about 200 KiB compressed: more than the disk holds
+        for flags, name in ((['--compress=zstd'], 'full.fxt.zst'), ([], 'full.fxt.gz'),
+                            ([], 'full.fxt')):
+            what = 'full disk, record %s -o %s' % (' '.join(flags), name)
+            out_file = os.path.join(mnt, name)
+            rc, out, err = record_fake(archive, flags + ['-o', out_file])
+            check(rc == 1, '%s: exit status %d, expected 1: %s' % (what, rc, err[:400]))
+            check('writing %s failed: No space left on device' % out_file in err,
+                  '%s: no clear message: %s' % (what, err[:400]))
+            check("removed the incomplete '%s'" % out_file in err and
+                  not os.path.exists(out_file), '%s: the partial file is left' % what)
+            no_crash(err, what)
+    finally:
+        subprocess.run(['umount', mnt])
+
+
+# ---- a real recording ----
+
+def private_env():
+    os.makedirs(path('tmpdir'), exist_ok=True)
+    return tr.env_with(FXTRACE_SOCKET=path('no-manager.sock'), XDG_RUNTIME_DIR=None,
+                       TMPDIR=path('tmpdir'))
+
+
+def test_record_demo():
+    for codec, name, mode in (('zstd', 'demo.fxt.zst', 'streaming'),
+                              ('gzip', 'demo.fxt.gz', 'oneshot')):
+        what = 'record the demo to %s (%s)' % (name, mode)
+        rc, out, err = run(['record', '--buffering-mode=' + mode, '-o', path(name), '--', DEMO,
+                            '200'], env=private_env())
+        check(rc == 0, '%s: exit status %d: %s' % (what, rc, err[:600]))
+        check('warning' not in err, '%s: warnings: %s' % (what, err[:600]))
+        if not check(os.path.exists(path(name)), '%s: no archive' % what):
+            continue
+        plain = decompress(codec, read(path(name)))
+        t = fxt.decode(plain)
+        check(t.ok, '%s: the independent decoder finds errors: %s' % (what, t.errors[:3]))
+        events = [r for r in t.records if r['kind'] == 'event']
+        produced = [r for r in events if r.get('name') == b'produce']
+        check(len(produced) >= 200, '%s: %d produce events for 200 items' % (what,
+                                                                             len(produced)))
+        write(path('demo-plain.fxt'), plain)
+        rc1, d1, e1 = run(['dump', path(name)])
+        rc2, d2, e2 = run(['dump', path('demo-plain.fxt')])
+        check(rc1 == 0 and d1 == d2, '%s: trace dump of the compressed archive differs (%d, %s)'
+              % (what, rc1, e1[:300]))
+
+
+# ---- reading compressed archives ----
+
+def count_events(json_bytes):
+    return json_bytes.count(b'"ph":')
+
+
+def test_read_compressed():
+    archive = sample_archive(3000)
+    write(path('r.fxt'), archive)
+    rc, dump_plain, err = run(['dump', path('r.fxt')])
+    check(rc == 0, 'dump of the plain archive: %s' % err[:300])
+    rc, json_plain, err = run(['convert', path('r.fxt')])
+    check(rc == 0, 'convert of the plain archive: %s' % err[:300])
+    total = count_events(json_plain)
+    for codec in ('zstd', 'gzip'):
+        data = compress(codec, archive)
+        name = path('r.fxt.' + ('zst' if codec == 'zstd' else 'gz'))
+        write(name, data)
+        for source, args, stdin in (('file', [name], None), ('pipe', ['-'], data)):
+            what = '%s from a %s' % (codec, source)
+            rc, out, err = run(['dump'] + args, stdin_data=stdin)
+            check(rc == 0 and out == dump_plain, 'dump %s: rc %d, output differs: %s' % (
+                what, rc, err[:300]))
+            rc, out, err = run(['convert'] + args, stdin_data=stdin)
+            check(rc == 0 and out == json_plain, 'convert %s: rc %d, output differs: %s' % (
+                what, rc, err[:300]))
+        # two frames (members) one after the other read as one archive
+        rc, out, err = run(['dump', '-'], stdin_data=data + compress(codec, b''))
+        check(rc == 0 and out == dump_plain, 'dump %s followed by an empty frame: rc %d %s' % (
+            codec, rc, err[:300]))
+        # truncated: every event before the cut, then the damage, exit 1
+        for fraction in (0.3, 0.7, 0.99):
+            cut = data[:int(len(data) * fraction)]
+            what = '%s truncated at %d%%' % (codec, fraction * 100)
+            for source, args, stdin in (('file', [path('cut')], None), ('pipe', ['-'], cut)):
+                write(path('cut'), cut)
+                rc, out, err = run(['convert'] + args + ['-o', path('cut.json')],
+                                   stdin_data=stdin)
+                check(rc == 1, '%s (%s): convert exit status %d' % (what, source, rc))
+                check('truncated' in err, '%s (%s): no clear message: %s' % (what, source,
+                                                                            err[:300]))
+                no_crash(err, what)
+                got = count_events(read(path('cut.json'))) if os.path.exists(
+                    path('cut.json')) else 0
+                check(0 < got < total and got >= total * (fraction - 0.1),
+                      '%s (%s): %d of %d events written' % (what, source, got, total))
+                rc, out, err = run(['dump'] + args, stdin_data=stdin)
+                check(rc == 1 and 'truncated' in err, '%s (%s): dump rc %d: %s' % (
+                    what, source, rc, err[:300]))
+                check(out.count(b'\n') > 100, '%s (%s): dump printed %d lines' % (
+                    what, source, out.count(b'\n')))
+        # damaged bytes in the middle: exit 1 or the reader's own skips, never a crash
+        for at in (len(data) // 3, len(data) // 2, len(data) - 3):
+            bad = bytearray(data)
+            bad[at] ^= 0x5a
+            rc, out, err = run(['dump', '-'], stdin_data=bytes(bad))
+            what = '%s with byte %d of %d damaged' % (codec, at, len(data))
+            # the codec's checksum catches it at the end of the frame at the latest; the
+            # garbage decoded before may fail FXT framing first
+            check(rc == 1 and ('damaged' in err or 'corrupt' in err),
+                  '%s: dump rc %d: %s' % (what, rc, err[:300]))
+            no_crash(err, what)
+        # trailing garbage after the last frame
+        rc, out, err = run(['dump', '-'], stdin_data=data + b'garbage!')
+        check(rc == 1 and 'damaged' in err, '%s + garbage: dump rc %d: %s' % (codec, rc,
+                                                                             err[:300]))
+
+
+def make_raw_buffer():
+    """The raw trace buffer a traced program leaves when it is killed (file mode)."""
+    raw = path('killed.fxt')
+    env = tr.env_with(FXTRACE_OUTPUT=raw)
+    p = subprocess.Popen([DEMO, '100000000'], env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline and (not os.path.exists(raw) or os.path.getsize(raw) == 0):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    return raw
+
+
+def test_recover():
+    raw = make_raw_buffer()
+    rc, out, err = run(['recover', raw, '-o', path('recovered.fxt')])
+    if not check(rc == 0, 'recover of the plain raw buffer: rc %d: %s' % (rc, err[:300])):
+        return
+    plain = read(path('recovered.fxt'))
+    check(fxt.decode(plain).ok, 'recover: the independent decoder refuses the archive')
+    raw_data = read(raw)
+    for codec, suffix in (('zstd', 'zst'), ('gzip', 'gz')):
+        write(path('killed.fxt.' + suffix), compress(codec, raw_data))
+        out_name = path('recovered.fxt.' + suffix)
+        rc, out, err = run(['recover', path('killed.fxt.' + suffix), '-o', out_name])
+        check(rc == 0, 'recover of a %s raw buffer: rc %d: %s' % (codec, rc, err[:300]))
+        check(os.path.exists(out_name) and decompress(codec, read(out_name)) == plain,
+              'recover to *.%s: not byte for byte the plain recovery, compressed' % suffix)
+        rc, out, err = run(['dump', path('killed.fxt.' + suffix)])
+        check(rc == 0 and 'raw buffer' in err, 'dump of a %s raw buffer: rc %d: %s' % (
+            codec, rc, err[:300]))
+        cut = compress(codec, raw_data)[:200]
+        rc, out, err = run(['recover', '-', '-o', path('cut-recovered.fxt')], stdin_data=cut)
+        check(rc == 1 and 'truncated' in err, 'recover of a truncated %s raw buffer: rc %d: %s'
+              % (codec, rc, err[:300]))
+        no_crash(err, 'recover, truncated')
+
+
+def main():
+    global TRACE, DEMO, TMP
+    if len(sys.argv) != 3:
+        print('usage: test_compress.py PATH_TO_TRACE PATH_TO_DEMO', file=sys.stderr)
+        return 2
+    TRACE = tr.TRACE = os.path.abspath(sys.argv[1])
+    DEMO = os.path.abspath(sys.argv[2])
+    for tool in ('zstd', 'gzip'):
+        if not shutil.which(tool):
+            print('SKIPPED: no %s program (scripts/install-deps.sh installs it)' % tool)
+            return 77
+    tests = [
+        ('record --compress: byte for byte (fake manager)', test_record_fixed_archive),
+        ('record --compress to a pipe and a FIFO', test_record_pipe),
+        ('record --compress=BAD, JSON compressed', test_record_flags_and_json),
+        ('full disk, compressed and plain', test_full_disk),
+        ('record the demo compressed', test_record_demo),
+        ('dump / convert of compressed, truncated and damaged archives', test_read_compressed),
+        ('recover: compressed input and output', test_recover),
+    ]
+    with tempfile.TemporaryDirectory(prefix='fxtrace-compress-') as TMP:
+        tr.TMP = TMP
+        for name, fn in tests:
+            before = len(FAILS)
+            print('== %s' % name, flush=True)
+            try:
+                fn()
+            except Exception:
+                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
+                print(FAILS[-1])
+            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
+    print('%d checks, %d failure(s)' % (tr.CHECKS[0], len(FAILS)))
+    return 1 if FAILS else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
