@@ -26,6 +26,10 @@ const char* decompress__codec_name(decompress_codec_t codec);
 
 typedef struct decompress decompress_t;
 
+/* False in the build without codecs (libfxtrace): decompress__create then
+ * always returns NULL. */
+bool decompress__supported(void);
+
 /* NULL when out of memory. */
 decompress_t* decompress__create(decompress_codec_t codec);
 void decompress__free(decompress_t* d);

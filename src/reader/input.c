@@ -3,6 +3,7 @@
 #include "reader/input.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -139,6 +140,15 @@ static ptrdiff_t detect(input_t* in, unsigned char* dst, size_t room) {
   decompress_codec_t codec = decompress__detect(dst, have);
   if (codec == DECOMPRESS_PLAIN) return (ptrdiff_t)have;
   in->codec = codec;
+  if (!decompress__supported()) {
+    char why[160];
+    snprintf(why, sizeof(why),
+             "a %s-compressed archive: libfxtrace reads plain FXT only (use libtrace-reader or "
+             "`trace`)",
+             decompress__codec_name(codec));
+    set_damage(in, false, why);
+    return 0;
+  }
   in->z = decompress__create(codec);
   in->zcapacity = have > COMPRESSED_CHUNK ? have : COMPRESSED_CHUNK;
   in->zbuf = malloc(in->zcapacity);
