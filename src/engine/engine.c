@@ -337,6 +337,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     ATOMIC_STORE(&e->state, TRACE_STARTED);
     ATOMIC_STORE(&e->epoch, (e->generation << 24) | (sw & 0xffffff));
     ATOMIC_RELEASE(&trace_engine__generation, e->generation);
+    sites__reset(); /* sites that cached "disabled" ask again */
     e->started_pending = true;
     wake_engine_thread();
   }
@@ -351,6 +352,7 @@ static void begin_stop_locked(int disposition) {
   e->disposition = disposition;
   ATOMIC_RELEASE(&trace_engine__generation, 0);
   ATOMIC_STORE(&e->epoch, 0);
+  sites__reset(); /* enabled sites learn they are off (once each) */
   e->stop_pending = true;
   wake_engine_thread();
 }
@@ -608,12 +610,20 @@ static trace_context_t* enter(uint64_t generation) {
 trace_context_t* trace_engine__acquire_context_for_site(const char* category_literal,
                                                         trace_site_t* site,
                                                         trace_string_ref_t* out_ref,
-                                                        uint64_t generation) {
+                                                        uint64_t state) {
   /* acquire: orders the reads of the engine's set-up after its publication */
-  if (UNLIKELY(ATOMIC_ACQUIRE(&trace_engine__generation) != generation)) return NULL;
-  if (UNLIKELY(ATOMIC_LOAD(&site->state) != ((generation << 1) | 1)) &&
-      !writer__category_enabled(category_literal, site, generation))
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (UNLIKELY(generation == 0)) {
+    sites__set_disabled(site, 0);
     return NULL;
+  }
+  if (UNLIKELY(state != TRACE_SITE_ENABLED(generation))) {
+    if (!writer__category_enabled(category_literal)) {
+      sites__set_disabled(site, generation);
+      return NULL;
+    }
+    ATOMIC_STORE(&site->state, TRACE_SITE_ENABLED(generation)); /* stale: only costs a visit */
+  }
   trace_context_t* w = enter(generation);
   if (w) *out_ref = writer__register_literal(w, category_literal);
   return w;
@@ -629,8 +639,7 @@ trace_context_t* trace_acquire_context_for_category(const char* category_literal
                                                     trace_string_ref_t* out_ref) {
   uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
   if (generation == 0) return NULL;
-  trace_site_t site = {0};
-  if (!writer__category_enabled(category_literal, &site, generation)) return NULL;
+  if (!writer__category_enabled(category_literal)) return NULL;
   trace_context_t* w = enter(generation);
   if (w) *out_ref = writer__register_literal(w, category_literal);
   return w;
@@ -647,9 +656,14 @@ bool trace_is_category_enabled(const char* category_literal) {
 void trace_release_context(trace_context_t* context) { writer__release(context); }
 
 int trace_engine_flush_category_cache(void) {
-  /* Site caches are keyed by the trace generation, so they never outlive a
-   * trace; nothing to flush, but the contract (stopped only) is kept. */
-  return trace_state() == TRACE_STOPPED ? 0 : -EBUSY;
+  /* Unlinks every listed site (sites.c), so that none of a shared object
+   * about to be unloaded stays on the list; they ask again on their next
+   * visit. */
+  pthread_mutex_lock(&engine__instance.lock);
+  int status = engine__instance.state == TRACE_STOPPED ? 0 : -EBUSY;
+  if (status == 0) sites__forget();
+  pthread_mutex_unlock(&engine__instance.lock);
+  return status;
 }
 
 trace_prolonged_context_t* trace_acquire_prolonged_context(void) {

@@ -146,12 +146,17 @@ uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
 trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w);
-bool writer__category_enabled(const char* category, trace_site_t* site, uint64_t generation);
+bool writer__category_enabled(const char* category);
 trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length);
 trace_thread_ref_t writer__register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
                                            const char* name, size_t name_length);
 void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
                                const trace_string_ref_t* name_ref);
+
+/* sites.c: call-site state words */
+void sites__set_disabled(trace_site_t* site, uint64_t generation);
+void sites__reset(void); /* after publishing a new generation (or 0), under engine.lock */
+void sites__forget(void);
 
 /* engine.c */
 void engine__request_save(uint64_t switch_count);

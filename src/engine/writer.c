@@ -352,13 +352,10 @@ trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w) {
 
 /* ---- categories ---- */
 
-bool writer__category_enabled(const char* category, trace_site_t* site, uint64_t generation) {
-  bool enabled = false;
+bool writer__category_enabled(const char* category) {
   trace_handler_t* handler = ATOMIC_ACQUIRE(&engine__instance.handler);
-  if (category != NULL && category[0] != '\0' && handler != NULL)
-    enabled = handler->ops->is_category_enabled(handler, category);
-  ATOMIC_STORE(&site->state, (generation << 1) | (enabled ? 1u : 0u));
-  return enabled;
+  return category != NULL && category[0] != '\0' && handler != NULL &&
+         handler->ops->is_category_enabled(handler, category);
 }
 
 /* ---- attaching threads ---- */
