@@ -81,6 +81,27 @@ TRACE_EXPORT trace_context_t* trace_engine__acquire_context_for_site(const char*
                                                                      trace_string_ref_t* out_ref,
                                                                      uint64_t state);
 
+/* The rest of the site check for a site whose word is not
+ * TRACE_SITE_DISABLED but not TRACE_SITE_ENABLED(current generation)
+ * either (unknown, or from another trace): decides, stores and returns
+ * the site's new word (TRACE_SITE_DISABLED or TRACE_SITE_ENABLED). */
+TRACE_EXPORT uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site);
+
+/* Whether a site is on, without acquiring: one load and one predicted branch
+ * while it is disabled; an enabled site also compares its word with the
+ * current generation. Used by TRACE_INSTANT, whose one call then acquires
+ * (and re-checks) itself; `*state` receives the word. */
+static inline bool trace_site_is_enabled(const char* category_literal, trace_site_t* site,
+                                         uint64_t* state) {
+  uint64_t s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
+  if (__builtin_expect(s == TRACE_SITE_DISABLED, 1)) return false;
+  if (s == 0 ||
+      s != TRACE_SITE_ENABLED(__atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED)))
+    s = trace_engine__resolve_site(category_literal, site);
+  *state = s;
+  return s != TRACE_SITE_DISABLED;
+}
+
 /* The site check every category event uses (and generated TRACE_EVENT()
  * functions may use): NULL, nothing held, unless tracing is on and the
  * category enabled; else the thread's context (release it with

@@ -584,45 +584,28 @@ trace_state_t trace_state(void) { return ATOMIC_LOAD(&engine__instance.state); }
 bool trace_is_enabled(void) { return trace_state() != TRACE_STOPPED; }
 
 /* The Dekker half on the writer side (see the top of this file). */
-static trace_context_t* enter(uint64_t generation) {
-  trace_context_t* w = writer__self;
-  if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation)) {
-    w = writer__attach(generation);
-    if (w == NULL) return NULL;
+static trace_context_t* enter(uint64_t generation) { return writer__enter(generation); }
+
+uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site) {
+  /* acquire: orders the reads of the engine's set-up after its publication */
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (generation == 0 || !writer__category_enabled(category_literal)) {
+    sites__set_disabled(site, generation);
+    return TRACE_SITE_DISABLED;
   }
-  uint32_t nesting = w->nesting;
-  if (UNLIKELY(nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
-    writer__count_dropped(w);
-    return NULL;
-  }
-  ATOMIC_STORE(&w->nesting, nesting + 1);
-  if (UNLIKELY(engine__instance.fence_needed))
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  else
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (UNLIKELY(ATOMIC_LOAD(&trace_engine__generation) != generation)) {
-    ATOMIC_RELEASE(&w->nesting, nesting);
-    return NULL;
-  }
-  return w;
+  ATOMIC_STORE(&site->state, TRACE_SITE_ENABLED(generation)); /* stale: only costs a visit */
+  return TRACE_SITE_ENABLED(generation);
 }
 
 trace_context_t* trace_engine__acquire_context_for_site(const char* category_literal,
                                                         trace_site_t* site,
                                                         trace_string_ref_t* out_ref,
                                                         uint64_t state) {
-  /* acquire: orders the reads of the engine's set-up after its publication */
   uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
-  if (UNLIKELY(generation == 0)) {
-    sites__set_disabled(site, 0);
-    return NULL;
-  }
-  if (UNLIKELY(state != TRACE_SITE_ENABLED(generation))) {
-    if (!writer__category_enabled(category_literal)) {
-      sites__set_disabled(site, generation);
-      return NULL;
-    }
-    ATOMIC_STORE(&site->state, TRACE_SITE_ENABLED(generation)); /* stale: only costs a visit */
+  if (UNLIKELY(generation == 0 || state != TRACE_SITE_ENABLED(generation))) {
+    state = trace_engine__resolve_site(category_literal, site);
+    if (state == TRACE_SITE_DISABLED) return NULL;
+    generation = state >> 1;
   }
   trace_context_t* w = enter(generation);
   if (w) *out_ref = writer__register_literal(w, category_literal);

@@ -422,6 +422,7 @@ trace_context_t* writer__attach(uint64_t generation) {
   uint64_t cache_epoch = ATOMIC_LOAD(&engine__instance.cache_epoch);
   if (w->cache_epoch != cache_epoch) {
     memset(w->strings, 0, sizeof(w->strings));
+    memset(w->sites, 0, sizeof(w->sites));
     memset(w->vthreads, 0, sizeof(w->vthreads));
     w->thread_registered = false;
     w->cache_epoch = cache_epoch;
