@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,7 +105,20 @@ typedef struct thread_slot {
   int cpu;
   uint64_t t0, t1;
   int64_t delay0, delay1; /* run_delay (ns) around the loop, -1 if unknown */
+  uint64_t cpu0, cpu1;     /* the thread's CPU time around the loop, ns */
+  uint64_t minflt0, minflt1; /* the thread's minor page faults around the loop */
 } __attribute__((aligned(64))) thread_slot_t;
+
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t thread_minflt(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_minflt : 0;
+}
 
 /* The calling thread's time spent waiting on a run queue, in ns; -1 if the
  * kernel does not say (CONFIG_SCHED_INFO). */
@@ -140,9 +154,13 @@ static void* thread_main(void* p) {
   __atomic_add_fetch(&s->ready, 1, __ATOMIC_ACQ_REL);
   while (!__atomic_load_n(&s->go, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
   slot->delay0 = thread_run_delay(); /* a few microseconds, before the clock starts */
+  slot->minflt0 = thread_minflt();
+  slot->cpu0 = thread_cpu_ns();
   slot->t0 = bench_now_ns();
   s->fn(s->o->events, slot->index, s->arg);
   slot->t1 = bench_now_ns();
+  slot->cpu1 = thread_cpu_ns();
+  slot->minflt1 = thread_minflt();
   slot->delay1 = thread_run_delay();
   return NULL;
 }
@@ -253,6 +271,8 @@ int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timin
   out->wait = 0;
   for (int i = 0; i < o->threads; i++) {
     out->thread_ns[i] = slots[i].t1 - slots[i].t0;
+    out->cpu_ns += slots[i].cpu1 - slots[i].cpu0;
+    out->minflt += slots[i].minflt1 - slots[i].minflt0;
     if (slots[i].delay0 < 0 || slots[i].delay1 < 0 || out->wait < 0)
       out->wait = -1;
     else if (out->thread_ns[i] > 0) {
@@ -289,6 +309,8 @@ void bench_print_result(const char* system, const bench_options_t* o, const benc
   printf(" cpus=");
   for (int i = 0; i < t->threads; i++) printf("%s%d", i ? "," : "", t->cpu[i]);
   printf(" other_cpu=%.2f wait=%.3f", t->other_cpu, t->wait);
+  printf(" cpu_ns=%.3f minflt=%" PRIu64,
+         (double)t->cpu_ns / ((double)t->events * (t->threads > 0 ? t->threads : 1)), t->minflt);
   if (extra && *extra) printf(" %s", extra);
   printf("\n");
   fflush(stdout);

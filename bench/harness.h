@@ -51,6 +51,13 @@ typedef struct bench_timing {
    * waiting for its CPU (run_delay of /proc/thread-self/schedstat, in ns):
    * preemption by anything, LTTng's consumer daemon included. -1 if unknown. */
   double wait;
+  /* The threads' own CPU time in their timed loops (user + system, page
+   * faults included, time waiting for a CPU excluded), summed, and their
+   * minor page faults there: printed as cpu_ns= (per event, mean over the
+   * threads) and minflt= (all threads). Robust on a shared machine, where
+   * ns= is not. */
+  uint64_t cpu_ns;
+  uint64_t minflt;
 } bench_timing_t;
 
 /* Runs fn(warmup) then, after all threads are warm, fn(events) on `threads`

@@ -8,6 +8,9 @@
   report.py write --raw FILE --notes FILE --out RESULTS.md ...
       Turns the "result ..." lines of bench/run into the "Engine" section of
       RESULTS.md, keeping every other section of the file.
+  report.py write-filemode --raw FILE --out RESULTS.md ...
+      Turns the file-mode / manager-path lines of `bench/run --parts filemode`
+      into the "File mode" section of RESULTS.md, keeping the others.
 """
 import argparse
 import datetime
@@ -856,6 +859,124 @@ def write(args):
     os.replace(tmp, args.out)
 
 
+# ---- the File mode section --------------------------------------------------------------
+
+FM_HEADING = "## File mode against the manager path"
+FM_TARGET = 1.15
+
+
+def filemode_section(args):
+    rows = parse_raw(args.raw)
+    by = {}
+    for r in rows:
+        by.setdefault((r["system"], r["fm_mode"], int(r["fm_mib"])), []).append(r)
+    modes = []
+    for r in rows:
+        if r["fm_mode"] not in modes:
+            modes.append(r["fm_mode"])
+    sizes = sorted({int(r["fm_mib"]) for r in rows})
+    today = datetime.date.today().isoformat()
+    L = [FM_HEADING, "",
+         f"Made by `bench/run --parts filemode` (bench/README.md) on {today}: {args.rounds} rounds; in "
+         "each, for every buffering mode and buffer size, file mode and then the manager path, one "
+         "process each (A B A B …). The loop is `bench_fxtrace --mode provider --scenario instant2` "
+         f"(TRACE_INSTANT with 2 int64), 1 thread, {args.events:,} timed events after 10,000 untimed. "
+         "**File mode**: `FXTRACE_OUTPUT` (no daemon) with `FXTRACE_BUFFERING_MODE` and "
+         "`FXTRACE_BUFFER_SIZE`, the live buffer in /dev/shm (docs/file-mode.md). **Manager path**: "
+         "`trace record --buffering-mode=MODE --buffer-size=min(SIZE, 64)` (64 MB is the most `trace "
+         "record` allows) with its in-process manager. Both archives go to the same directory and "
+         "are counted (event records) before they are removed.", "",
+         f"- Machine: {machine()}",
+         f"- Build: `-O2 -DNDEBUG` with {cc_version()}",
+         "- ns/event: the thread's timed loop (CLOCK_MONOTONIC) over its events, median over the "
+         "rounds (min–max). file / manager: the median over the rounds of each round's ratio (the "
+         "two runs are adjacent in time). CPU ns: the thread's own CPU time in the loop "
+         "(CLOCK_THREAD_CPUTIME_ID: page faults included, time waiting for a CPU excluded), "
+         "which a busy machine disturbs less. Faults: the thread's minor page faults in the loop.",
+         ""]
+    if not rows:
+        L += ["No measurement" + (": trace or bench_fxt_count did not build." if not args.have_stream
+                                  else "."), ""]
+        return "\n".join(L) + "\n"
+
+    def med(rs, key):
+        v = [num(r.get(key)) for r in rs]
+        v = [x for x in v if x is not None]
+        return statistics.median(v) if v else None
+
+    def per_round_ratio(fr, mr, key):
+        m = {r.get("round"): num(r.get(key)) for r in mr}
+        v = [num(r.get(key)) / m[r.get("round")] for r in fr
+             if m.get(r.get("round")) and num(r.get(key)) is not None]
+        return statistics.median(v) if v else None
+
+    def kept(rs):
+        ev, dr = med(rs, "archive_events"), med(rs, "dropped")
+        if ev is None:
+            return "n/a"
+        return f"{ev:,.0f} / {dr:,.0f}" if dr is not None else f"{ev:,.0f}"
+
+    L += ["| mode | buffer MiB | file mode ns | manager ns (buffer MB) | file / manager | "
+          "CPU ns file / manager | CPU file / manager | faults file / manager | events kept / "
+          "dropped, file | manager |",
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    worst, worst_at, oks, mismatches = None, None, [], []
+    for mode in modes:
+        for z in sizes:
+            fr, mr = by.get(("fxtrace-file", mode, z), []), by.get(("fxtrace-manager", mode, z), [])
+            if not fr or not mr:
+                continue
+            for r in fr + mr:
+                exp, ev, dr = num(r.get("expected")), num(r.get("archive_events")), num(r.get("dropped"))
+                if exp is not None and ev is not None and dr is not None and ev + dr != exp:
+                    mismatches.append(f"{r['system']} {mode} {z} MiB round {r.get('round')}: "
+                                      f"{ev:.0f} in the archive + {dr:.0f} dropped != {exp:.0f}")
+            ns_f = [num(r["ns"]) for r in fr]
+            ns_m = [num(r["ns"]) for r in mr]
+            ratio = per_round_ratio(fr, mr, "ns")
+            cpu_ratio = per_round_ratio(fr, mr, "cpu_ns")
+            if ratio is not None:
+                oks.append(ratio <= FM_TARGET)
+                if worst is None or ratio > worst:
+                    worst, worst_at = ratio, f"{mode}, {z} MiB"
+            cf, cm = med(fr, "cpu_ns"), med(mr, "cpu_ns")
+            ff, fm = med(fr, "minflt"), med(mr, "minflt")
+            L.append(
+                f"| {mode} | {z} | {fmt_ns(statistics.median(ns_f))} ({fmt_ns(min(ns_f))}–"
+                f"{fmt_ns(max(ns_f))}) | {fmt_ns(statistics.median(ns_m))} ({fmt_ns(min(ns_m))}–"
+                f"{fmt_ns(max(ns_m))}) ({mr[0].get('buffer_mb')}) | {fmt_x(ratio)} | "
+                + (f"{cf:.1f} / {cm:.1f}" if cf is not None and cm is not None else "n/a")
+                + f" | {fmt_x(cpu_ratio)} | "
+                + (f"{ff:,.0f} / {fm:,.0f}" if ff is not None and fm is not None else "n/a")
+                + f" | {kept(fr)} | {kept(mr)} |")
+    L += ["", f"Target (issue 14): file mode's per-event cost within {FM_TARGET}× of the manager "
+          f"path's, every mode and size: worst {fmt_x(worst)} ({worst_at}): {verdict(oks)}.", ""]
+    if mismatches:
+        L += ["**Events in the archive + dropped ≠ events issued:**", ""]
+        L += [f"- {m}" for m in mismatches] + [""]
+    notes = []
+    if args.notes and os.path.exists(args.notes):
+        with open(args.notes) as f:
+            notes = [l.rstrip("\n") for l in f if l.startswith("filemode")]
+    L += [f"- {n}" for n in notes]
+    return "\n".join(L).rstrip("\n") + "\n"
+
+
+def write_filemode(args):
+    section = filemode_section(args)
+    text = ""
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            text = f.read()
+    if not text:
+        text = "# Benchmark results\n\n"
+    out = replace_section(text, section, FM_HEADING)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(out)
+    os.replace(tmp, args.out)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -879,9 +1000,18 @@ def main():
     w.add_argument("--sustained")
     w.add_argument("--callgrind")
     w.add_argument("--parts", default="")
+    fm = sub.add_parser("write-filemode")
+    fm.add_argument("--raw", required=True)
+    fm.add_argument("--out", required=True)
+    fm.add_argument("--notes")
+    fm.add_argument("--rounds", type=int, default=0)
+    fm.add_argument("--events", type=int, default=0)
+    fm.add_argument("--have-stream", type=int, default=1)
     a = p.parse_args()
     if a.cmd == "lttng-bytes":
         lttng_bytes(a.trace_dir)
+    elif a.cmd == "write-filemode":
+        write_filemode(a)
     else:
         write(a)
 

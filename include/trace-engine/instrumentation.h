@@ -7,11 +7,11 @@
  * Acquire, write, release promptly, on the same thread; never block while
  * holding a context.
  *
- * Cost of a disabled call site: one load of trace_engine__generation and
- * one predictable branch (trace_acquire_context_for_category_cached). An
- * enabled site reads its cached answer; the cache is revalidated when the
- * generation changes (every start and stop), so a category set change takes
- * effect at the next trace. */
+ * Cost of a disabled call site, tracing stopped or its category off: one
+ * load of the site's state word and one predictable branch
+ * (trace_acquire_context_for_category_cached). The engine resets the words
+ * of disabled sites at every start and stop, and an enabled site's word
+ * names its trace, so a category set change takes effect at the next trace. */
 #ifndef TRACE_ENGINE_INSTRUMENTATION_H_
 #define TRACE_ENGINE_INSTRUMENTATION_H_
 
@@ -33,11 +33,18 @@ typedef struct trace_context trace_context_t;
 typedef struct trace_prolonged_context trace_prolonged_context_t;
 
 /* Per-call-site category cache: a zero-initialised object with static
- * storage. state = generation << 1 | enabled, valid while the generation is
- * current; anything else means "unknown". */
+ * storage (Fuchsia's per-site state word). state is TRACE_SITE_DISABLED
+ * (tracing stopped or the category off: the inline check returns NULL),
+ * TRACE_SITE_ENABLED(generation) (on in that trace), or 0 (unknown: the
+ * out-of-line part decides and stores the answer). `next` links the sites
+ * the engine resets at start and stop (NULL: not linked); the engine's. */
 typedef struct trace_site {
   uint64_t state;
+  struct trace_site* next;
 } trace_site_t;
+
+#define TRACE_SITE_DISABLED 1u
+#define TRACE_SITE_ENABLED(generation) ((uint64_t)(generation) << 1)
 
 /* Non-zero exactly while the engine is STARTED; a new value at every start,
  * so call-site caches from an earlier trace never match. Read relaxed. */
@@ -67,18 +74,45 @@ TRACE_EXPORT trace_context_t* trace_acquire_context(void);
 TRACE_EXPORT trace_context_t* trace_acquire_context_for_category(const char* category_literal,
                                                                  trace_string_ref_t* out_ref);
 
-/* Out-of-line part of the cached acquire; call the inline function below. */
+/* Out-of-line part of the cached acquire; call the inline function below.
+ * `state` is the site's word as the inline check read it. */
 TRACE_EXPORT trace_context_t* trace_engine__acquire_context_for_site(const char* category_literal,
                                                                      trace_site_t* site,
                                                                      trace_string_ref_t* out_ref,
-                                                                     uint64_t generation);
+                                                                     uint64_t state);
 
+/* The rest of the site check for a site whose word is not
+ * TRACE_SITE_DISABLED but not TRACE_SITE_ENABLED(current generation)
+ * either (unknown, or from another trace): decides, stores and returns
+ * the site's new word (TRACE_SITE_DISABLED or TRACE_SITE_ENABLED). */
+TRACE_EXPORT uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site);
+
+/* Whether a site is on, without acquiring: one load and one predicted branch
+ * while it is disabled; an enabled site also compares its word with the
+ * current generation. Used by TRACE_INSTANT, whose one call then acquires
+ * (and re-checks) itself; `*state` receives the word. */
+static inline bool trace_site_is_enabled(const char* category_literal, trace_site_t* site,
+                                         uint64_t* state) {
+  uint64_t s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
+  if (__builtin_expect(s == TRACE_SITE_DISABLED, 1)) return false;
+  if (s == 0 ||
+      s != TRACE_SITE_ENABLED(__atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED)))
+    s = trace_engine__resolve_site(category_literal, site);
+  *state = s;
+  return s != TRACE_SITE_DISABLED;
+}
+
+/* The site check every category event uses (and generated TRACE_EVENT()
+ * functions may use): NULL, nothing held, unless tracing is on and the
+ * category enabled; else the thread's context (release it with
+ * trace_release_context()) and *out_ref the category's string ref. A
+ * disabled site costs one relaxed load of site->state and one predicted
+ * branch; category_literal must be the same string at every call of a site. */
 static inline trace_context_t* trace_acquire_context_for_category_cached(
     const char* category_literal, trace_site_t* site, trace_string_ref_t* out_ref) {
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED);
-  if (__builtin_expect(generation == 0, 1)) return NULL;
-  if (__atomic_load_n(&site->state, __ATOMIC_RELAXED) == (generation << 1)) return NULL;
-  return trace_engine__acquire_context_for_site(category_literal, site, out_ref, generation);
+  uint64_t state = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
+  if (__builtin_expect(state == TRACE_SITE_DISABLED, 1)) return NULL;
+  return trace_engine__acquire_context_for_site(category_literal, site, out_ref, state);
 }
 
 /* Forgets every call site's cached answer: needed only before unloading a

@@ -60,8 +60,9 @@ typedef struct trace_buffer_header {
    * 40..63 the number of switches (current buffer = switches & 1). */
   uint64_t rolling_alloc;
   uint64_t durable_alloc; /* next free offset in the durable buffer */
-  /* File mode, streaming: bytes of saved buffers appended after total_size,
-   * and how much of the durable buffer they already hold. */
+  /* File mode, streaming: bytes of saved buffers written to the output file
+   * after its placeholder (engine/live_placeholder.h), and how much of the
+   * durable buffer they already hold. */
   uint64_t streamed_bytes;
   uint64_t saved_durable_end;
   uint64_t reserved;

@@ -21,8 +21,7 @@ static uint64_t* reserve_if(trace_context_t* w, bool fits, size_t words) {
 
 bool trace_context_is_category_enabled(trace_context_t* context, const char* category_literal) {
   (void)context;
-  trace_site_t site = {0};
-  return writer__category_enabled(category_literal, &site, ATOMIC_LOAD(&trace_engine__generation));
+  return ATOMIC_LOAD(&trace_engine__generation) != 0 && writer__category_enabled(category_literal);
 }
 
 void trace_context_register_string_literal(trace_context_t* context, const char* string_literal,

@@ -340,6 +340,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     ATOMIC_STORE(&e->state, TRACE_STARTED);
     ATOMIC_STORE(&e->epoch, (e->generation << 24) | (sw & 0xffffff));
     ATOMIC_RELEASE(&trace_engine__generation, e->generation);
+    sites__reset(); /* sites that cached "disabled" ask again */
     e->started_pending = true;
     wake_engine_thread();
   }
@@ -354,6 +355,7 @@ static void begin_stop_locked(int disposition) {
   e->disposition = disposition;
   ATOMIC_RELEASE(&trace_engine__generation, 0);
   ATOMIC_STORE(&e->epoch, 0);
+  sites__reset(); /* enabled sites learn they are off (once each) */
   e->stop_pending = true;
   wake_engine_thread();
 }
@@ -585,38 +587,29 @@ trace_state_t trace_state(void) { return ATOMIC_LOAD(&engine__instance.state); }
 bool trace_is_enabled(void) { return trace_state() != TRACE_STOPPED; }
 
 /* The Dekker half on the writer side (see the top of this file). */
-static trace_context_t* enter(uint64_t generation) {
-  trace_context_t* w = writer__self;
-  if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation)) {
-    w = writer__attach(generation);
-    if (w == NULL) return NULL;
+static trace_context_t* enter(uint64_t generation) { return writer__enter(generation); }
+
+uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site) {
+  /* acquire: orders the reads of the engine's set-up after its publication */
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (generation == 0 || !writer__category_enabled(category_literal)) {
+    sites__set_disabled(site, generation);
+    return TRACE_SITE_DISABLED;
   }
-  uint32_t nesting = w->nesting;
-  if (UNLIKELY(nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
-    writer__count_dropped(w);
-    return NULL;
-  }
-  ATOMIC_STORE(&w->nesting, nesting + 1);
-  if (UNLIKELY(engine__instance.fence_needed))
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  else
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (UNLIKELY(ATOMIC_LOAD(&trace_engine__generation) != generation)) {
-    ATOMIC_RELEASE(&w->nesting, nesting);
-    return NULL;
-  }
-  return w;
+  ATOMIC_STORE(&site->state, TRACE_SITE_ENABLED(generation)); /* stale: only costs a visit */
+  return TRACE_SITE_ENABLED(generation);
 }
 
 trace_context_t* trace_engine__acquire_context_for_site(const char* category_literal,
                                                         trace_site_t* site,
                                                         trace_string_ref_t* out_ref,
-                                                        uint64_t generation) {
-  /* acquire: orders the reads of the engine's set-up after its publication */
-  if (UNLIKELY(ATOMIC_ACQUIRE(&trace_engine__generation) != generation)) return NULL;
-  if (UNLIKELY(ATOMIC_LOAD(&site->state) != ((generation << 1) | 1)) &&
-      !writer__category_enabled(category_literal, site, generation))
-    return NULL;
+                                                        uint64_t state) {
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (UNLIKELY(generation == 0 || state != TRACE_SITE_ENABLED(generation))) {
+    state = trace_engine__resolve_site(category_literal, site);
+    if (state == TRACE_SITE_DISABLED) return NULL;
+    generation = state >> 1;
+  }
   trace_context_t* w = enter(generation);
   if (w) *out_ref = writer__register_literal(w, category_literal);
   return w;
@@ -632,8 +625,7 @@ trace_context_t* trace_acquire_context_for_category(const char* category_literal
                                                     trace_string_ref_t* out_ref) {
   uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
   if (generation == 0) return NULL;
-  trace_site_t site = {0};
-  if (!writer__category_enabled(category_literal, &site, generation)) return NULL;
+  if (!writer__category_enabled(category_literal)) return NULL;
   trace_context_t* w = enter(generation);
   if (w) *out_ref = writer__register_literal(w, category_literal);
   return w;
@@ -650,9 +642,14 @@ bool trace_is_category_enabled(const char* category_literal) {
 void trace_release_context(trace_context_t* context) { writer__release(context); }
 
 int trace_engine_flush_category_cache(void) {
-  /* Site caches are keyed by the trace generation, so they never outlive a
-   * trace; nothing to flush, but the contract (stopped only) is kept. */
-  return trace_state() == TRACE_STOPPED ? 0 : -EBUSY;
+  /* Unlinks every listed site (sites.c), so that none of a shared object
+   * about to be unloaded stays on the list; they ask again on their next
+   * visit. */
+  pthread_mutex_lock(&engine__instance.lock);
+  int status = engine__instance.state == TRACE_STOPPED ? 0 : -EBUSY;
+  if (status == 0) sites__forget();
+  pthread_mutex_unlock(&engine__instance.lock);
+  return status;
 }
 
 trace_prolonged_context_t* trace_acquire_prolonged_context(void) {

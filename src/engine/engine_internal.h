@@ -33,6 +33,8 @@
 
 enum {
   WRITER_STRING_CACHE_SIZE = 256, /* per thread, by literal address (API.md §7) */
+  WRITER_SITE_CACHE_SIZE = 64,    /* per thread, by call-site address */
+  WRITER_SITE_CACHE_ARGS = 4,     /* arguments a cached site may have */
   WRITER_VTHREAD_CACHE_SIZE = 4,
   NO_CHUNK = UINT32_MAX,
 };
@@ -41,6 +43,25 @@ typedef struct string_cache_entry {
   const char* literal;
   trace_encoded_string_ref_t ref; /* indexed, or 0 = string indexes ran out: inline */
 } string_cache_entry_t;
+
+/* A call site's record as this thread last wrote it (event_helpers.c): for
+ * an event whose thread, category, name and argument names are indexed and
+ * whose arguments are scalars (no string, no blob), everything but the
+ * timestamp and the values is the same at every call of the site on the
+ * thread while its string and thread tables last (cache_epoch): the header
+ * word, each argument's header word without its value, which arguments
+ * take a value word. A site's event type and argument types are fixed by
+ * its macro expansion. */
+typedef struct site_cache_entry {
+  const trace_site_t* site;
+  uint64_t epoch; /* the writer's cache_epoch when filled */
+  uint64_t header;
+  uint64_t arg_headers[WRITER_SITE_CACHE_ARGS];
+  uint32_t words;
+  uint8_t num_args;
+  uint8_t value_words; /* bit i: argument i has a value word */
+  uint8_t payload_words;
+} site_cache_entry_t;
 
 typedef struct vthread_cache_entry {
   const char* literal;
@@ -74,6 +95,7 @@ struct trace_context {
   char name[16];        /* the thread's OS name, read when it attaches */
   uint64_t cache_epoch; /* engine.cache_epoch the caches were filled in */
   string_cache_entry_t strings[WRITER_STRING_CACHE_SIZE];
+  site_cache_entry_t sites[WRITER_SITE_CACHE_SIZE];
   vthread_cache_entry_t vthreads[WRITER_VTHREAD_CACHE_SIZE];
   unsigned vthread_next;
   bool in_use;                /* a live thread owns it (engine.lock) */
@@ -146,12 +168,17 @@ uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
 trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w);
-bool writer__category_enabled(const char* category, trace_site_t* site, uint64_t generation);
+bool writer__category_enabled(const char* category);
 trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length);
 trace_thread_ref_t writer__register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
                                            const char* name, size_t name_length);
 void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
                                const trace_string_ref_t* name_ref);
+
+/* sites.c: call-site state words */
+void sites__set_disabled(trace_site_t* site, uint64_t generation);
+void sites__reset(void); /* after publishing a new generation (or 0), under engine.lock */
+void sites__forget(void);
 
 /* engine.c */
 void engine__request_save(uint64_t switch_count);
@@ -205,6 +232,32 @@ static inline uint64_t* writer__reserve_metadata(trace_context_t* w, size_t word
   if (engine__instance.mode != TRACE_BUFFERING_MODE_ONESHOT)
     return writer__reserve_durable(w, words);
   return writer__reserve_counted(w, words, false);
+}
+
+/* Acquire for `generation` (non-zero), the Dekker half on the writer side
+ * (see the top of engine.c): the thread marks itself inside a record, then
+ * re-checks the generation. NULL: nothing held. */
+static inline trace_context_t* writer__enter(uint64_t generation) {
+  trace_context_t* w = writer__self;
+  if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation)) {
+    w = writer__attach(generation);
+    if (w == NULL) return NULL;
+  }
+  uint32_t nesting = w->nesting;
+  if (UNLIKELY(nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
+    writer__count_dropped(w);
+    return NULL;
+  }
+  ATOMIC_STORE(&w->nesting, nesting + 1);
+  if (UNLIKELY(engine__instance.fence_needed))
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  else
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (UNLIKELY(ATOMIC_LOAD(&trace_engine__generation) != generation)) {
+    ATOMIC_RELEASE(&w->nesting, nesting);
+    return NULL;
+  }
+  return w;
 }
 
 static inline uint32_t writer__string_home(const char* literal) {

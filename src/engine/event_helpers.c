@@ -62,12 +62,44 @@ static inline uint64_t* put_plain_arg(uint64_t* p, const trace_arg_t* arg) {
   return p + 1;
 }
 
+/* ---- the per-thread site cache (engine_internal.h, site_cache_entry_t) ---- */
+
+static inline site_cache_entry_t* site_entry(trace_context_t* w, const trace_site_t* site) {
+  uint64_t home = ((uint64_t)(uintptr_t)site * UINT64_C(0x9E3779B97F4A7C15)) >> 58;
+  return &w->sites[home & (WRITER_SITE_CACHE_SIZE - 1)];
+}
+
+/* Remembers a plain record just written at `site` if its arguments are
+ * scalars: `header` is its header word, args their registered form. */
+static void fill_site_entry(trace_context_t* w, const trace_site_t* site, uint64_t header,
+                            const trace_arg_t* args, size_t num_args, size_t words,
+                            unsigned payload_words) {
+  if (num_args > WRITER_SITE_CACHE_ARGS) return;
+  site_cache_entry_t e = {.site = site,
+                          .epoch = w->cache_epoch,
+                          .header = header,
+                          .words = (uint32_t)words,
+                          .num_args = (uint8_t)num_args,
+                          .payload_words = (uint8_t)payload_words};
+  for (size_t i = 0; i < num_args; i++) {
+    unsigned type = args[i].value.type;
+    if (type == TRACE_ARG_STRING || type == TRACE_ARG_BLOB) return;
+    bool value_word = fxt_arg_has_value_word(type);
+    e.arg_headers[i] = FXT_FIELD(type, 0, 3) | FXT_FIELD(value_word ? 2u : 1u, 4, 15) |
+                       FXT_FIELD(args[i].name_ref.encoded_value, 16, 31);
+    if (value_word) e.value_words |= (uint8_t)(1u << i);
+  }
+  *site_entry(w, site) = e;
+}
+
 /* One event record at `ticks` on the current thread: the thread, the name
  * and the argument names, then the record, then the release. Inlined into
- * its two callers (one for every helper, one for TRACE_DURATION). */
+ * its callers (one for every helper, one for TRACE_DURATION, one for the
+ * site path). `site`: remember the record for the site path, or NULL. */
 static inline __attribute__((always_inline)) void write_and_release(
     trace_context_t* w, unsigned type, trace_ticks_t ticks, const trace_string_ref_t* category,
-    const char* name, trace_arg_t* args, size_t num_args, uint64_t payload) {
+    const char* name, trace_arg_t* args, size_t num_args, uint64_t payload,
+    const trace_site_t* site) {
   const trace_thread_ref_t* thread = writer__current_thread(w);
   trace_string_ref_t name_ref = writer__register_literal(w, name);
   size_t args_words = complete_plain_args(w, args, num_args);
@@ -88,11 +120,14 @@ static inline __attribute__((always_inline)) void write_and_release(
       *q++ = ticks;
       for (size_t i = 0; i < num_args; i++) q = put_plain_arg(q, &args[i]);
       if (fxt_event_payload_words(type)) *q = payload;
-      fxt_commit(p, fxt_header(FXT_RECORD_EVENT, words) | FXT_FIELD(type, 16, 19) |
+      uint64_t header = fxt_header(FXT_RECORD_EVENT, words) | FXT_FIELD(type, 16, 19) |
                         FXT_FIELD(num_args, 20, 23) | FXT_FIELD(thread->encoded_value, 24, 31) |
                         FXT_FIELD(category->encoded_value, 32, 47) |
-                        FXT_FIELD(name_ref.encoded_value, 48, 63));
+                        FXT_FIELD(name_ref.encoded_value, 48, 63);
+      fxt_commit(p, header);
       writer__count_written(w);
+      if (site)
+        fill_site_entry(w, site, header, args, num_args, words, fxt_event_payload_words(type));
     }
   }
   writer__release(w);
@@ -102,7 +137,57 @@ static inline __attribute__((always_inline)) void write_and_release(
 static inline void event_and_release(trace_context_t* w, unsigned type,
                                      const trace_string_ref_t* category, const char* name,
                                      trace_arg_t* args, size_t num_args, uint64_t payload) {
-  write_and_release(w, type, trace_clock__now_ns(), category, name, args, num_args, payload);
+  write_and_release(w, type, trace_clock__now_ns(), category, name, args, num_args, payload, NULL);
+}
+
+/* TRACE_INSTANT (event_helpers.h): the site check's out-of-line part, the
+ * record and the release in one call. The common case — the site enabled
+ * in this trace, its record cached for this thread — is: acquire, clock,
+ * reserve, the cached header words with the values, commit, release. */
+void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
+                                          const char* category_literal, const char* name_literal,
+                                          trace_scope_t scope, trace_arg_t* args, size_t num_args) {
+  /* acquire: orders the reads of the engine's set-up after its publication */
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (UNLIKELY(generation == 0 || state != TRACE_SITE_ENABLED(generation))) {
+    trace_string_ref_t category;
+    trace_context_t* w =
+        trace_engine__acquire_context_for_site(category_literal, site, &category, state);
+    if (w)
+      write_and_release(w, FXT_EVENT_INSTANT, trace_clock__now_ns(), &category, name_literal, args,
+                        num_args, (uint64_t)scope, site);
+    return;
+  }
+  trace_context_t* w = writer__enter(generation);
+  if (UNLIKELY(w == NULL)) return;
+  trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
+  const site_cache_entry_t* e = site_entry(w, site);
+  if (LIKELY(e->site == site && e->epoch == w->cache_epoch && e->num_args == num_args)) {
+    uint64_t* p = writer__reserve(w, e->words);
+    if (LIKELY(p != NULL)) {
+      p[1] = ticks;
+      uint64_t* q = p + 2;
+      for (size_t i = 0; i < num_args; i++) {
+        const trace_arg_value_t* v = &args[i].value;
+        if (e->value_words & (1u << i)) {
+          q[0] = e->arg_headers[i];
+          q[1] = v->uint64_value;
+          q += 2;
+        } else {
+          q[0] = e->arg_headers[i] | fxt_arg_header_value(v);
+          q += 1;
+        }
+      }
+      if (e->payload_words) *q = (uint64_t)scope;
+      fxt_commit(p, e->header);
+      writer__count_written(w);
+    }
+    writer__release(w);
+    return;
+  }
+  trace_string_ref_t category = writer__register_literal(w, category_literal);
+  write_and_release(w, FXT_EVENT_INSTANT, ticks, &category, name_literal, args, num_args,
+                    (uint64_t)scope, site);
 }
 
 void trace_internal_write_instant_event_record_and_release_context(
@@ -265,5 +350,5 @@ void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
   if (!w) return; /* stopped meanwhile: nothing (API.md §3) */
   trace_ticks_t end = trace_clock__now_ns();
   write_and_release(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &category,
-                    scope->name_literal, scope->args, scope->num_args, end);
+                    scope->name_literal, scope->args, scope->num_args, end, NULL);
 }

@@ -352,13 +352,10 @@ trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w) {
 
 /* ---- categories ---- */
 
-bool writer__category_enabled(const char* category, trace_site_t* site, uint64_t generation) {
-  bool enabled = false;
+bool writer__category_enabled(const char* category) {
   trace_handler_t* handler = ATOMIC_ACQUIRE(&engine__instance.handler);
-  if (category != NULL && category[0] != '\0' && handler != NULL)
-    enabled = handler->ops->is_category_enabled(handler, category);
-  ATOMIC_STORE(&site->state, (generation << 1) | (enabled ? 1u : 0u));
-  return enabled;
+  return category != NULL && category[0] != '\0' && handler != NULL &&
+         handler->ops->is_category_enabled(handler, category);
 }
 
 /* ---- attaching threads ---- */
@@ -425,6 +422,7 @@ trace_context_t* writer__attach(uint64_t generation) {
   uint64_t cache_epoch = ATOMIC_LOAD(&engine__instance.cache_epoch);
   if (w->cache_epoch != cache_epoch) {
     memset(w->strings, 0, sizeof(w->strings));
+    memset(w->sites, 0, sizeof(w->sites));
     memset(w->vthreads, 0, sizeof(w->vthreads));
     w->thread_registered = false;
     w->cache_epoch = cache_epoch;

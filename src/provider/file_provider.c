@@ -1,13 +1,19 @@
-/* File mode: record straight into FXTRACE_OUTPUT with no trace manager.
+/* File mode: record into FXTRACE_OUTPUT with no trace manager.
  *
- * While tracing, the file is the trace buffer itself, mapped shared
- * (docs/buffer-layout.md): every committed record is in the page cache, so a
- * crash loses nothing committed. Streaming saves append each full rolling
- * buffer after the buffer (header.streamed_bytes says how much). At the end,
- * the archive (magic, provider info, streamed data, then the buffer's
- * records) goes to a temporary file beside it, which replaces the buffer
- * file only once complete: a failure (full disk) leaves the raw buffer, still
- * readable by `trace dump`, and says so. */
+ * While tracing, the live buffer is a file in shared memory (FXTRACE_SHM_DIR,
+ * default /dev/shm; docs/file-mode.md): reserved with fallocate and its page
+ * tables filled up front (the first PREFAULT_SYNC_BYTES before the start, the
+ * rest by a short-lived thread), so a record takes no page fault and no
+ * writeback ever write-protects a page again, as in the manager path. Every
+ * committed record is in that shared memory, so a SIGKILL loses nothing
+ * committed. FXTRACE_OUTPUT meanwhile holds a placeholder naming the live
+ * buffer (engine/live_placeholder.h), with the archive's size reserved behind
+ * it (a full disk fails at start); streaming saves are appended after the
+ * placeholder. At the end the reservation is released and the archive
+ * (magic, provider info, streamed data, then the buffer's records) goes to a
+ * temporary file beside it, which replaces the placeholder only once
+ * complete; then the live buffer is removed. A failure (full disk) leaves the
+ * placeholder and the live buffer, which `trace recover` still reads. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,20 +24,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
 #include "engine/buffer_scan.h"
 #include "engine/categories.h"
 #include "engine/engine.h"
+#include "engine/live_placeholder.h"
 #include "provider/provider_internal.h"
 
-enum { DEFAULT_BUFFER_MIB = 4, MAX_BUFFER_MIB = 4096, STAGE_BYTES = 1 << 20 };
+enum {
+  DEFAULT_BUFFER_MIB = 4,
+  MAX_BUFFER_MIB = 4096,
+  STAGE_BYTES = 1 << 20,
+  /* page tables filled before the start; the rest in the background, in
+   * steps of this size (a step takes a few ms) */
+  PREFAULT_SYNC_BYTES = 64 << 20,
+};
 
 struct file_session {
   trace_handler_t handler; /* first: the engine hands it back to us */
   pid_t pid;               /* the process that records; a fork child never finishes */
   category_set_t categories;
-  char* path;
+  char* path;     /* FXTRACE_OUTPUT: the placeholder, then the archive */
+  char* shm_path; /* the live buffer's file */
   char name[101];
-  int fd;
+  int fd;     /* the live buffer */
+  int out_fd; /* FXTRACE_OUTPUT */
   uint8_t* map;
   size_t size;
   trace_buffering_mode_t mode;
@@ -40,6 +60,9 @@ struct file_session {
   bool stopped;
   bool terminated;
   int save_errno; /* first failed streaming save */
+  pthread_t prefault_thread;
+  bool prefaulting;  /* prefault_thread runs (join it before unmapping) */
+  int prefault_stop; /* atomic: set to end the prefault early */
 };
 
 /* Buffered sequential writes to a file descriptor at an offset. */
@@ -118,7 +141,8 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   trace_buffer_header_t* header = (trace_buffer_header_t*)s->map;
   uint64_t streamed = __atomic_load_n(&header->streamed_bytes, __ATOMIC_RELAXED);
   uint64_t durable_from = header->saved_durable_end;
-  stage_t stage = {s->fd, (off_t)(s->size + streamed), malloc(STAGE_BYTES), 0, 0};
+  stage_t stage = {s->out_fd, (off_t)(LIVE_PLACEHOLDER_BYTES + streamed), malloc(STAGE_BYTES), 0,
+                   0};
   if (!stage.data) stage.error = ENOMEM;
   if (stage.error == 0)
     buffer_scan__save(s->map, s->size, wrapped_count, durable_from, durable_data_end, stage_emit,
@@ -128,7 +152,8 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   if (stage.error == 0) {
     /* length first: a crash between the two stores then only repeats some
      * durable records (harmless redefinitions), never loses any */
-    __atomic_store_n(&header->streamed_bytes, (uint64_t)stage.offset - s->size, __ATOMIC_RELEASE);
+    __atomic_store_n(&header->streamed_bytes, (uint64_t)stage.offset - LIVE_PLACEHOLDER_BYTES,
+                     __ATOMIC_RELEASE);
     __atomic_store_n(&header->saved_durable_end, durable_data_end, __ATOMIC_RELEASE);
   } else if (s->save_errno == 0) {
     s->save_errno = stage.error;
@@ -183,20 +208,115 @@ static int parse_size(const char* text, size_t* out) {
   return 0;
 }
 
+/* ---- the live buffer ---- */
+
+/* Fills the page tables of [from, to) of the live buffer, so that records
+ * take no page fault. MADV_POPULATE_WRITE maps the (already allocated)
+ * pages writable without touching their contents, so it may run while
+ * records are written; without it (kernels before 5.14) a read of each page
+ * maps it (shmem maps shared pages writable on a read fault). */
+static void prefault(file_session_t* s, size_t from, size_t to) {
+  const size_t page = 4096;
+  while (from < to && !__atomic_load_n(&s->prefault_stop, __ATOMIC_RELAXED)) {
+    size_t step = to - from < (size_t)PREFAULT_SYNC_BYTES ? to - from : (size_t)PREFAULT_SYNC_BYTES;
+    if (madvise(s->map + from, step, MADV_POPULATE_WRITE) != 0) {
+      for (size_t i = 0; i < step; i += page) (void)*(volatile uint8_t*)(s->map + from + i);
+    }
+    from += step;
+  }
+}
+
+static void* prefault_rest(void* arg) {
+  file_session_t* s = arg;
+  prefault(s, PREFAULT_SYNC_BYTES, s->size);
+  return NULL;
+}
+
+/* The live buffer: a new file in FXTRACE_SHM_DIR (default /dev/shm),
+ * reserved whole (a full shared-memory file system fails here, never as
+ * SIGBUS later) and mapped. 0 or an errno; *what names the step. */
+static int create_live_buffer(file_session_t* s, const char** what) {
+  const char* dir = getenv("FXTRACE_SHM_DIR");
+  if (!dir || !dir[0]) dir = "/dev/shm";
+  *what = dir;
+  size_t length = strlen(dir) + 48;
+  s->shm_path = malloc(length);
+  if (!s->shm_path) return ENOMEM;
+  snprintf(s->shm_path, length, "%s/fxtrace-%d-XXXXXX", dir, (int)s->pid);
+  s->fd = mkostemp(s->shm_path, O_CLOEXEC);
+  if (s->fd < 0) {
+    int err = errno;
+    free(s->shm_path);
+    s->shm_path = NULL;
+    return err;
+  }
+  *what = s->shm_path;
+  int err = posix_fallocate(s->fd, 0, (off_t)s->size);
+  if (!err) {
+    s->map = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+    if (s->map == MAP_FAILED) {
+      s->map = NULL;
+      err = errno;
+    }
+  }
+  return err;
+}
+
+/* The placeholder FXTRACE_OUTPUT holds while tracing. */
+static int write_placeholder(file_session_t* s) {
+  char text[LIVE_PLACEHOLDER_BYTES];
+  memset(text, 0, sizeof(text));
+  int n = snprintf(text, sizeof(text),
+                   LIVE_PLACEHOLDER_MAGIC
+                   "fxtrace: a program is tracing into this file, or died before it finished.\n"
+                   "buffer %s\n"
+                   "pid %d\n"
+                   "Its records are in the live buffer above; rebuild the archive with\n"
+                   "  trace recover THIS_FILE -o OUT.fxt\n",
+                   s->shm_path, (int)s->pid);
+  if (n < 0 || (size_t)n >= sizeof(text)) return ENAMETOOLONG;
+  for (size_t done = 0; done < sizeof(text);) {
+    ssize_t w = pwrite(s->out_fd, text + done, sizeof(text) - done, (off_t)done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? errno : EIO;
+    done += (size_t)w;
+  }
+  return 0;
+}
+
+static void stop_prefault(file_session_t* s) {
+  if (!s->prefaulting) return;
+  __atomic_store_n(&s->prefault_stop, 1, __ATOMIC_RELAXED);
+  pthread_join(s->prefault_thread, NULL);
+  s->prefaulting = false;
+}
+
 static void free_session(file_session_t* s) {
-  if (s->map && s->map != MAP_FAILED) munmap(s->map, s->size);
+  /* a fork child has no prefault thread: the flag is the parent's */
+  if (getpid() == s->pid) stop_prefault(s);
+  if (s->map) munmap(s->map, s->size);
   if (s->fd >= 0) close(s->fd);
+  if (s->out_fd >= 0) close(s->out_fd);
   categories__free(&s->categories);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cond);
   free(s->path);
+  free(s->shm_path);
   free(s);
+}
+
+/* Start failed: remove what was created, free. */
+static void abandon(file_session_t* s, bool output_created) {
+  if (output_created) unlink(s->path);
+  if (s->shm_path) unlink(s->shm_path);
+  free_session(s);
 }
 
 file_session_t* file_session__start(const char* path, const char* name) {
   file_session_t* s = calloc(1, sizeof(*s));
   if (!s) return NULL;
   s->fd = -1;
+  s->out_fd = -1;
   s->pid = getpid();
   s->handler.ops = &ops;
   pthread_mutex_init(&s->lock, NULL);
@@ -209,30 +329,41 @@ file_session_t* file_session__start(const char* path, const char* name) {
     free_session(s);
     return NULL;
   }
-  s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  int err = s->fd < 0 ? errno : 0;
-  if (!err && ftruncate(s->fd, (off_t)s->size) != 0) err = errno;
-  /* Reserve the blocks now: a full disk must fail here, not as SIGBUS when
-   * a record first touches a page. */
-  if (!err) err = posix_fallocate(s->fd, 0, (off_t)s->size);
-  if (!err) {
-    s->map = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-    if (s->map == MAP_FAILED) err = errno;
-  }
+  s->out_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = s->out_fd < 0 ? errno : 0;
+  /* Reserve the archive's blocks now (the placeholder and a buffer's worth):
+   * a full disk must fail here, not when the archive is written. */
+  if (!err) err = posix_fallocate(s->out_fd, 0, (off_t)(LIVE_PLACEHOLDER_BYTES + s->size));
   if (err) {
     fprintf(stderr, "fxtrace: cannot record to %s: %s; not tracing\n", path, strerror(err));
-    if (s->fd >= 0) unlink(path);
-    free_session(s);
+    abandon(s, s->out_fd >= 0);
     return NULL;
   }
+  const char* what = NULL;
+  err = create_live_buffer(s, &what);
+  if (err) {
+    fprintf(stderr, "fxtrace: cannot create the live trace buffer %s (%zu MiB): %s; not tracing\n",
+            what, s->size >> 20, strerror(err));
+    abandon(s, true);
+    return NULL;
+  }
+  err = write_placeholder(s);
+  if (err) {
+    fprintf(stderr, "fxtrace: cannot record to %s: %s; not tracing\n", path, strerror(err));
+    abandon(s, true);
+    return NULL;
+  }
+  size_t sync = s->size < (size_t)PREFAULT_SYNC_BYTES ? s->size : (size_t)PREFAULT_SYNC_BYTES;
+  prefault(s, 0, sync);
   int status = trace_engine__initialize_zeroed(&s->handler, s->mode, s->map, s->size);
   if (status == 0) status = trace_engine_start(TRACE_START_CLEAR_ENTIRE_BUFFER);
   if (status != 0) {
     fprintf(stderr, "fxtrace: cannot start the trace engine: %s; not tracing\n", strerror(-status));
-    unlink(path);
-    free_session(s);
+    abandon(s, true);
     return NULL;
   }
+  if (sync < s->size)
+    s->prefaulting = pthread_create(&s->prefault_thread, NULL, prefault_rest, s) == 0;
   return s;
 }
 
@@ -241,6 +372,10 @@ file_session_t* file_session__start(const char* path, const char* name) {
 /* The archive into a temporary file beside `path`, then renamed over it. */
 static int write_archive(file_session_t* s, uint64_t dropped) {
   const trace_buffer_header_t* header = (const trace_buffer_header_t*)s->map;
+  uint64_t streamed = header->streamed_bytes;
+  /* Give the reservation back just before the archive needs the space; the
+   * placeholder and the streamed saves stay. */
+  if (ftruncate(s->out_fd, (off_t)(LIVE_PLACEHOLDER_BYTES + streamed)) != 0) return errno;
   size_t length = strlen(s->path);
   char* tmp = malloc(length + 16);
   if (!tmp) return ENOMEM;
@@ -257,10 +392,9 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   /* streamed saves, then what the buffer still holds; the prologue goes out
    * first, since the copy loop reuses the stage's block */
   stage_flush(&stage);
-  uint64_t streamed = header->streamed_bytes;
   for (uint64_t done = 0; done < streamed && !stage.error;) {
     size_t n = streamed - done < STAGE_BYTES ? (size_t)(streamed - done) : STAGE_BYTES;
-    ssize_t got = pread(s->fd, stage.data, n, (off_t)(s->size + done));
+    ssize_t got = pread(s->out_fd, stage.data, n, (off_t)(LIVE_PLACEHOLDER_BYTES + done));
     if (got <= 0) {
       stage.error = got < 0 ? errno : EIO;
       break;
@@ -275,7 +409,7 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   free(stage.data);
   int err = stage.error;
   struct stat st;
-  if (!err && fstat(s->fd, &st) == 0 && fchmod(fd, st.st_mode & 07777) != 0) err = errno;
+  if (!err && fstat(s->out_fd, &st) == 0 && fchmod(fd, st.st_mode & 07777) != 0) err = errno;
   if (close(fd) != 0 && !err) err = errno;
   if (!err && rename(tmp, s->path) != 0) err = errno;
   if (err) unlink(tmp);
@@ -294,14 +428,19 @@ void file_session__finish(file_session_t* s) {
   pthread_mutex_unlock(&s->lock);
   trace_engine_stats_t stats = {0};
   trace_engine_get_stats(&stats);
+  stop_prefault(s);
   int err = write_archive(s, stats.records_dropped);
   trace_engine_terminate();
   if (err) {
     fprintf(stderr,
-            "fxtrace: cannot finish the archive %s: %s; the raw trace buffer is left in it "
-            "(trace dump and trace convert recover its records)\n",
-            s->path, strerror(err));
-  } else if (stats.records_dropped > 0) {
+            "fxtrace: cannot finish the archive %s: %s; the trace stays recoverable: the live "
+            "buffer %s is kept and %s names it (trace recover %s -o OUT.fxt, trace dump and "
+            "trace convert read it)\n",
+            s->path, strerror(err), s->shm_path, s->path, s->path);
+  } else {
+    unlink(s->shm_path);
+  }
+  if (!err && stats.records_dropped > 0) {
     fprintf(stderr,
             "fxtrace: %llu trace records dropped because the buffer was full (%s mode, %zu MiB); "
             "raise FXTRACE_BUFFER_SIZE or use FXTRACE_BUFFERING_MODE=streaming\n",

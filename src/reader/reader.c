@@ -11,6 +11,7 @@
 #include "fxt/fxt_format.h"
 #include "reader/reader_internal.h"
 #include "reader/recover.h"
+#include "engine/live_placeholder.h"
 #include "trace-engine/types.h"
 
 /* The largest record decoded: the engine's largest large record, which is
@@ -156,6 +157,10 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   uint64_t header;
   memcpy(&header, in->buf + in->start, sizeof(header));
   uint64_t words = fxt_record_words(header);
+  if (!r->seen_first && live_placeholder__is(in->buf + in->start, 8))
+    return FATAL(r, 0,
+                 "the placeholder of an unfinished file-mode trace: its records are in the live "
+                 "buffer it names ('trace recover FILE -o OUT.fxt' rebuilds the archive)");
   if (!r->seen_first && !r->recovered && recover__is_raw_buffer(in->buf + in->start, 8)) {
     if (recover(r) != 1) return r->final_result;
     return trace_reader_next(r, record);

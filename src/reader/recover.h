@@ -1,6 +1,7 @@
-/* Not part of the public API: turning the raw trace buffer a traced program
- * leaves in its FXTRACE_OUTPUT file when it dies before finishing
- * (docs/file-mode.md) into the FXT archive it would have written.
+/* Not part of the public API: turning the raw image of the trace buffer a
+ * traced program leaves when it dies before finishing (docs/file-mode.md:
+ * the live buffer, then the streamed saves its FXTRACE_OUTPUT holds) into
+ * the FXT archive it would have written.
  *
  * The archive is what src/provider/file_provider.c writes at exit: the
  * prologue (magic, provider info "recovered", a buffer-overflow event if the

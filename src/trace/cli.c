@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "trace-reader/reader.h"
+#include "trace/live_input.h"
 
 static void vreport(const char* cmd, const char* fmt, va_list ap) {
   fprintf(stderr, "trace %s: ", cmd);
@@ -41,11 +42,14 @@ int cli__open_input(const char* cmd, const char* path) {
     return -1;
   }
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  bool stat_ok = fstat(fd, &st) == 0;
+  if (stat_ok && S_ISDIR(st.st_mode)) {
     cli__error(cmd, "'%s' is a directory, not a trace archive", path);
     close(fd);
     return -1;
   }
+  /* an unfinished file-mode trace: read its live buffer instead */
+  if (stat_ok && S_ISREG(st.st_mode)) return live_input__follow(cmd, path, fd);
   return fd;
 }
 

@@ -1,5 +1,6 @@
 /* `trace recover`: the FXT archive of a program that crashed while tracing in
- * file mode, rebuilt from the raw trace buffer it left in its file. */
+ * file mode, rebuilt from the raw image of its trace buffer (the live buffer
+ * its placeholder names, cli__open_input() follows it; or a raw buffer). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -18,11 +19,15 @@
 static const char kUsage[] =
     "Usage: trace recover FILE [-o OUT]\n"
     "\n"
-    "FILE is the raw trace buffer that a program traced in file mode (FXTRACE_OUTPUT)\n"
-    "leaves when it crashes or is killed before finishing it. Writes the FXT archive\n"
+    "FILE is the FXTRACE_OUTPUT of a program traced in file mode that crashed or was\n"
+    "killed before finishing it: a placeholder naming the live buffer in shared memory\n"
+    "(/dev/shm/fxtrace-PID-XXXXXX), which is read with the streamed saves the file\n"
+    "holds; or such a raw trace buffer itself. Writes the FXT archive\n"
     "the program would have written: every record it had committed, under a\n"
     "provider named \"recovered\". 'trace dump' and 'trace convert' read such a file\n"
-    "directly; this command keeps the archive for other tools (Perfetto, ...).\n"
+    "directly; this command keeps the archive for other tools (Perfetto, ...). OUT may\n"
+    "be FILE itself (the archive then replaces the placeholder). The live buffer is\n"
+    "left in place: remove it once recovered.\n"
     "FILE may be compressed with zstd or gzip ('-' reads stdin).\n"
     "\n"
     "Options:\n"

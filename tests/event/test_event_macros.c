@@ -7,6 +7,7 @@
  * one timestamp), the inferred and TA_* forms give identical records, and
  * nothing is evaluated or written for a disabled category or while tracing
  * is off. */
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,6 +31,26 @@ static trace_ticks_t g_vthread_ts;
 static const unsigned char g_blob[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
 static int g_struct_target;
 
+/* One TRACE_INSTANT site written many times, by two threads: after its
+ * first record a thread writes it from its cache of the site's record
+ * (event_helpers.c); every record must still carry its own values, its
+ * thread and the scope. Five arguments are more than the cache holds. */
+static void emit_cached(int k) {
+  TRACE_INSTANT("cat", "cached", TRACE_SCOPE_PROCESS, "k", TA_INT64(k), "b", TA_BOOL(k & 1),
+                "u32", TA_UINT32(1000u * (unsigned)k), "d", TA_DOUBLE(k + 0.5));
+  TRACE_INSTANT("cat", "cached5", TRACE_SCOPE_GLOBAL, "a", k, "b", k, "c", k, "d", k, "e", k);
+  TRACE_INSTANT("cat", "cached_str", TRACE_SCOPE_THREAD, "s", TA_STRING(k & 1 ? "odd" : "even"));
+}
+
+static uint64_t g_other_tid;
+static void* emit_cached_thread(void* arg) {
+  (void)arg;
+  g_other_tid = (uint64_t)syscall(SYS_gettid);
+  emit_cached(3);
+  emit_cached(4);
+  return NULL;
+}
+
 /* OVERVIEW.md's C example, unchanged. */
 static void DoSomething(int a, const char* b) {
   TRACE_DURATION("example", "DoSomething", "a", TA_INT32(a), "b", TA_STRING(b));
@@ -49,6 +70,11 @@ static void emit_all(void) {
                 TA_STRING_LITERAL("interned-literal"), "ptr", TA_POINTER(&g_struct_target),
                 "koid", TA_KOID(12345));
   TRACE_INSTANT("cat", "instant0", TRACE_SCOPE_GLOBAL);
+  for (int k = 0; k < 3; k++) emit_cached(k);
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, NULL, emit_cached_thread, NULL), 0);
+  ASSERT_EQ(pthread_join(t, NULL), 0);
+  emit_cached(5);
   TRACE_INSTANT("cat", "instant_thread", TRACE_SCOPE_THREAD, "x", 1);
 
   /* inferred and explicit forms of the same values */
@@ -195,6 +221,41 @@ static void check_ta_all(void) {
   ASSERT_TRUE(have_string_record("interned-literal"));
   ASSERT_TRUE(!have_string_record("copied-not-interned"));
   ASSERT_STREQ(g_records[find_one(4, 0, "inline_only")].args[0].str, "copied-not-interned");
+}
+
+/* Records of one site come in buffer order: a thread's chunks, then the
+ * other's; each record is matched by its value of k. */
+static void check_cached_site(void) {
+  unsigned seen = 0, seen5 = 0, seen_str = 0;
+  for (size_t i = 0; i < g_count; i++) {
+    const rec_copy_t* c = &g_records[i];
+    if (c->type != 4) continue;
+    if (strcmp(c->name, "cached") == 0) {
+      ASSERT_STREQ(c->category, "cat");
+      ASSERT_EQ(c->scope, TRACE_SCOPE_PROCESS);
+      ASSERT_EQ(c->num_args, 4u);
+      uint64_t k = arg_at(c, 0, "k", TRACE_ARG_INT64)->bits;
+      ASSERT_TRUE(k < 6 && !(seen & (1u << k)));
+      seen |= 1u << k;
+      ASSERT_EQ(c->tid, k == 3 || k == 4 ? g_other_tid : g_tid);
+      ASSERT_EQ(arg_at(c, 1, "b", TRACE_ARG_BOOL)->bits, k & 1);
+      ASSERT_EQ(arg_at(c, 2, "u32", TRACE_ARG_UINT32)->bits, 1000u * k);
+      ASSERT_TRUE(arg_at(c, 3, "d", TRACE_ARG_DOUBLE)->d == (double)k + 0.5);
+    } else if (strcmp(c->name, "cached5") == 0) {
+      ASSERT_EQ(c->scope, TRACE_SCOPE_GLOBAL);
+      ASSERT_EQ(c->num_args, 5u);
+      uint64_t k = arg_at(c, 4, "e", TRACE_ARG_INT32)->bits;
+      ASSERT_TRUE(k < 6 && !(seen5 & (1u << k)));
+      seen5 |= 1u << k;
+      ASSERT_EQ(c->tid, k == 3 || k == 4 ? g_other_tid : g_tid);
+    } else if (strcmp(c->name, "cached_str") == 0) {
+      const char* s = arg_at(c, 0, "s", TRACE_ARG_STRING)->str;
+      seen_str += strcmp(s, "odd") == 0 ? 0x10u : strcmp(s, "even") == 0 ? 1u : 0x100u;
+    }
+  }
+  ASSERT_EQ(seen, 0x3fu);
+  ASSERT_EQ(seen5, 0x3fu);
+  ASSERT_EQ(seen_str, 0x33u); /* k = 0..5: three even, three odd */
 }
 
 static void check_instants_and_inference(void) {
@@ -410,6 +471,7 @@ int main(void) {
   read_archive(fxt, length);
   ASSERT_EQ(h.stats.records_dropped, 0u);
   check_ta_all();
+  check_cached_site();
   check_instants_and_inference();
   check_counter_and_durations();
   check_async_and_flows();

@@ -4,8 +4,10 @@
 traced_program (tests/provider/traced_program.c) records numbered events from two threads with
 FXTRACE_OUTPUT set; the archives are validated by the independent decoder tests/tools/fxt_decode.py
 and read back with `trace dump`. Covered: each buffering mode (counts, drops, circular keeping the
-newest, streaming appending saves), FXTRACE_CATEGORIES, bad configuration, a full disk, and a
-SIGKILL in each mode followed by recovery with `trace dump`, `trace convert` and `trace recover`.
+newest, streaming appending saves), FXTRACE_CATEGORIES, bad configuration, a full disk (output
+and live buffer), the live buffer in shared memory named by the output's placeholder, and a
+SIGKILL in each mode followed by recovery with `trace dump`, `trace convert` and `trace recover`
+through the placeholder.
 Python 3 standard library only. Exit status 0 only if every check passed.
 """
 
@@ -34,6 +36,8 @@ FAILS = []
 CHECKS = [0]
 MIB = 1 << 20
 BUFFER_MAGIC = struct.pack('<Q', 0x627566ee68656164)
+PLACEHOLDER_MAGIC = b'FXTLIVE\n'
+PLACEHOLDER_BYTES = 4096
 CRASH_SIGNS = ('Sanitizer', 'runtime error', 'Segmentation', 'core dumped', 'Traceback')
 WARNING_RE = re.compile(r"trace: warning: (.*) is the raw buffer of a trace that did not finish "
                         r"\(the program crashed or was killed\); recovered (\d+) records")
@@ -52,10 +56,37 @@ def path(name):
 
 
 def clean_env(**fxtrace):
-    """The environment without any FXTRACE_* variable, plus the given ones."""
+    """The environment without any FXTRACE_* variable, plus the given ones. The live buffers go
+    to TMP/shm unless FXTRACE_SHM_DIR is given ('' = the default, /dev/shm), so that a failed
+    test leaves nothing in /dev/shm."""
     env = {k: v for k, v in os.environ.items() if not k.startswith('FXTRACE_')}
+    env['FXTRACE_SHM_DIR'] = path('shm')
     env.update(fxtrace)
     return env
+
+
+def live_buffer_of(p):
+    """The live buffer path a placeholder names, or None."""
+    try:
+        with open(p, 'rb') as f:
+            head = f.read(PLACEHOLDER_BYTES)
+    except OSError:
+        return None
+    if head[:8] != PLACEHOLDER_MAGIC:
+        return None
+    m = re.search(rb'\nbuffer (/[^\n]+)\n', head)
+    return m.group(1).decode() if m else None
+
+
+def raw_image(p):
+    """What earlier versions left in the file: the live buffer, then the streamed saves (the
+    bytes after the placeholder, as many as the buffer header's streamed_bytes)."""
+    with open(live_buffer_of(p), 'rb') as f:
+        live = f.read()
+    streamed = struct.unpack_from('<Q', live, 104)[0]
+    with open(p, 'rb') as f:
+        f.seek(PLACEHOLDER_BYTES)
+        return live + f.read(streamed)
 
 
 def run_traced(args, timeout=300, **fxtrace):
@@ -381,25 +412,64 @@ def test_full_disk():
               'full: %r' % err[:300])
     finally:
         subprocess.run(['umount', mnt])
-    # room for the 1 MiB buffer but not for the archive beside it: the raw buffer stays, and
-    # trace dump recovers it
+    # room for the reservation (placeholder + 1 MiB): the archive is written at the end, in the
+    # space reserved for it at start
     r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1536k', 'tmpfs', mnt],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if not check(r.returncode == 0, 'second tmpfs mount failed: %s' % r.stdout.decode()):
         return
     try:
-        target = os.path.join(mnt, 'half.fxt')
-        what = 'disk full at the end'
+        target = os.path.join(mnt, 'fits.fxt')
+        what = 'disk with room for the reservation'
         rc, out, err = run_traced(['100000'], FXTRACE_OUTPUT=target, FXTRACE_BUFFER_SIZE='1')
         no_crash(err, what)
+        check(rc == 0 and 'cannot' not in err, '%s: exit status %d: %r' % (what, rc, err[:500]))
+        check(leftovers(mnt, 'fits.fxt') == ['fits.fxt'], '%s: files in the tmpfs: %s'
+              % (what, leftovers(mnt, 'fits.fxt')))
+        a = decode_file(target, what)
+        check(a.providers == [b'traced_program'] and len(a.events) > 10000,
+              '%s: providers %s, %d events' % (what, a.providers, len(a.events)))
+    finally:
+        subprocess.run(['umount', mnt])
+    r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mnt],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if not check(r.returncode == 0, 'tmpfs mount failed: %s' % r.stdout.decode()):
+        return
+    try:
+        # the disk fills up during the run: in streaming mode the archive copies the saves
+        # appended to the file, beyond the reservation, so it cannot be written; the
+        # placeholder and the live buffer stay, and the trace is recovered through them
+        target = os.path.join(mnt, 'half.fxt')
+        what = 'disk full at the end'
+        p = subprocess.Popen([TRACED, '100000', '--wait-stdin'],
+                             env=clean_env(FXTRACE_OUTPUT=target, FXTRACE_BUFFER_SIZE='1',
+                                           FXTRACE_BUFFERING_MODE='streaming'),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = p.stdout.readline()
+        check(line.startswith(b'attempted '), '%s: the program printed %r' % (what, line))
+        # fill the tmpfs: no room for the temporary archive
+        fd = os.open(os.path.join(mnt, 'filler'), os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b'\0' * 65536) > 0:
+                pass
+        except OSError:
+            pass
+        os.close(fd)
+        out, err = p.communicate(b'\n', timeout=120)
+        err = err.decode('utf-8', 'replace')
+        rc = p.returncode
+        no_crash(err, what)
         check(rc == 0, '%s: exit status %d' % (what, rc))
-        check(re.search(r'fxtrace: cannot finish the archive %s: No space left on device'
-                        % re.escape(target), err) is not None,
+        live = live_buffer_of(target)
+        check(re.search(r'fxtrace: cannot finish the archive %s: No space left on device; the '
+                        r'trace stays recoverable: the live buffer %s is kept'
+                        % (re.escape(target), re.escape(live or '?')), err) is not None,
               '%s: no clear message: %r' % (what, err[:500]))
         check(leftovers(mnt, 'half.fxt') == ['half.fxt'], '%s: files in the tmpfs: %s'
               % (what, leftovers(mnt, 'half.fxt')))
-        with open(target, 'rb') as f:
-            check(f.read(8) == BUFFER_MAGIC, '%s: the raw buffer is not left in the file' % what)
+        check(live is not None and os.path.exists(live),
+              '%s: the placeholder and the live buffer are not left: %r' % (what, live))
+        os.unlink(os.path.join(mnt, 'filler'))
         events = dump_summary(target, what, True)
         check(events > 10000, '%s: only %d events recovered' % (what, events))
         copy = path('half-copy.fxt')
@@ -413,14 +483,53 @@ def test_full_disk():
     check(len(a.events) == events, '%s: trace recover has %d events, dump %d'
           % (what, len(a.events), events))
     for th, seq in a.seqs.items():
-        check(is_prefix(seq), '%s: thread %s recovered events are not a prefix' % (what, th))
+        check(seq == sorted(seq), '%s: thread %s recovered events out of order' % (what, th))
+
+    # a full shared-memory file system: the live buffer cannot be reserved, reported at start
+    r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if not check(r.returncode == 0, 'third tmpfs mount failed: %s' % r.stdout.decode()):
+        return
+    try:
+        target = path('shm-full.fxt')
+        rc, out, err = run_traced(['1000'], FXTRACE_OUTPUT=target, FXTRACE_BUFFER_SIZE='4',
+                                  FXTRACE_SHM_DIR=mnt)
+        untraced_ok(rc, out, err, 'full shared memory', 'cannot create the live trace buffer %s/'
+                    % mnt, target)
+        check('No space left on device' in err, 'full shared memory: the message does not say '
+              'it is full: %r' % err[:300])
+        check(os.listdir(mnt) == [], 'full shared memory: left %s' % os.listdir(mnt))
+    finally:
+        subprocess.run(['umount', mnt])
+
+
+def test_live_buffer():
+    print('the live buffer: in /dev/shm by default, named by the placeholder, removed at the end')
+    out_path = path('live.fxt')
+    p = subprocess.Popen([TRACED, '1000', '--wait-stdin'],
+                         env=clean_env(FXTRACE_OUTPUT=out_path, FXTRACE_SHM_DIR=''),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.readline()
+    live = live_buffer_of(out_path)
+    check(live is not None and re.fullmatch(r'/dev/shm/fxtrace-%d-\w{6}' % p.pid, live),
+          'live buffer: the placeholder names %r, expected /dev/shm/fxtrace-%d-XXXXXX'
+          % (live, p.pid))
+    if live:
+        with open(live, 'rb') as f:
+            check(f.read(8) == BUFFER_MAGIC, 'live buffer: no buffer magic in %s' % live)
+        check(os.path.getsize(live) == 4 * MIB, 'live buffer: %d bytes' % os.path.getsize(live))
+    out, err = p.communicate(b'\n', timeout=120)
+    check(p.returncode == 0 and err == b'', 'live buffer: exit %d, %r' % (p.returncode, err))
+    check(not (live and os.path.exists(live)), 'live buffer: %s left after the end' % live)
+    a = decode_file(out_path, 'live buffer')
+    check(len(a.events) == 2 * 1003, 'live buffer: %d events' % len(a.events))
 
 
 # --- SIGKILL and recovery ---------------------------------------------------------------------
 
 def streamed_bytes(p):
     try:
-        with open(p, 'rb') as f:
+        with open(live_buffer_of(p) or p, 'rb') as f:
             head = f.read(128)
         return struct.unpack_from('<Q', head, 104)[0] if len(head) == 128 else 0
     except OSError:
@@ -489,9 +598,20 @@ def test_sigkill(mode, size_mib):
         return
     check(rc == -signal.SIGKILL, '%s: exit status %d, expected death by SIGKILL' % (what, rc))
     no_crash(err, what)
-    with open(out_path, 'rb') as f:
-        raw = f.read()
-    check(raw[:8] == BUFFER_MAGIC, '%s: the file does not start with the buffer magic' % what)
+    live = live_buffer_of(out_path)
+    if not check(live is not None and os.path.dirname(live) == path('shm'),
+                 '%s: the output holds no placeholder naming a live buffer in FXTRACE_SHM_DIR: '
+                 '%r' % (what, live)):
+        return None
+    check(os.path.getsize(out_path) >= PLACEHOLDER_BYTES + size_mib * MIB,
+          '%s: the output does not reserve the buffer\'s size (%d bytes)'
+          % (what, os.path.getsize(out_path)))
+    raw = raw_image(out_path)
+    check(raw[:8] == BUFFER_MAGIC, '%s: the live buffer does not start with the buffer magic'
+          % what)
+    image_path = path('killed-%s-image.fxt' % mode)
+    with open(image_path, 'wb') as f:
+        f.write(raw)
     total_size = struct.unpack_from('<Q', raw, 16)[0]
     streamed = struct.unpack_from('<Q', raw, 104)[0]
     check(total_size == size_mib * MIB, '%s: header total_size %d' % (what, total_size))
@@ -550,16 +670,38 @@ def test_sigkill(mode, size_mib):
     check(overflows == a.overflow_events, '%s: JSON has %d overflow events, archive %d'
           % (what, overflows, a.overflow_events))
 
-    # libtrace-reader through memory, FILE* and fd: the same recovered archive
-    check_read_paths(out_path, what, True, events)
+    # libtrace-reader through memory, FILE* and fd, on the raw image: the same recovered archive
+    check_read_paths(image_path, what, True, events)
+    # ... and on the placeholder itself: a clear error pointing to trace recover
+    r = subprocess.run([READ_PATHS, out_path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    both = r.stdout.decode() + r.stderr.decode()
+    no_crash(both, what + ' (read_paths on the placeholder)')
+    check('placeholder of an unfinished file-mode trace' in both and 'trace recover' in both,
+          '%s: the reader does not explain the placeholder: %r' % (what, both[:500]))
+    # the live buffer read directly is a raw buffer too (without the streamed saves)
+    if mode != 'streaming':
+        check(dump_summary(live, what + ' (live buffer)', True) == events,
+              '%s: the live buffer read directly holds different events' % what)
+    # trace recover -o over the placeholder itself: the archive replaces it
+    if mode == 'oneshot':
+        shutil.copy(out_path, path('in-place.fxt'))
+        rc, out, err = run_trace(['recover', path('in-place.fxt'), '-o', path('in-place.fxt')])
+        check(rc == 0, '%s: trace recover over the placeholder: exit %d %s' % (what, rc, err))
+        a2 = decode_file(path('in-place.fxt'), what + ' (recovered in place)')
+        check(len(a2.events) == events, '%s: recovered in place: %d events, expected %d'
+              % (what, len(a2.events), events))
 
-    # the same through stdin (the reader reads a pipe whole)
-    with open(out_path, 'rb') as f:
+    # the raw image through stdin (the reader reads a pipe whole)
+    with open(image_path, 'rb') as f:
         p = subprocess.run([TRACE, 'dump', '-'], stdin=f, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)
     err = p.stderr.decode()
     check(p.returncode == 0 and 'the input is the raw buffer' in err,
           '%s: trace dump - (stdin): exit %d, %r' % (what, p.returncode, err[:300]))
+    os.unlink(live)
+    rc, out, err = run_trace(['dump', out_path])
+    check(rc == 1 and 'cannot be opened' in err and live in err,
+          '%s: trace dump with the live buffer gone: exit %d, %r' % (what, rc, err[:300]))
     return raw
 
 
@@ -612,8 +754,9 @@ def main(argv):
         return 2
     TRACED, TRACE, READ_PATHS = (os.path.abspath(a) for a in argv[1:4])
     TMP = tempfile.mkdtemp(prefix='fxtrace-file-mode-')
+    os.mkdir(path('shm'))
     tests = [test_oneshot_complete, test_oneshot_drops, test_circular, test_streaming,
-             test_categories, test_bad_configuration, test_full_disk]
+             test_categories, test_bad_configuration, test_full_disk, test_live_buffer]
     try:
         for t in tests:
             try:

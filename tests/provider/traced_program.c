@@ -1,6 +1,6 @@
 /* A tiny traced program for the file-mode tests (test_file_mode.py).
  *
- *   traced_program N [--no-destroy]
+ *   traced_program N [--no-destroy | --wait-stdin]
  *       Two worker threads ("worker-0", "worker-1") each record one instant
  *       "marker" event in each of the categories gfx.paint, gfx.layout and
  *       other, then N instant events test/"event" with arguments
@@ -10,6 +10,8 @@
  *       records the program tried to write) on stdout. The threads keep in
  *       step (a barrier every 1024 events), so that each thread's newest
  *       events are among the newest of the trace (circular mode keeps them).
+ *       --wait-stdin: after "attempted M", wait for a line (or EOF) on stdin
+ *       before destroying the provider (the test fills the disk meanwhile).
  *   traced_program --until-killed
  *       The same, with numbered events forever; prints "ready" (flushed)
  *       once each thread has recorded 100000 events, then records more
@@ -28,8 +30,8 @@
 enum { THREADS = 2, READY_EVENTS = 100000, MARKERS = 3, LOCKSTEP = 1024 };
 
 static uint64_t events_per_thread; /* 0: forever */
-static uint64_t progress[THREADS];  /* events recorded so far, per thread */
-static bool ready;                  /* --until-killed: "ready" was printed */
+static uint64_t progress[THREADS]; /* events recorded so far, per thread */
+static bool ready;                 /* --until-killed: "ready" was printed */
 static pthread_barrier_t lockstep;
 
 #define INSTANT(category, name, thread, n) \
@@ -55,12 +57,13 @@ static void* worker(void* arg) {
 }
 
 static int usage(void) {
-  fputs("usage: traced_program N [--no-destroy] | traced_program --until-killed\n", stderr);
+  fputs("usage: traced_program N [--no-destroy | --wait-stdin] | traced_program --until-killed\n",
+        stderr);
   return 2;
 }
 
 int main(int argc, char** argv) {
-  bool until_killed = false, destroy = true;
+  bool until_killed = false, destroy = true, wait_stdin = false;
   if (argc == 2 && strcmp(argv[1], "--until-killed") == 0) {
     until_killed = true;
   } else if (argc >= 2 && argc <= 3) {
@@ -68,8 +71,12 @@ int main(int argc, char** argv) {
     events_per_thread = strtoull(argv[1], &end, 10);
     if (*end || end == argv[1] || events_per_thread == 0) return usage();
     if (argc == 3) {
-      if (strcmp(argv[2], "--no-destroy") != 0) return usage();
-      destroy = false;
+      if (strcmp(argv[2], "--wait-stdin") == 0)
+        wait_stdin = true;
+      else if (strcmp(argv[2], "--no-destroy") == 0)
+        destroy = false;
+      else
+        return usage();
     }
   } else {
     return usage();
@@ -103,6 +110,10 @@ int main(int argc, char** argv) {
   for (unsigned i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
   printf("attempted %llu\n", (unsigned long long)(THREADS * (events_per_thread + MARKERS)));
   fflush(stdout);
+  if (wait_stdin) {
+    char line[16];
+    (void)!fgets(line, sizeof(line), stdin);
+  }
   if (destroy) trace_provider_destroy(provider);
   return 0;
 }

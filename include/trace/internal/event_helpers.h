@@ -31,6 +31,16 @@ TRACE_EXPORT void trace_internal_write_instant_event_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     trace_scope_t scope, trace_arg_t* args, size_t num_args);
 
+/* TRACE_INSTANT's one call into the engine, made when its site's state word
+ * (read by the inline check into `state`) is not TRACE_SITE_DISABLED: the
+ * rest of the site check, then, if the category is on, the record (from the
+ * thread's cache of the site's record when it has one) and the release. */
+TRACE_EXPORT void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
+                                                       const char* category_literal,
+                                                       const char* name_literal,
+                                                       trace_scope_t scope, trace_arg_t* args,
+                                                       size_t num_args);
+
 TRACE_EXPORT void trace_internal_write_counter_event_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     trace_counter_id_t counter_id, trace_arg_t* args, size_t num_args);
@@ -43,8 +53,8 @@ TRACE_EXPORT void trace_internal_write_duration_end_event_record_and_release_con
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     trace_arg_t* args, size_t num_args);
 
-#define TRACE_INTERNAL_DECLARE_ID_HELPER(kind, id_type)                                         \
-  TRACE_EXPORT void trace_internal_write_##kind##_event_record_and_release_context(             \
+#define TRACE_INTERNAL_DECLARE_ID_HELPER(kind, id_type)                                           \
+  TRACE_EXPORT void trace_internal_write_##kind##_event_record_and_release_context(               \
       trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal, \
       id_type id, trace_arg_t* args, size_t num_args)
 TRACE_INTERNAL_DECLARE_ID_HELPER(async_begin, trace_async_id_t);
@@ -71,9 +81,11 @@ TRACE_EXPORT void trace_internal_write_blob_attachment_record_and_release_contex
     const void* blob, size_t blob_size);
 
 /* Small blob (TRACE_BLOB): no category; context from trace_acquire_context(). */
-TRACE_EXPORT void trace_internal_write_blob_record_and_release_context(
-    trace_context_t* context, trace_blob_type_t type, const char* name_literal, const void* blob,
-    size_t blob_size);
+TRACE_EXPORT void trace_internal_write_blob_record_and_release_context(trace_context_t* context,
+                                                                       trace_blob_type_t type,
+                                                                       const char* name_literal,
+                                                                       const void* blob,
+                                                                       size_t blob_size);
 
 /* TRACE_KERNEL_OBJECT, Linux form: tid 0 → a process-info record for pid;
  * otherwise a thread-info record for (pid, tid), with arg "process" = pid.

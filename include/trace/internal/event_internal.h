@@ -15,9 +15,14 @@
  *     }
  *   } while (0)
  *
- * While tracing is off the inline acquire is one relaxed load and one
- * predicted branch; the arguments (and every other macro parameter but the
- * category) are evaluated only inside the branch. The args array is a
+ * While the site is disabled (tracing off, or its category off) the inline
+ * acquire is one relaxed load of the site's word and one predicted branch;
+ * the arguments (and every other macro parameter but the category) are
+ * evaluated only inside the branch. TRACE_INSTANT's form
+ * (TRACE_INTERNAL_SITE_RECORD) goes further: trace_site_is_enabled() inline
+ * (the load and branch; an enabled site compares its word with the
+ * generation), then one call that acquires, writes (from a per-thread cache
+ * of the site's record, event_helpers.c) and releases. The args array is a
  * temporary of the write call (event_args.h), so the names and values it
  * borrows live until the helper has written the record; the helper releases
  * the context, so every acquire here is paired with exactly one release. */
@@ -90,6 +95,12 @@ class DurationScope {
 /* Names the `call` argument of the record macros below may use. */
 #define TRACE_INTERNAL_CONTEXT trace_internal_context
 #define TRACE_INTERNAL_CATEGORY_REF (&trace_internal_category_ref)
+#ifndef NTRACE
+#define TRACE_INTERNAL_SITE (&trace_internal_site)
+#else
+#define TRACE_INTERNAL_SITE trace_internal_site_ptr
+#endif
+#define TRACE_INTERNAL_SITE_STATE trace_internal_site_state
 
 /* The trailing `args, num_args` of a write helper, from the items of the
  * event macro (call as TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)). */
@@ -129,6 +140,22 @@ class DurationScope {
     if (__builtin_expect(trace_internal_context != NULL, 0)) {                        \
       call;                                                                           \
     }                                                                                 \
+  } while (0)
+
+/* An event whose one call into the engine does the site check's
+ * out-of-line part itself (TRACE_INSTANT): the inline part is one load of
+ * the site's state word and one predicted branch; `call` may use
+ * TRACE_INTERNAL_SITE and TRACE_INTERNAL_SITE_STATE. */
+#define TRACE_INTERNAL_SITE_RECORD(category_literal, n, call)                            \
+  do {                                                                                 \
+    TRACE_INTERNAL_CHECK_ITEMS(n);                                                     \
+    static trace_site_t trace_internal_site;                                           \
+    uint64_t trace_internal_site_state;                                                \
+    if (__builtin_expect(trace_site_is_enabled((category_literal), &trace_internal_site, \
+                                               &trace_internal_site_state),            \
+                         0)) {                                                         \
+      call;                                                                            \
+    }                                                                                  \
   } while (0)
 
 /* A record with no category check (TRACE_BLOB, TRACE_KERNEL_OBJECT): written
@@ -189,6 +216,19 @@ class DurationScope {
     }                                                                                 \
   } while (0)
 
+#define TRACE_INTERNAL_SITE_RECORD(category_literal, n, call)                  \
+  do {                                                                       \
+    TRACE_INTERNAL_CHECK_ITEMS(n);                                           \
+    if (0) {                                                                 \
+      (void)(category_literal);                                              \
+      trace_site_t* trace_internal_site_ptr = (trace_site_t*)0;              \
+      uint64_t trace_internal_site_state = 0;                                \
+      (void)trace_internal_site_ptr;                                         \
+      (void)trace_internal_site_state;                                       \
+      call;                                                                  \
+    }                                                                        \
+  } while (0)
+
 #define TRACE_INTERNAL_CONTEXT_RECORD(n, call)                               \
   do {                                                                     \
     TRACE_INTERNAL_CHECK_ITEMS(n);                                         \
@@ -207,10 +247,10 @@ class DurationScope {
 /* ---- the event macros, on top of the two record forms ----------------------- */
 
 #define TRACE_INTERNAL_INSTANT(category_literal, name_literal, scope, ...)                  \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
+  TRACE_INTERNAL_SITE_RECORD(                                                              \
       category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_instant_event_record_and_release_context(                       \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
+      trace_internal_write_instant_at_site(                                                \
+          TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, (category_literal), (name_literal), \
           (trace_scope_t)(scope), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
 #define TRACE_INTERNAL_COUNTER(category_literal, name_literal, counter_id, arg1, ...)      \

@@ -1,0 +1,73 @@
+/* Call-site state words (instrumentation.h, trace_site_t): the list of
+ * sites that cached "disabled", and its reset at every start and stop.
+ *
+ * A site's word is TRACE_SITE_DISABLED, 0 (unknown: ask the slow path) or
+ * TRACE_SITE_ENABLED(generation). The inline check tests DISABLED only, so
+ * a stale DISABLED would keep a site off for a whole trace: every site that
+ * stores DISABLED is first pushed (once, lock-free) on `list`, and the
+ * engine resets every listed word to 0 after it publishes a new generation
+ * (start) or 0 (stop). A stale ENABLED is harmless: the slow path compares
+ * it with the current generation.
+ *
+ * The race: a thread decides "disabled" for generation g while a start
+ * publishes g + 1 and resets the list. The engine does
+ *   store generation; fence; load list head; store 0 to each listed word
+ * and the thread does
+ *   push the site (RMW of the head); store DISABLED; fence; load generation
+ * and, if the generation is no longer g, puts 0 back (compare-exchange from
+ * DISABLED). Both sides store, fence (sequentially consistent), then load
+ * what the other stored (the Dekker argument of engine.c), so the two loads
+ * cannot both miss: either the thread's generation load sees g + 1 and it
+ * repairs, or the engine's head load sees the push, and then the thread's
+ * DISABLED store (before its fence, which precedes the engine's fence in the
+ * fences' total order) comes before the engine's 0 in the word's order. A
+ * repair only ever costs one more slow-path visit. */
+#include "engine/engine_internal.h"
+
+/* The pushed sites, newest first, linked through trace_site_t.next; the
+ * last one's next is &list_end, so next == NULL means "not listed". */
+static trace_site_t list_end;
+static trace_site_t* list = &list_end;
+
+/* Lists the site unless it is already listed (or being listed by another
+ * thread, whose push completes before that thread stores DISABLED). */
+static void push(trace_site_t* site) {
+  trace_site_t* expected = NULL;
+  if (ATOMIC_LOAD(&site->next) != NULL ||
+      !__atomic_compare_exchange_n(&site->next, &expected, &list_end, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_RELAXED))
+    return;
+  trace_site_t* head = __atomic_load_n(&list, __ATOMIC_RELAXED);
+  do {
+    __atomic_store_n(&site->next, head, __ATOMIC_RELAXED);
+  } while (
+      !__atomic_compare_exchange_n(&list, &head, site, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+}
+
+void sites__set_disabled(trace_site_t* site, uint64_t generation) {
+  push(site);
+  __atomic_store_n(&site->state, (uint64_t)TRACE_SITE_DISABLED, __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (UNLIKELY(__atomic_load_n(&trace_engine__generation, __ATOMIC_SEQ_CST) != generation)) {
+    uint64_t disabled = TRACE_SITE_DISABLED;
+    __atomic_compare_exchange_n(&site->state, &disabled, 0, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_RELAXED);
+  }
+}
+
+void sites__reset(void) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* after the caller's store of the generation */
+  for (trace_site_t* s = __atomic_load_n(&list, __ATOMIC_SEQ_CST); s != &list_end;
+       s = ATOMIC_LOAD(&s->next))
+    __atomic_store_n(&s->state, 0, __ATOMIC_SEQ_CST);
+}
+
+void sites__forget(void) {
+  trace_site_t* s = __atomic_exchange_n(&list, &list_end, __ATOMIC_SEQ_CST);
+  while (s != &list_end) {
+    trace_site_t* next = ATOMIC_LOAD(&s->next);
+    __atomic_store_n(&s->state, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->next, NULL, __ATOMIC_RELEASE);
+    s = next;
+  }
+}
