@@ -57,8 +57,11 @@ static size_t format_text(const trace_tracepoint_t* tp, char* out, size_t cap) {
          "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
          "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
          tp->system, tp->name, tp->id);
-  for (uint32_t i = 0; i < c->num_fields; i++) {
-    const trace_tp_field_t* f = &c->fields[i];
+  /* in argument order: fixed fields, then variable ones (each keeps its
+   * offset in the binary entry) */
+  for (uint32_t k = 0; k < 2 * c->num_fields; k++) {
+    const trace_tp_field_t* f = &c->fields[k % c->num_fields];
+    if (is_variable(f->kind) != (k >= c->num_fields)) continue;
     switch (f->kind) {
       case TRACE_TP_FIELD_ARRAY:
       case TRACE_TP_FIELD_CHAR_ARRAY:
