@@ -8,13 +8,14 @@
  * its format record goes into the durable buffer before any of its events
  * can be written. The generated code then builds every header from the
  * prepared words: nothing else is looked up per event. */
+#include "engine/tracepoints.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine/engine_internal.h"
-#include "engine/tracepoints.h"
 #include "trace/internal/tracepoint_types.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -116,8 +117,7 @@ static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generat
         if (is_variable(c->fields[i].kind) == (pass == 1))
           tp->name_bits[n++] = FXT_FIELD(indexed_bits(w, c->fields[i].name, &usable), 16, 31);
     tp->header_bits = FXT_FIELD(FXT_RECORD_EVENT, 0, 3) | FXT_FIELD(FXT_EVENT_INSTANT, 16, 19) |
-                      FXT_FIELD(n, 20, 23) | FXT_FIELD(category, 32, 47) |
-                      FXT_FIELD(name, 48, 63);
+                      FXT_FIELD(n, 20, 23) | FXT_FIELD(category, 32, 47) | FXT_FIELD(name, 48, 63);
     if (usable) write_format(w, tp);
     ATOMIC_RELEASE(&tp->prepared, (generation << 1) | (usable ? 1u : 0u));
   }
@@ -224,6 +224,10 @@ void trace_engine__tp_end(trace_tp_record_t* r, size_t arg_words) {
 /* ---- engine side ---- */
 
 void tracepoints__on_start(void) {
+  pthread_mutex_lock(&lock);
+  bool any = registered != NULL;
+  pthread_mutex_unlock(&lock);
+  if (!any) return; /* the engine thread attaches as a writer only when needed */
   trace_context_t* w = trace_acquire_context();
   if (w == NULL) return;
   uint64_t generation = ATOMIC_LOAD(&w->generation);

@@ -156,7 +156,12 @@ static bool string_literal(scan_t* s, char* out, size_t cap, size_t* len) {
     if (c == '\\') {
       if (s->p >= s->end) return false;
       char e = *s->p++;
-      c = e == 'n' ? '\n' : e == 't' ? '\t' : e == '\\' ? '\\' : e == '"' ? '"' : e == '0' ? '\0' : e;
+      c = e == 'n'    ? '\n'
+          : e == 't'  ? '\t'
+          : e == '\\' ? '\\'
+          : e == '"'  ? '"'
+          : e == '0'  ? '\0'
+                      : e;
       if (e != 'n' && e != 't' && e != '\\' && e != '"' && e != '\'' && e != '0') return false;
     }
     if (n + 1 >= cap) return false;
@@ -182,8 +187,10 @@ static bool integer_literal(scan_t* s, value_t* v) {
     const char* digits = s->p;
     while (s->p < s->end) {
       char c = *s->p;
-      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      int d = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
       if (d < 0) break;
       if (s->p - digits >= 16) return false;
       x = x * 16 + (uint64_t)d;
@@ -323,12 +330,11 @@ static bool print_hex(const ctx_t* c, scan_t* s, value_t* v, int depth, bool con
 /* A parenthesized type name: a cast, which keeps the value (the conversion
  * decides how it prints). */
 static bool is_cast(scan_t* s) {
-  static const char* const kWords[] = {"unsigned", "signed", "long", "int", "short", "char",
-                                       "bool", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
-                                       "s64", "size_t", "ssize_t", "uint8_t", "uint16_t",
-                                       "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t",
-                                       "int64_t", "uintptr_t", "void", "const", "double",
-                                       "float"};
+  static const char* const kWords[] = {
+      "unsigned", "signed",    "long",     "int",      "short",    "char",   "bool",    "u8",
+      "u16",      "u32",       "u64",      "s8",       "s16",      "s32",    "s64",     "size_t",
+      "ssize_t",  "uint8_t",   "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t",
+      "int64_t",  "uintptr_t", "void",     "const",    "double",   "float"};
   scan_t t = *s;
   if (!eat(&t, '(')) return false;
   bool any = false;
@@ -337,7 +343,8 @@ static bool is_cast(scan_t* s) {
     size_t n = ident(&t, &w);
     if (n == 0) break;
     bool known = false;
-    for (size_t i = 0; i < sizeof(kWords) / sizeof(kWords[0]); i++) known |= ident_is(w, n, kWords[i]);
+    for (size_t i = 0; i < sizeof(kWords) / sizeof(kWords[0]); i++)
+      known |= ident_is(w, n, kWords[i]);
     if (!known) return false;
     any = true;
   }
@@ -420,12 +427,18 @@ static bool convert(out_t* o, const char* spec, size_t spec_len, const value_t* 
     case 'd':
     case 'i': {
       int64_t x;
-      if (v->kind == V_INT) x = v->i;
-      else if (v->kind == V_UINT) x = (int64_t)v->u;
-      else return false;
-      if (length_len == 2 && length[0] == 'h' && length[1] == 'h') x = (signed char)x;
-      else if (length_len == 1 && length[0] == 'h') x = (short)x;
-      else if (length_len == 0) x = (int)x;
+      if (v->kind == V_INT)
+        x = v->i;
+      else if (v->kind == V_UINT)
+        x = (int64_t)v->u;
+      else
+        return false;
+      if (length_len == 2 && length[0] == 'h' && length[1] == 'h')
+        x = (signed char)x;
+      else if (length_len == 1 && length[0] == 'h')
+        x = (short)x;
+      else if (length_len == 0)
+        x = (int)x;
       memcpy(fmt + n, "lld", 4);
       r = snprintf(buf, sizeof(buf), fmt, (long long)x);
       break;
@@ -436,9 +449,12 @@ static bool convert(out_t* o, const char* spec, size_t spec_len, const value_t* 
     case 'o': {
       uint64_t x;
       if (!as_u64(v, &x)) return false;
-      if (length_len == 2 && length[0] == 'h' && length[1] == 'h') x = (unsigned char)x;
-      else if (length_len == 1 && length[0] == 'h') x = (unsigned short)x;
-      else if (length_len == 0) x = (unsigned)x;
+      if (length_len == 2 && length[0] == 'h' && length[1] == 'h')
+        x = (unsigned char)x;
+      else if (length_len == 1 && length[0] == 'h')
+        x = (unsigned short)x;
+      else if (length_len == 0)
+        x = (unsigned)x;
       fmt[n] = 'l', fmt[n + 1] = 'l', fmt[n + 2] = conv, fmt[n + 3] = '\0';
       r = snprintf(buf, sizeof(buf), fmt, (unsigned long long)x);
       break;
@@ -466,8 +482,10 @@ static bool convert(out_t* o, const char* spec, size_t spec_len, const value_t* 
     case 'a':
     case 'A': {
       double x;
-      if (v->kind == V_DOUBLE) x = v->d;
-      else return false;
+      if (v->kind == V_DOUBLE)
+        x = v->d;
+      else
+        return false;
       fmt[n] = conv, fmt[n + 1] = '\0';
       r = snprintf(buf, sizeof(buf), fmt, x);
       break;
@@ -538,13 +556,37 @@ static unsigned element_size(const char* type) {
   static const struct {
     const char* name;
     unsigned size;
-  } kTypes[] = {{"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"u8", 1}, {"s8", 1},
-                {"uint8_t", 1}, {"int8_t", 1}, {"bool", 1}, {"short", 2}, {"unsigned short", 2},
-                {"u16", 2}, {"s16", 2}, {"uint16_t", 2}, {"int16_t", 2}, {"int", 4},
-                {"unsigned int", 4}, {"unsigned", 4}, {"u32", 4}, {"s32", 4}, {"uint32_t", 4},
-                {"int32_t", 4}, {"long", 8}, {"unsigned long", 8}, {"long long", 8},
-                {"unsigned long long", 8}, {"u64", 8}, {"s64", 8}, {"uint64_t", 8},
-                {"int64_t", 8}, {"size_t", 8}, {"pid_t", 4}};
+  } kTypes[] = {{"char", 1},
+                {"signed char", 1},
+                {"unsigned char", 1},
+                {"u8", 1},
+                {"s8", 1},
+                {"uint8_t", 1},
+                {"int8_t", 1},
+                {"bool", 1},
+                {"short", 2},
+                {"unsigned short", 2},
+                {"u16", 2},
+                {"s16", 2},
+                {"uint16_t", 2},
+                {"int16_t", 2},
+                {"int", 4},
+                {"unsigned int", 4},
+                {"unsigned", 4},
+                {"u32", 4},
+                {"s32", 4},
+                {"uint32_t", 4},
+                {"int32_t", 4},
+                {"long", 8},
+                {"unsigned long", 8},
+                {"long long", 8},
+                {"unsigned long long", 8},
+                {"u64", 8},
+                {"s64", 8},
+                {"uint64_t", 8},
+                {"int64_t", 8},
+                {"size_t", 8},
+                {"pid_t", 4}};
   for (size_t i = 0; i < sizeof(kTypes) / sizeof(kTypes[0]); i++)
     if (strcmp(type, kTypes[i].name) == 0) return kTypes[i].size;
   return 0;

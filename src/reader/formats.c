@@ -4,10 +4,10 @@
  * The set is a growing array (the order first seen) with an open-addressing
  * index by (provider, category, name), so that a lookup per event record
  * stays cheap with thousands of formats. */
+#include "trace-reader/formats.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "trace-reader/formats.h"
 
 enum {
   MAX_TEXT = 65536, /* a small blob holds at most 32767 bytes: generous */
@@ -304,8 +304,8 @@ int trace_format_set_add_text(trace_format_set_t* set, uint32_t provider_id, con
   }
   if (set->count == set->capacity || (set->count + 1) * 2 > set->index_size) {
     size_t cap = set->capacity ? set->capacity * 2 : 16;
-    entry_t** items = set->count == set->capacity ? realloc(set->items, cap * sizeof(*items))
-                                                   : set->items;
+    entry_t** items =
+        set->count == set->capacity ? realloc(set->items, cap * sizeof(*items)) : set->items;
     if (!items) {
       free_entry(e);
       *reason = "out of memory";

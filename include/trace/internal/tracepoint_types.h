@@ -67,8 +67,8 @@ typedef struct trace_tracepoint {
   const char* name;
   const trace_tp_class_t* event_class;
   /* engine-owned */
-  uint64_t prepared;     /* generation << 1 | usable (atomic; release after the rest) */
-  uint64_t header_bits;  /* record header: type, event type, argument count, category, name */
+  uint64_t prepared;    /* generation << 1 | usable (atomic; release after the rest) */
+  uint64_t header_bits; /* record header: type, event type, argument count, category, name */
   uint64_t name_bits[TRACE_MAX_ARGS]; /* argument name refs, in header position (bits 16-31) */
   uint32_t id;
   uint32_t registered;
@@ -126,9 +126,9 @@ static inline bool trace_internal_tp_active(trace_tracepoint_t* tp) {
 #define TRACE_INTERNAL_TP_HALVES(type) \
   ((sizeof(type) > 4 || TRACE_INTERNAL_TP_IS_REAL(type)) ? 2 : 1)
 /* FXT argument type of a scalar field (docs/event-formats.md). */
-#define TRACE_INTERNAL_TP_SCALAR_TYPE(type)                                             \
-  (TRACE_INTERNAL_TP_IS_REAL(type)      ? TRACE_ARG_DOUBLE                              \
-   : TRACE_INTERNAL_TP_IS_POINTER(type) ? TRACE_ARG_POINTER                             \
+#define TRACE_INTERNAL_TP_SCALAR_TYPE(type)                                                      \
+  (TRACE_INTERNAL_TP_IS_REAL(type)      ? TRACE_ARG_DOUBLE                                       \
+   : TRACE_INTERNAL_TP_IS_POINTER(type) ? TRACE_ARG_POINTER                                      \
    : sizeof(type) > 4 ? (TRACE_INTERNAL_TP_IS_SIGNED(type) ? TRACE_ARG_INT64 : TRACE_ARG_UINT64) \
                       : (TRACE_INTERNAL_TP_IS_SIGNED(type) ? TRACE_ARG_INT32 : TRACE_ARG_UINT32))
 #define TRACE_INTERNAL_TP_SLOT __attribute__((aligned(8)))
@@ -139,8 +139,7 @@ static inline size_t trace_internal_tp_words(size_t bytes) { return (bytes + 7) 
 static inline uint64_t trace_internal_tp_header(unsigned type, size_t words, uint64_t name_bits,
                                                 size_t string_length) {
   uint64_t h = (uint64_t)type | ((uint64_t)words << 4) | name_bits;
-  if (type == TRACE_ARG_STRING)
-    h |= (uint64_t)(0x8000u | (string_length & 0x7fffu)) << 32;
+  if (type == TRACE_ARG_STRING) h |= (uint64_t)(0x8000u | (string_length & 0x7fffu)) << 32;
   return h;
 }
 
