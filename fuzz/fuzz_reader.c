@@ -4,7 +4,9 @@
  *   bit 2     require_magic
  *   bit 3     prepend the magic-number record, so that mutations get past
  *             the first-record check without having to rediscover it
- * Every decoded byte is read (record_touch.h) so ASan sees bad pointers. */
+ * Every decoded byte is read (record_touch.h) so ASan sees bad pointers.
+ * Blob records are offered to a typed-event format set and every event
+ * with a format is rendered (<trace-reader/formats.h>). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 
 #include "fxt/fxt_format.h"
 #include "record_touch.h"
+#include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 
 /* Keeps the checksum alive so the reads are not optimized away. */
@@ -29,6 +32,9 @@ static void check(bool ok, const char* what) {
 static void read_all(trace_reader_t* r, size_t size) {
   check(r != NULL, "open failed");
   uint64_t sum = 0;
+  trace_format_set_t* formats = trace_format_set_new();
+  check(formats != NULL, "format set allocation failed");
+  static char text[4096];
   /* Each result consumes at least 8 bytes: more calls means a loop. */
   for (size_t calls = 0;; calls++) {
     check(calls <= size / 8 + 2, "the reader does not make progress");
@@ -37,6 +43,14 @@ static void read_all(trace_reader_t* r, size_t size) {
     if (rc == TRACE_READ_RECORD) {
       check(rec.offset + rec.size_words * 8 <= size, "record past the end of the input");
       sum += touch_record(&rec);
+      trace_reader_error_t format_error;
+      if (trace_format_set_add_record(formats, &rec, &format_error) < 0)
+        check(format_error.message && format_error.message[0], "empty format error");
+      const trace_event_format_t* format = trace_format_set_find_event(formats, &rec);
+      if (format) {
+        trace_format_render(format, &rec, text, sizeof(text));
+        sum += touch_bytes(text, strlen(text));
+      }
       continue;
     }
     check(rc == TRACE_READ_SKIPPED || rc == TRACE_READ_END || rc == TRACE_READ_ERROR,
@@ -52,6 +66,7 @@ static void read_all(trace_reader_t* r, size_t size) {
       break;
     }
   }
+  trace_format_set_free(formats);
   trace_reader_stats_t st = trace_reader_stats(r);
   check(st.bytes_read <= size, "more bytes read than given");
   fuzz_sink = sum;

@@ -3,7 +3,8 @@
  * alone behind a prepended magic record (so mutations start from every
  * record type), and small raw trace buffers (the file a traced program
  * leaves when it crashes, which the reader recovers), oneshot and streaming
- * with streamed saves after the buffer. Each seed is the flag byte
+ * with streamed saves after the buffer, and an archive of typed events with
+ * their formats (src/reader/typed_sample.h). Each seed is the flag byte
  * fuzz_reader.c describes plus the input bytes.
  *
  *   make_corpus DIR */
@@ -13,6 +14,7 @@
 
 #include "engine/buffer_header.h"
 #include "fxt/fxt_format.h"
+#include "reader/typed_sample.h"
 #include "trace/sample.h"
 
 enum { MEMORY = 0, FILE_PATH = 1, FD_PATH = 2, REQUIRE_MAGIC = 4, PREPEND_MAGIC = 8 };
@@ -133,6 +135,12 @@ int main(int argc, char** argv) {
     free(raw);
   }
   fxt_buffer_free(&b);
+  /* Typed events with their format records (docs/event-formats.md). */
+  fxt_buffer_t typed = {0};
+  if (typed_sample__build(&typed) != 0) return 1;
+  rc |= write_seed(dir, "typed-events", MEMORY | REQUIRE_MAGIC, typed.words, typed.count * 8);
+  rc |= write_seed(dir, "typed-events-fd", FD_PATH, typed.words, typed.count * 8);
+  fxt_buffer_free(&typed);
   if (rc == 0) printf("make_corpus: wrote %zu record seeds and the sample to %s\n", n, dir);
   return rc ? 1 : 0;
 }

@@ -655,7 +655,7 @@ int trace_format_render(const trace_event_format_t* format, const trace_record_t
   put(&o, "", 0);
   if (!format || !record || record->type != 4) return 0;
   ctx_t c = {format, &record->event.args};
-  if (format->print_fmt && render_print_fmt(&c, &o) && o.len < cap) return 1;
+  if (format->print_fmt && render_print_fmt(&c, &o)) return 1; /* truncated to cap if need be */
   o.len = 0;
   put(&o, "", 0);
   static __thread char value[1024];
