@@ -2,20 +2,26 @@
  * iteration. `trace dump` prints them through their TP_printk formats and
  * `trace formats` lists their formats.
  *
- *     FXTRACE_OUTPUT=tp.fxt ./tracepoints [N]    (file mode)
+ *     FXTRACE_OUTPUT=tp.fxt ./tracepoints [N [PAUSE_MS]]    (file mode)
  *     trace record -o tp.fxt -- ./tracepoints [N]
  *     trace dump tp.fxt; trace formats tp.fxt */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
+#include <time.h>
 #include <trace-provider/provider.h>
 
 #include "tp_demo.h"
 
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 3;
-  trace_provider_t* provider = trace_provider_create_synchronously("tracepoints", NULL);
+  int pause_ms = argc > 2 ? atoi(argv[2]) : 0; /* between iterations */
+  /* When a trace is already running (`trace record -- tracepoints`), the
+   * manager starts this provider at once: wait for that (at most 1 s). */
+  bool started = false;
+  trace_provider_t* provider = trace_provider_create_synchronously("tracepoints", &started);
+  for (int i = 0; started && !trace_tp_demo_send_enabled() && i < 1000; i++)
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
   static const uint8_t bytes[] = {0xde, 0xad, 0xbe, 0xef, 0x01};
   struct tp_demo_point pt = {3, -4};
   for (int i = 0; i < n; i++) {
@@ -25,8 +31,9 @@ int main(int argc, char** argv) {
     trace_tp_demo_arrays("worker", bytes, sizeof(bytes), 5u, i % 3, pt);
     trace_tp_demo_read((unsigned)i, 4096);
     trace_tp_demo_write((unsigned)i, i % 2 ? 512 : 0); /* only when bytes > 0 */
+    if (pause_ms > 0)
+      nanosleep(&(struct timespec){pause_ms / 1000, (pause_ms % 1000) * 1000000L}, NULL);
   }
-  if (trace_tp_demo_send_enabled()) printf("tp_demo enabled\n");
   trace_provider_destroy(provider);
   return 0;
 }
