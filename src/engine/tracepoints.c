@@ -18,9 +18,12 @@
 #include "engine/engine_internal.h"
 #include "trace/internal/tracepoint_types.h"
 
+/* `list_lock` guards the registered list (taken first); `lock` guards
+ * preparation and the format text buffer. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static trace_tracepoint_t* registered; /* lock */
-static uint32_t next_id = 1;           /* lock */
+static trace_tracepoint_t* registered; /* list_lock */
+static uint32_t next_id = 1;           /* list_lock */
 
 static const char format_blob_name[] = "trace_event_format";
 
@@ -92,7 +95,7 @@ static uint64_t indexed_bits(trace_context_t* w, const char* literal, bool* usab
 }
 
 static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
-  static __thread char text[FORMAT_MAX + 1];
+  static char text[FORMAT_MAX + 1]; /* lock */
   size_t size = format_text(tp, text, sizeof(text));
   if (size == 0 || size > FORMAT_MAX) return;
   trace_string_ref_t name = writer__register_literal(w, format_blob_name);
@@ -127,7 +130,7 @@ static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generat
 /* ---- the generated code's entry points ---- */
 
 void trace_engine__tp_register(trace_tracepoint_t* tp) {
-  pthread_mutex_lock(&lock);
+  pthread_mutex_lock(&list_lock);
   bool fresh = !tp->registered;
   if (fresh) {
     tp->registered = 1;
@@ -135,7 +138,7 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
     tp->next = registered;
     registered = tp;
   }
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&list_lock);
   /* registered while tracing (dlopen): its format now, if it is enabled */
   if (fresh && trace_engine__tp_enabled(tp)) {
     uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
@@ -147,6 +150,17 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
       writer__release(w);
     }
   }
+}
+
+void trace_engine__tp_unregister(trace_tracepoint_t* tp) {
+  pthread_mutex_lock(&list_lock);
+  for (trace_tracepoint_t** it = &registered; *it; it = &(*it)->next)
+    if (*it == tp) {
+      *it = tp->next;
+      tp->registered = 0;
+      break;
+    }
+  pthread_mutex_unlock(&list_lock);
 }
 
 bool trace_engine__tp_enabled(trace_tracepoint_t* tp) {
@@ -224,29 +238,27 @@ void trace_engine__tp_end(trace_tp_record_t* r, size_t arg_words) {
 /* ---- engine side ---- */
 
 void tracepoints__on_start(void) {
-  pthread_mutex_lock(&lock);
+  pthread_mutex_lock(&list_lock);
   bool any = registered != NULL;
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&list_lock);
   if (!any) return; /* the engine thread attaches as a writer only when needed */
   trace_context_t* w = trace_acquire_context();
   if (w == NULL) return;
   uint64_t generation = ATOMIC_LOAD(&w->generation);
-  pthread_mutex_lock(&lock);
-  trace_tracepoint_t* list = registered;
-  pthread_mutex_unlock(&lock);
-  /* the list only grows at its head: what was read stays valid */
-  for (trace_tracepoint_t* tp = list; tp; tp = tp->next)
+  pthread_mutex_lock(&list_lock); /* an unloading library waits */
+  for (trace_tracepoint_t* tp = registered; tp; tp = tp->next)
     if (trace_engine__tp_enabled(tp)) prepare(tp, w, generation);
+  pthread_mutex_unlock(&list_lock);
   writer__release(w);
 }
 
 void tracepoints__for_each_system(void (*fn)(const char* system, void* arg), void* arg) {
-  pthread_mutex_lock(&lock);
+  pthread_mutex_lock(&list_lock);
   for (trace_tracepoint_t* tp = registered; tp; tp = tp->next) {
     bool seen = false;
     for (trace_tracepoint_t* q = registered; q != tp; q = q->next)
       if (strcmp(q->system, tp->system) == 0) seen = true;
     if (!seen) fn(tp->system, arg);
   }
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&list_lock);
 }

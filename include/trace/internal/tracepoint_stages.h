@@ -414,6 +414,9 @@
   __attribute__((constructor)) static void trace_internal_tp_register_##name(void) {       \
     trace_internal_tp_##name.event_class = trace_internal_tp_class_##class_name();          \
     trace_engine__tp_register(&trace_internal_tp_##name);                                   \
+  }                                                                                         \
+  __attribute__((destructor)) static void trace_internal_tp_unregister_##name(void) {      \
+    trace_engine__tp_unregister(&trace_internal_tp_##name);                                 \
   }
 #include TRACE_INTERNAL_TP_INCLUDE
 

@@ -88,6 +88,10 @@ typedef struct trace_tp_record {
  * and the category enabled, writes its format at once. */
 TRACE_EXPORT void trace_engine__tp_register(trace_tracepoint_t* tp);
 
+/* Forgets an event (from the destructor of the library that defines it,
+ * before it is unloaded). */
+TRACE_EXPORT void trace_engine__tp_unregister(trace_tracepoint_t* tp);
+
 /* Exact answer for trace_<name>_enabled(): tracing on and category enabled. */
 TRACE_EXPORT bool trace_engine__tp_enabled(trace_tracepoint_t* tp);
 
