@@ -16,7 +16,8 @@
 #undef CREATE_TRACE_POINTS
 
 #ifndef TRACE_SYSTEM
-#error "define TRACE_SYSTEM (the events' group and trace category) before including <trace/define_trace.h>"
+#error \
+    "define TRACE_SYSTEM (the events' group and trace category) before including <trace/define_trace.h>"
 #endif
 
 #ifndef TRACE_INCLUDE_FILE
@@ -24,7 +25,10 @@
 #define TRACE_INTERNAL_TP_UNDEF_INCLUDE_FILE
 #endif
 #ifdef TRACE_INCLUDE_PATH
+/* The tokens must stay adjacent: no spaces in the path. */
+// clang-format off
 #define TRACE_INTERNAL_TP_INCLUDE_(path, file) TRACE_INTERNAL_TP_STR(path/file.h)
+// clang-format on
 #define TRACE_INTERNAL_TP_INCLUDE TRACE_INTERNAL_TP_INCLUDE_(TRACE_INCLUDE_PATH, TRACE_INCLUDE_FILE)
 #else
 #define TRACE_INTERNAL_TP_INCLUDE_(file) TRACE_INTERNAL_TP_STR(file.h)

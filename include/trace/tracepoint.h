@@ -49,13 +49,14 @@
 /* Compile-time checks every definition passes in the declaring stage (the
  * first error a mistake gives). `elements` is TP_STRUCT__entry with every
  * known element macro expanded to nothing: anything left is unknown. */
-#define TRACE_INTERNAL_TP_CHECKS(name, proto, args, elements)                                 \
-  TRACE_INTERNAL_TP_STATIC_ASSERT(                                                           \
-      sizeof(TRACE_INTERNAL_TP_STR(elements)) == 1,                                          \
-      "TRACE_EVENT " #name ": TP_STRUCT__entry holds something that is not an element macro " \
-      "(__field, __field_struct, __array, __dynamic_array, __string)");                      \
-  TRACE_INTERNAL_TP_STATIC_ASSERT(                                                           \
-      TRACE_INTERNAL_NUM_ITEMS(_, proto) == TRACE_INTERNAL_NUM_ITEMS(_, args),               \
+#define TRACE_INTERNAL_TP_CHECKS(name, proto, args, elements)                  \
+  TRACE_INTERNAL_TP_STATIC_ASSERT(                                             \
+      sizeof(TRACE_INTERNAL_TP_STR(elements)) == 1,                            \
+      "TRACE_EVENT " #name                                                     \
+      ": TP_STRUCT__entry holds something that is not an element macro "       \
+      "(__field, __field_struct, __array, __dynamic_array, __string)");        \
+  TRACE_INTERNAL_TP_STATIC_ASSERT(                                             \
+      TRACE_INTERNAL_NUM_ITEMS(_, proto) == TRACE_INTERNAL_NUM_ITEMS(_, args), \
       "TRACE_EVENT " #name ": TP_ARGS must name every parameter of TP_PROTO, in order")
 
 #ifdef __cplusplus
@@ -70,7 +71,8 @@
 #ifndef TRACE_EVENT
 
 #ifndef TRACE_SYSTEM
-#error "define TRACE_SYSTEM (the events' group and trace category) before including <trace/tracepoint.h>"
+#error \
+    "define TRACE_SYSTEM (the events' group and trace category) before including <trace/tracepoint.h>"
 #endif
 
 /* Element macros expand to nothing here (the check above sees the rest). */
@@ -85,51 +87,52 @@
 #define __dynamic_array(type, item, len)
 #define __string(item, src)
 
-#define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)             \
-  TRACE_INTERNAL_TP_CHECKS(class_name, TRACE_INTERNAL_TP_PARAMS(proto),                    \
+#define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print) \
+  TRACE_INTERNAL_TP_CHECKS(class_name, TRACE_INTERNAL_TP_PARAMS(proto),      \
                            TRACE_INTERNAL_TP_PARAMS(args), tstruct);
 
 #ifndef NTRACE
-#define TRACE_INTERNAL_TP_DECLARE(class_name, name, proto, args, tstruct, cond)                \
+#define TRACE_INTERNAL_TP_DECLARE(class_name, name, proto, args, tstruct, cond)                   \
   TRACE_INTERNAL_TP_CHECKS(name, TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), \
-                           tstruct);                                                          \
-  TRACE_INTERNAL_TP_EXTERN_C trace_tracepoint_t trace_internal_tp_##name;                     \
-  TRACE_INTERNAL_TP_EXTERN_C void trace_internal_tp_record_##name(proto);                     \
-  static inline void trace_##name(proto) {                                                    \
-    if (__builtin_expect(trace_internal_tp_active(&trace_internal_tp_##name), 0) && (cond))  \
-      trace_internal_tp_record_##name(args);                                                  \
-  }                                                                                           \
-  static inline bool trace_##name##_enabled(void) {                                           \
-    return trace_internal_tp_active(&trace_internal_tp_##name) &&                             \
-           trace_engine__tp_enabled(&trace_internal_tp_##name);                               \
+                           tstruct);                                                              \
+  TRACE_INTERNAL_TP_EXTERN_C trace_tracepoint_t trace_internal_tp_##name;                         \
+  TRACE_INTERNAL_TP_EXTERN_C void trace_internal_tp_record_##name(proto);                         \
+  static inline void trace_##name(proto) {                                                        \
+    if (__builtin_expect(trace_internal_tp_active(&trace_internal_tp_##name), 0) && (cond))       \
+      trace_internal_tp_record_##name(args);                                                      \
+  }                                                                                               \
+  static inline bool trace_##name##_enabled(void) {                                               \
+    return trace_internal_tp_active(&trace_internal_tp_##name) &&                                 \
+           trace_engine__tp_enabled(&trace_internal_tp_##name);                                   \
   }
 #else
 /* NTRACE: the call stays in `if (0)` so TP_ARGS is checked against TP_PROTO,
  * but nothing is emitted and no symbol is referenced. */
-#define TRACE_INTERNAL_TP_DECLARE(class_name, name, proto, args, tstruct, cond)                \
+#define TRACE_INTERNAL_TP_DECLARE(class_name, name, proto, args, tstruct, cond)                   \
   TRACE_INTERNAL_TP_CHECKS(name, TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), \
-                           tstruct);                                                          \
-  TRACE_INTERNAL_TP_EXTERN_C void trace_internal_tp_record_##name(proto);                     \
-  static inline void trace_##name(proto) {                                                    \
-    if (0 && (cond)) trace_internal_tp_record_##name(args);                                   \
-  }                                                                                           \
+                           tstruct);                                                              \
+  TRACE_INTERNAL_TP_EXTERN_C void trace_internal_tp_record_##name(proto);                         \
+  static inline void trace_##name(proto) {                                                        \
+    if (0 && (cond)) trace_internal_tp_record_##name(args);                                       \
+  }                                                                                               \
   static inline bool trace_##name##_enabled(void) { return false; }
 #endif
 
 /* Only the declaring stage needs the class's element list: the kernel's
  * DEFINE_EVENT does not repeat it, so the check runs on TRACE_EVENT and
  * DECLARE_EVENT_CLASS only (a DEFINE_EVENT passes an empty list). */
-#define DEFINE_EVENT(class_name, name, proto, args)                                            \
-  TRACE_INTERNAL_TP_DECLARE(class_name, name, TRACE_INTERNAL_TP_PARAMS(proto),                 \
+#define DEFINE_EVENT(class_name, name, proto, args)                            \
+  TRACE_INTERNAL_TP_DECLARE(class_name, name, TRACE_INTERNAL_TP_PARAMS(proto), \
                             TRACE_INTERNAL_TP_PARAMS(args), , 1)
-#define DEFINE_EVENT_CONDITION(class_name, name, proto, args, cond)                            \
-  TRACE_INTERNAL_TP_DECLARE(class_name, name, TRACE_INTERNAL_TP_PARAMS(proto),                 \
+#define DEFINE_EVENT_CONDITION(class_name, name, proto, args, cond)            \
+  TRACE_INTERNAL_TP_DECLARE(class_name, name, TRACE_INTERNAL_TP_PARAMS(proto), \
                             TRACE_INTERNAL_TP_PARAMS(args), , TRACE_INTERNAL_TP_PARAMS(cond))
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                                 \
-  TRACE_INTERNAL_TP_DECLARE(name, name, TRACE_INTERNAL_TP_PARAMS(proto),                       \
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)           \
+  TRACE_INTERNAL_TP_DECLARE(name, name, TRACE_INTERNAL_TP_PARAMS(proto), \
                             TRACE_INTERNAL_TP_PARAMS(args), tstruct, 1)
-#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)                 \
-  TRACE_INTERNAL_TP_DECLARE(name, name, TRACE_INTERNAL_TP_PARAMS(proto),                       \
-                            TRACE_INTERNAL_TP_PARAMS(args), tstruct, TRACE_INTERNAL_TP_PARAMS(cond))
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print) \
+  TRACE_INTERNAL_TP_DECLARE(name, name, TRACE_INTERNAL_TP_PARAMS(proto),       \
+                            TRACE_INTERNAL_TP_PARAMS(args), tstruct,           \
+                            TRACE_INTERNAL_TP_PARAMS(cond))
 
 #endif /* TRACE_EVENT */
