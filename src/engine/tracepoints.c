@@ -100,6 +100,13 @@ static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
   if (size == 0 || size > FORMAT_MAX) return;
   trace_string_ref_t name = writer__register_literal(w, format_blob_name);
   size_t words = fxt_blob_record_words(&name, size);
+  /* Formats take at most half of the durable buffer: a full durable buffer
+   * stops the trace, and strings and threads need it too. Past that, events
+   * are still recorded (tools show their arguments without the format). */
+  engine_t* e = &engine__instance;
+  if (e->mode != TRACE_BUFFERING_MODE_ONESHOT &&
+      ATOMIC_LOAD(&e->header->durable_alloc) + words * 8 > e->durable_size / 2)
+    return;
   uint64_t* p = writer__reserve_metadata(w, words);
   if (p == NULL) return;
   fxt_write_blob_record(p, words, TRACE_BLOB_TYPE_DATA, &name, text, size);
