@@ -115,6 +115,26 @@ def main():
     check(rc == 0, 'file mode: rc %d %s' % (rc, err[:300]))
     check_archive(trace, path, 'file mode', 4)
 
+    # a malformed format record: reported with its offset, skipped; formats exits 1, dump goes on
+    data = open(path, 'rb').read()
+    i = data.find(b'category: tp_demo\nname: tp_demo_send')
+    check(i > 0, 'file mode: no tp_demo_send format in the archive')
+    bad = os.path.join(tmp, 'bad.fxt')
+    open(bad, 'wb').write(data[:i] + b'xategory' + data[i + 8:])
+    rc, out, err = run([trace, 'formats', bad])
+    check(rc == 1 and 'bad format: no \'category:\' line' in err and 'byte offset' in err,
+          'formats of a bad format: rc %d, %s' % (rc, err[:300]))
+    check('name: tp_demo_scalars' in out, 'formats of a bad format: the good ones are not listed')
+    rc, out, err = run([trace, 'dump', bad])
+    check(rc == 0 and 'bad format: no \'category:\' line' in out,
+          'dump of a bad format: rc %d, %s' % (rc, err[:300]))
+    check('tp_demo_send:' not in out and 'tp_demo_scalars: c=-5' in out,
+          'dump of a bad format: events without their format must keep their arguments')
+    rc, out, err = run([trace, 'formats', os.path.join(tmp, 'missing.fxt')])
+    check(rc == 1 and err.strip() != '', 'formats of a missing file: rc %d' % rc)
+    rc, out, err = run([trace, 'formats'])
+    check(rc == 2, 'formats without FILE: rc %d' % rc)
+
     # trace record (its in-process manager)
     path = os.path.join(tmp, 'record.fxt')
     rc, out, err = run([trace, 'record', '-o', path, '--', example, '3'], env=base)
