@@ -66,6 +66,14 @@ TRACE_EVENT(tp_test_helpers,
             __print_hex(__get_dynamic_array(buf), __get_dynamic_array_len(buf)),
             __print_hex_str(__get_dynamic_array(buf), 2), __get_dynamic_array_len(buf)))
 
+/* No field at all. */
+TRACE_EVENT(tp_test_none,
+  TP_PROTO(int unused),
+  TP_ARGS(unused),
+  TP_STRUCT__entry(),
+  TP_fast_assign((void)unused;),
+  TP_printk("no fields"))
+
 /* A print format this reader cannot evaluate: the fallback. */
 TRACE_EVENT(tp_test_fallback,
   TP_PROTO(int v),

@@ -45,6 +45,7 @@
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-local-typedefs" /* a class without fields */
 
 /* ---- 1: the entry struct ---- */
 #define __field(type, item)                                                                   \
