@@ -199,8 +199,9 @@ static bool integer_literal(scan_t* s, value_t* v) {
     if (s->p == digits) return false;
   } else {
     while (s->p < s->end && *s->p >= '0' && *s->p <= '9') {
-      if (s->p - start >= 19) return false;
-      x = x * 10 + (uint64_t)(*s->p - '0');
+      uint64_t d = (uint64_t)(*s->p - '0');
+      if (x > (UINT64_MAX - d) / 10) return false; /* past 64 bits */
+      x = x * 10 + d;
       s->p++;
     }
     if (s->p == start) return false;
@@ -208,7 +209,7 @@ static bool integer_literal(scan_t* s, value_t* v) {
   while (s->p < s->end && (*s->p == 'u' || *s->p == 'U' || *s->p == 'l' || *s->p == 'L')) s->p++;
   if (neg) {
     v->kind = V_INT;
-    v->i = -(int64_t)x;
+    v->i = (int64_t)(0 - x); /* no signed overflow for any x */
   } else {
     v->kind = V_UINT;
     v->u = x;

@@ -157,6 +157,18 @@ static void check_odd_print_formats(void) {
     ASSERT_STREQ(text, "v=5");
     trace_format_set_free(set);
   }
+  /* literals at the edges of 64 bits (%d keeps the low 32 bits, as printf of an int would) */
+  {
+    trace_format_set_t* lit = trace_format_set_new();
+    const char* t =
+        "category: c\nname: n\nprint fmt: \"%lld %llu %d\", -9223372036854775808, "
+        "18446744073709551615, -9999999999999999999\n";
+    const char* why;
+    ASSERT_EQ(trace_format_set_add_text(lit, 0, t, strlen(t), &why), 1);
+    ASSERT_EQ(trace_format_render(trace_format_set_at(lit, 0), &rec, text, sizeof(text)), 1);
+    ASSERT_STREQ(text, "-9223372036854775808 18446744073709551615 1981284353");
+    trace_format_set_free(lit);
+  }
   /* a tiny output buffer: truncated, NUL-terminated */
   trace_format_set_t* set = trace_format_set_new();
   const char* ok = "category: c\nname: n\nprint fmt: \"value is %d\", REC->v\n";
