@@ -86,8 +86,8 @@ static void check_bad_formats(void) {
       "category: c\nname: n\n\tfield:a;\toffset:0;\tsize:4;\tsigned:1;\nprint fmt: \"\"\n",
       "category: c\nname: n\n\tfield:;\toffset:0;\tsize:4;\tsigned:1;\nprint fmt: \"\"\n",
       "category: c\nname: n\n\tfield:int [4];\toffset:0;\tsize:4;\tsigned:1;\nprint fmt: \"\"\n",
-      "category: c\nname: n\n\tfield:__data_loc char x;\toffset:0;\tsize:4;\tsigned:0;\nprint fmt: "
-      "\"\"\n",
+      ("category: c\nname: n\n\tfield:__data_loc char x;\toffset:0;\tsize:4;\tsigned:0;\n"
+       "print fmt: \"\"\n"),
   };
   trace_format_set_t* set = trace_format_set_new();
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
