@@ -13,6 +13,10 @@
  *   duration     { TRACE_DURATION("bench", "duration"); }: one duration-complete record
  *   paced        instant2's event, paced: --rate events/s per thread in 1 ms bursts
  *                (the sustained-streaming scenario; harness.h, bench_pacer)
+ *   tp_off       trace_bench_off_int2(i, thread): TRACE_EVENT() of the disabled
+ *                TRACE_SYSTEM bench_off (fxbench_events_off.h)
+ *   tp_int2      trace_bench_int2(i, thread): TRACE_EVENT(), two int64 fields
+ *   tp_str       trace_bench_str(s): TRACE_EVENT(), one __string (16 chars)
  *
  * --mode local (the default): as above, no daemon. --mode provider: the
  * program registers with the trace manager through libtrace-provider
@@ -40,6 +44,8 @@
 
 #include "engine/buffer_header.h" /* internal: the layout this program scans */
 #include "engine/clock.h"         /* internal: which clock the engine picked */
+#include "fxbench_events.h"
+#include "fxbench_events_off.h"
 #include "harness.h"
 #include "trace-engine/handler.h"
 #include "trace-provider/provider.h"
@@ -96,6 +102,22 @@ static void loop_paced(uint64_t n, int t, void* arg) {
   }
 }
 
+/* TRACE_EVENT(): the same payloads as typed events (fxbench_events.h). */
+static void loop_tp_off(uint64_t n, int t, void* arg) {
+  (void)arg;
+  for (uint64_t i = 0; i < n; i++) trace_bench_off_int2((int64_t)i, (int64_t)t);
+}
+
+static void loop_tp_int2(uint64_t n, int t, void* arg) {
+  (void)arg;
+  for (uint64_t i = 0; i < n; i++) trace_bench_int2((int64_t)i, (int64_t)t);
+}
+
+static void loop_tp_str(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) trace_bench_str(g_bench_string);
+}
+
 typedef struct scenario {
   const char* name;
   bench_loop_fn fn;
@@ -112,6 +134,9 @@ static const scenario_t k_scenarios[] = {
     {"instant_str", loop_instant_str, 1, 1, 64},
     {"duration", loop_duration, 1, 1, 32},
     {"paced", loop_paced, 1, 1, 64},
+    {"tp_off", loop_tp_off, 1, 0, 0},
+    {"tp_int2", loop_tp_int2, 1, 1, 64},
+    {"tp_str", loop_tp_str, 1, 1, 64},
 };
 
 /* ---- the handler: every callback runs on the engine's thread ---- */
@@ -263,11 +288,13 @@ static uint64_t buffer_size_for(const bench_options_t* o, const scenario_t* sc) 
 
 int main(int argc, char** argv) {
   bench_options_t o;
-  bench_parse_options(argc, argv, &o,
-                      " [--buffer-mib N] [--mode local|provider] [--rate N]\n"
-                      "  scenarios: off stopped instant0 instant2 instant_str duration paced\n"
-                      "  --buffer-mib N  engine buffer size (default: enough for the loop)\n"
-                      "  --mode provider  register with the trace manager instead (streaming)");
+  bench_parse_options(
+      argc, argv, &o,
+      " [--buffer-mib N] [--mode local|provider] [--rate N]\n"
+      "  scenarios: off stopped instant0 instant2 instant_str duration paced tp_off tp_int2 "
+      "tp_str\n"
+      "  --buffer-mib N  engine buffer size (default: enough for the loop)\n"
+      "  --mode provider  register with the trace manager instead (streaming)");
   const scenario_t* sc = NULL;
   for (size_t i = 0; i < sizeof k_scenarios / sizeof k_scenarios[0]; i++)
     if (!strcmp(k_scenarios[i].name, o.scenario)) sc = &k_scenarios[i];

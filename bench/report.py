@@ -800,6 +800,55 @@ class Report:
         L.append("")
         return L
 
+    # TRACE_EVENT() scenario -> (TRACE_INSTANT / LTTng-UST peer scenario, floor, label)
+    TP_SCENARIOS = [
+        ("tp_off", "off", ("load_branch", "24"), "disabled TRACE_SYSTEM (one load + branch)"),
+        ("tp_int2", "instant2", ("record", "56"), "2 int64 fields"),
+        ("tp_str", "instant_str", ("record", "48"), "one __string, 16 bytes"),
+    ]
+
+    def tracepoint_section(self):
+        """TRACE_EVENT() next to LTTng-UST's TRACEPOINT_EVENT (fxbench, lttng/fxbench_tp.h: the
+        same payloads), TRACE_INSTANT with the same values, and the floor."""
+        if not any(self.get("fxtrace", ts, t) for ts, *_ in self.TP_SCENARIOS for t in self.threads):
+            return []
+        L = ["### TRACE_EVENT() typed tracepoints", "",
+             "Medians, ns per event per thread, 1 thread / 2 threads. The LTTng-UST peer is the "
+             "TRACEPOINT_EVENT with the same fields (lttng/fxbench_tp.h); TRACE_INSTANT writes the "
+             "same values as generic arguments. Targets: at least 5× cheaper than LTTng-UST, within "
+             "1.2× of the floor.", "",
+             "| event | TRACE_EVENT ns | TRACE_INSTANT ns | LTTng-UST ns | LTTng/TRACE_EVENT | "
+             "TRACE_EVENT × floor | verdict |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        cg = {(r["system"], r["scenario"]): num(r.get("ir_per_event")) for r in self.callgrind}
+        for ts, peer, (fs, fb), label in self.TP_SCENARIOS:
+            tp_c, in_c, lt_c, ratio_c, floor_c, oks = [], [], [], [], [], []
+            for t in self.threads:
+                tp, ins = self.get("fxtrace", ts, t), self.get("fxtrace", peer, t)
+                lt, fl = self.get("lttng", peer, t), self.floor(fs, fb, t)
+                tp_c.append(fmt_ns(tp.med()) if tp else "n/a")
+                in_c.append(fmt_ns(ins.med()) if ins else "n/a")
+                lt_c.append(fmt_ns(lt.med()) if lt else "n/a")
+                ratio_c.append(fmt_x(lt.med() / tp.med()) if tp and lt else "n/a")
+                floor_c.append(fmt_x(tp.med() / fl.med()) if tp and fl else "n/a")
+                if tp and lt and ts != "tp_off":
+                    oks.append(lt.med() / tp.med() >= 5)
+                if tp and fl:
+                    oks.append(tp.med() / fl.med() <= 1.2)
+            L.append(f"| {ts} ({label}) | {' / '.join(tp_c)} | {' / '.join(in_c)} | "
+                     f"{' / '.join(lt_c)} | {' / '.join(ratio_c)} | {' / '.join(floor_c)} | "
+                     f"{verdict(oks)} |")
+        rows = [(ts, peer) for ts, peer, *_ in self.TP_SCENARIOS
+                if cg.get(("fxtrace", ts)) is not None]
+        if rows:
+            L += ["", "Instructions per event (callgrind, as in the callgrind section):", "",
+                  "| event | TRACE_EVENT | TRACE_INSTANT, same values |", "| --- | ---: | ---: |"]
+            for ts, peer in rows:
+                ins = cg.get(("fxtrace", peer))
+                L.append(f"| {ts} | {cg[('fxtrace', ts)]:.1f} | "
+                         + (f"{ins:.1f} |" if ins is not None else "n/a |"))
+        L.append("")
+        return L
+
     def checks(self):
         L = ["### Checks and notes", ""]
         L += self.disturbance() + self.spread()
@@ -820,7 +869,7 @@ class Report:
                                  "a relaxed load + a branch")[2:]
         for sc, title, fxt_min, floor, label in SCENARIOS:
             L += self.scenario_table(sc, title, fxt_min, floor, label)
-        L += self.sustained_section() + self.callgrind_section()
+        L += self.sustained_section() + self.callgrind_section() + self.tracepoint_section()
         L += self.floors() + self.checks()
         return "\n".join(L).rstrip("\n") + "\n"
 

@@ -7,7 +7,9 @@
  * An archive compressed with zstd or gzip (make_corpus writes such seeds) is
  * decompressed by the reader: its offsets and byte counts are then bounded
  * by what the input can decompress to, not by the input's size.
- * Every decoded byte is read (record_touch.h) so ASan sees bad pointers. */
+ * Every decoded byte is read (record_touch.h) so ASan sees bad pointers.
+ * Blob records are offered to a typed-event format set and every event
+ * with a format is rendered (<trace-reader/formats.h>). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "fxt/fxt_format.h"
 #include "reader/decompress.h"
 #include "record_touch.h"
+#include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 
 /* Keeps the checksum alive so the reads are not optimized away. */
@@ -38,6 +41,9 @@ enum { MAX_COMPRESSED_RESULTS = 1 << 20 };
 static void read_all(trace_reader_t* r, uint64_t size, bool compressed) {
   check(r != NULL, "open failed");
   uint64_t sum = 0;
+  trace_format_set_t* formats = trace_format_set_new();
+  check(formats != NULL, "format set allocation failed");
+  static char text[4096];
   /* Each result consumes at least 8 bytes: more calls means a loop. */
   for (size_t calls = 0;; calls++) {
     check(calls <= size / 8 + 2, "the reader does not make progress");
@@ -47,6 +53,14 @@ static void read_all(trace_reader_t* r, uint64_t size, bool compressed) {
     if (rc == TRACE_READ_RECORD) {
       check(rec.offset + rec.size_words * 8 <= size, "record past the end of the input");
       sum += touch_record(&rec);
+      trace_reader_error_t format_error;
+      if (trace_format_set_add_record(formats, &rec, &format_error) < 0)
+        check(format_error.message && format_error.message[0], "empty format error");
+      const trace_event_format_t* format = trace_format_set_find_event(formats, &rec);
+      if (format) {
+        trace_format_render(format, &rec, text, sizeof(text));
+        sum += touch_bytes(text, strlen(text));
+      }
       continue;
     }
     check(rc == TRACE_READ_SKIPPED || rc == TRACE_READ_END || rc == TRACE_READ_ERROR,
@@ -62,6 +76,7 @@ static void read_all(trace_reader_t* r, uint64_t size, bool compressed) {
       break;
     }
   }
+  trace_format_set_free(formats);
   trace_reader_stats_t st = trace_reader_stats(r);
   check(st.bytes_read <= size,
         compressed ? "more bytes read than could be decompressed" : "more bytes read than given");

@@ -3,7 +3,8 @@
  * alone behind a prepended magic record (so mutations start from every
  * record type), and small raw trace buffers (the file a traced program
  * leaves when it crashes, which the reader recovers), oneshot and streaming
- * with streamed saves after the buffer; and the sample and a raw buffer
+ * with streamed saves after the buffer; an archive of typed events with
+ * their formats (src/reader/typed_sample.h); and the sample and a raw buffer
  * compressed with zstd and gzip (trace record's own compressor), whole and
  * cut. Each seed is the flag byte fuzz_reader.c describes plus the input
  * bytes.
@@ -15,6 +16,7 @@
 
 #include "engine/buffer_header.h"
 #include "fxt/fxt_format.h"
+#include "reader/typed_sample.h"
 #include "trace/compress_writer.h"
 #include "trace/sample.h"
 
@@ -188,6 +190,12 @@ int main(int argc, char** argv) {
   }
   rc |= compressed_seeds(dir, data, size);
   fxt_buffer_free(&b);
+  /* Typed events with their format records (docs/event-formats.md). */
+  fxt_buffer_t typed = {0};
+  if (typed_sample__build(&typed) != 0) return 1;
+  rc |= write_seed(dir, "typed-events", MEMORY | REQUIRE_MAGIC, typed.words, typed.count * 8);
+  rc |= write_seed(dir, "typed-events-fd", FD_PATH, typed.words, typed.count * 8);
+  fxt_buffer_free(&typed);
   if (rc == 0) printf("make_corpus: wrote %zu record seeds and the sample to %s\n", n, dir);
   return rc ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "engine/engine_internal.h"
+#include "engine/tracepoints.h"
 
 engine_t engine__instance = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -548,6 +549,7 @@ static void* engine_thread_main(void* arg) {
     pthread_mutex_unlock(&e->lock);
     uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
     if (started) {
+      tracepoints__on_start(); /* formats before anything reports the start */
       notify_observers(TRACE_STARTED, true);
       if (e->handler->ops->trace_started) e->handler->ops->trace_started(e->handler);
     }

@@ -372,6 +372,7 @@ static bool on_start(manager_session_t* s, wire_reader_t* r) {
 
 static void reply_known_categories(manager_session_t* s, uint32_t request_id, wire_writer_t* w) {
   trace_provider_t* p = s->provider;
+  provider__add_tracepoint_categories(p); /* TRACE_EVENT() systems, dlopen'ed ones too */
   wire__begin(w, MSG_KNOWN_CATEGORIES, request_id);
   pthread_mutex_lock(&p->known_lock);
   wire__put_u16(w, (uint16_t)p->known_count);

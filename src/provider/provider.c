@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/tracepoints.h"
 #include "protocol/wire.h"
 #include "provider/provider_internal.h"
 
@@ -95,6 +96,19 @@ void trace_provider_destroy(trace_provider_t* provider) {
   if (mine) current = NULL;
   pthread_mutex_unlock(&lock);
   if (mine) finish(provider);
+}
+
+static void add_tracepoint_category(const char* system, void* arg) {
+  trace_provider_t* p = arg;
+  pthread_mutex_lock(&p->known_lock);
+  bool known = false;
+  for (size_t i = 0; i < p->known_count; i++) known |= strcmp(p->known[i].name, system) == 0;
+  pthread_mutex_unlock(&p->known_lock);
+  if (!known) trace_provider_add_known_category(p, system, "TRACE_EVENT() events");
+}
+
+void provider__add_tracepoint_categories(trace_provider_t* p) {
+  tracepoints__for_each_system(add_tracepoint_category, p);
 }
 
 int trace_provider_add_known_category(trace_provider_t* p, const char* name,

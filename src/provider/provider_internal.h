@@ -40,6 +40,10 @@ file_session_t* file_session__start(const char* path, const char* name);
 /* Stops, writes the archive and frees the session. */
 void file_session__finish(file_session_t* session);
 
+/* Declares the TRACE_SYSTEM of every registered TRACE_EVENT() as a known
+ * category, unless the program declared it itself (provider.c). */
+void provider__add_tracepoint_categories(trace_provider_t* provider);
+
 /* Connects to the trace manager and registers `provider` (its name and known
  * categories). NULL when no manager answers (silently) or on any other
  * failure (after a message on stderr): the provider is then inert.

@@ -11,6 +11,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 int cmd__convert(int argc, char** argv);
 int cmd__dump(int argc, char** argv);
+int cmd__formats(int argc, char** argv);
 int cmd__gen_sample(int argc, char** argv);
 int cmd__list_categories(int argc, char** argv);
 int cmd__list_providers(int argc, char** argv);

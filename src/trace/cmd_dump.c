@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
 #include "trace/timestamp.h"
@@ -14,7 +15,9 @@ static const char kUsage[] =
     "\n"
     "Prints every record of the FXT archive FILE ('-' for stdin) on one line: type,\n"
     "timestamp in seconds and ticks, provider, category, name, thread and arguments;\n"
-    "then a count of records by type. Exit status: 0 on success, 1 if the archive is\n"
+    "then a count of records by type. A typed event (TRACE_EVENT(), kernel\n"
+    "SYSTEM/EVENT) whose format is in the archive is printed as \"NAME: TEXT\" with TEXT\n"
+    "from its print format (docs/trace-event.md). Exit status: 0 on success, 1 if the archive is\n"
     "damaged (the records before the damage are printed), 2 on a usage error.\n"
     "\n"
     "FILE may also be the raw trace buffer that a program traced in file mode leaves\n"
@@ -186,6 +189,20 @@ static void dump_large(FILE* out, const trace_record_t* r) {
   fprintf(out, " size=%zu", l->size);
 }
 
+/* A typed event: the line's head, then "NAME: " and its print format's text
+ * instead of the arguments. */
+static void dump_typed_event(FILE* out, const trace_record_t* r, const trace_event_format_t* f) {
+  static char text[65536];
+  const __typeof__(r->event)* e = &r->event;
+  fprintf(out, "%-16s provider=%" PRIu32 " %s", trace_record_type_name(r->type), r->provider->id,
+          trace_event_type_name(e->event_type));
+  put_time(out, e->ticks, r->provider);
+  put_cat_name(out, &e->category, &e->name);
+  put_thread(out, e->process_koid, e->thread_koid);
+  trace_format_render(f, r, text, sizeof(text));
+  fprintf(out, " %s: %s\n", f->name, text);
+}
+
 static void dump_record(FILE* out, const trace_record_t* r) {
   fprintf(out, "%-16s provider=%" PRIu32, trace_record_type_name(r->type), r->provider->id);
   switch (r->type) {
@@ -242,15 +259,25 @@ static int dump(const char* path, trace_reader_t* reader) {
   uint64_t by_type[16] = {0};
   trace_record_t record;
   int rc;
+  trace_format_set_t* formats = trace_format_set_new();
   while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END && rc != TRACE_READ_ERROR) {
     if (rc == TRACE_READ_RECORD) {
-      dump_record(stdout, &record);
+      const trace_event_format_t* format = trace_format_set_find_event(formats, &record);
+      if (format)
+        dump_typed_event(stdout, &record, format);
+      else
+        dump_record(stdout, &record);
       by_type[record.type & 15]++;
+      trace_reader_error_t format_error;
+      if (trace_format_set_add_record(formats, &record, &format_error) < 0)
+        printf("%-16s offset=%" PRIu64 " bad format: %s\n", "skipped", format_error.offset,
+               format_error.message);
     } else {
       trace_reader_error_t e = trace_reader_error(reader);
       printf("%-16s offset=%" PRIu64 " %s\n", "skipped", e.offset, e.message);
     }
   }
+  trace_format_set_free(formats);
   trace_reader_stats_t stats = trace_reader_stats(reader);
   cli__warn_if_recovered(path, reader);
   printf("-- %" PRIu64 " records, %" PRIu64 " skipped, %" PRIu64 " bytes\n", stats.records,

@@ -1,5 +1,6 @@
 /* FXT records → Chrome Trace Event JSON objects (docs/convert-json.md). */
 #include "trace/json_events.h"
+#include "trace/json_typed.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -111,7 +112,9 @@ static void arg_value(json_writer_t* j, const trace_reader_arg_t* a) {
 }
 
 /* `,"args":{…}` when at least one argument passes the filter. */
-static void write_args(json_converter_t* c, const trace_reader_args_t* args, bool numeric_only) {
+/* `format`: the typed event's (NULL for others): its arrays become JSON arrays. */
+static void write_args(json_converter_t* c, const trace_reader_args_t* args, bool numeric_only,
+                       const trace_event_format_t* format) {
   json_writer_t* j = c->out;
   size_t written = 0;
   for (size_t i = 0; i < args->count; i++) {
@@ -123,7 +126,7 @@ static void write_args(json_converter_t* c, const trace_reader_args_t* args, boo
     json__text(j, written++ ? "," : ",\"args\":{");
     string_value(j, &a->name);
     json__raw(j, ":", 1);
-    arg_value(j, a);
+    if (!json_typed__array_value(j, format, a)) arg_value(j, a);
   }
   if (written) json__raw(j, "}", 1);
 }
@@ -200,7 +203,7 @@ static void write_event(json_converter_t* c, const trace_record_t* r) {
       if (e->event_type == 10) json__text(j, ",\"bp\":\"e\"");
       break;
   }
-  write_args(c, &e->args, e->event_type == 1);
+  write_args(c, &e->args, e->event_type == 1, trace_format_set_find_event(c->formats, r));
   json__raw(j, "}", 1);
 }
 
@@ -252,6 +255,7 @@ static void write_kernel_object(json_converter_t* c, const trace_record_t* r) {
 void json_converter__begin(json_converter_t* c, json_writer_t* out) {
   memset(c, 0, sizeof(*c));
   c->out = out;
+  c->formats = trace_format_set_new(); /* NULL (out of memory): arrays stay strings */
   json__text(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 }
 
@@ -264,7 +268,7 @@ void json_converter__record(json_converter_t* c, const trace_record_t* r) {
       write_event(c, r);
       break;
     case 5:
-      c->omitted_blobs++;
+      if (trace_format_set_add_record(c->formats, r, NULL) == 0) c->omitted_blobs++;
       break;
     case 6:
       c->omitted_objects++;
@@ -292,4 +296,6 @@ void json_converter__end(json_converter_t* c) {
     c->pending[0] = c->pending[--c->num_pending];
   }
   json__text(c->out, "\n]}\n");
+  trace_format_set_free(c->formats);
+  c->formats = NULL;
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 #include "trace/json_writer.h"
 
@@ -26,6 +27,7 @@ typedef struct json_converter {
   /* What Chrome JSON cannot hold, reported once at the end. */
   uint64_t omitted_blobs, omitted_objects, omitted_scheduling;
   uint64_t omitted_counter_args, unplaced_threads, overflows;
+  trace_format_set_t* formats; /* typed-event formats seen so far (docs/event-formats.md) */
 } json_converter_t;
 
 /* Writes `{"displayTimeUnit":"ns","traceEvents":[`. */

@@ -14,6 +14,7 @@ typedef struct command {
 static const command_t kCommands[] = {
     {"convert", cmd__convert, "convert an FXT archive to Chrome Trace Event JSON"},
     {"dump", cmd__dump, "print every record of an FXT archive, one per line"},
+    {"formats", cmd__formats, "list the typed-event formats an FXT archive defines"},
     {"recover", cmd__recover, "rebuild the FXT archive of a program that crashed while tracing"},
     {"record", cmd__record, "record a trace through the trace manager (of COMMAND, if given)"},
     {"list-providers", cmd__list_providers, "list the providers registered with the manager"},

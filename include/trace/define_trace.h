@@ -1,0 +1,53 @@
+/* Public API: include at the end of every TRACE_EVENT() header, outside its
+ * include guard (see <trace/tracepoint.h>). In the one file that defines
+ * CREATE_TRACE_POINTS it re-reads the event header once per stage
+ * (trace/internal/tracepoint_stages.h) to define the record functions, the
+ * formats and the descriptors; elsewhere it does nothing.
+ *
+ * The header is found as TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h (the file
+ * defaults to TRACE_SYSTEM; without a path, TRACE_INCLUDE_FILE.h) with the
+ * quoted #include search: the directory of this file, then the include path
+ * (-iquote, -I), as in the kernel, whose event headers set the path relative
+ * to a directory given with -I. */
+#ifdef CREATE_TRACE_POINTS
+#ifndef NTRACE
+
+/* The re-reads include this file again: it must do nothing then. */
+#undef CREATE_TRACE_POINTS
+
+#ifndef TRACE_SYSTEM
+#error \
+    "define TRACE_SYSTEM (the events' group and trace category) before including <trace/define_trace.h>"
+#endif
+
+#ifndef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE TRACE_SYSTEM
+#define TRACE_INTERNAL_TP_UNDEF_INCLUDE_FILE
+#endif
+#ifdef TRACE_INCLUDE_PATH
+/* The tokens must stay adjacent: no spaces in the path. */
+// clang-format off
+#define TRACE_INTERNAL_TP_INCLUDE_(path, file) TRACE_INTERNAL_TP_STR(path/file.h)
+// clang-format on
+#define TRACE_INTERNAL_TP_INCLUDE TRACE_INTERNAL_TP_INCLUDE_(TRACE_INCLUDE_PATH, TRACE_INCLUDE_FILE)
+#else
+#define TRACE_INTERNAL_TP_INCLUDE_(file) TRACE_INTERNAL_TP_STR(file.h)
+#define TRACE_INTERNAL_TP_INCLUDE TRACE_INTERNAL_TP_INCLUDE_(TRACE_INCLUDE_FILE)
+#endif
+
+#define TRACE_HEADER_MULTI_READ
+#include "trace/internal/tracepoint_stages.h"
+#undef TRACE_HEADER_MULTI_READ
+
+#undef TRACE_INTERNAL_TP_INCLUDE_
+#undef TRACE_INTERNAL_TP_INCLUDE
+#ifdef TRACE_INTERNAL_TP_UNDEF_INCLUDE_FILE
+#undef TRACE_INCLUDE_FILE
+#undef TRACE_INTERNAL_TP_UNDEF_INCLUDE_FILE
+#endif
+
+/* Another event header may follow in this file. */
+#define CREATE_TRACE_POINTS
+
+#endif /* NTRACE */
+#endif /* CREATE_TRACE_POINTS */

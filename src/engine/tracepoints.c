@@ -1,0 +1,271 @@
+/* TRACE_EVENT(): registration of the generated descriptors, the format
+ * records (docs/event-formats.md) and the record path of the generated
+ * functions (include/trace/internal/tracepoint_types.h).
+ *
+ * Per trace, each event is "prepared" once, under `lock`, by the first
+ * thread that needs it (the engine thread at start, or a writer that got
+ * there first): its category, name and field names get indexed strings, and
+ * its format record goes into the durable buffer before any of its events
+ * can be written. The generated code then builds every header from the
+ * prepared words: nothing else is looked up per event. */
+#include "engine/tracepoints.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine_internal.h"
+#include "trace/internal/tracepoint_types.h"
+
+/* `list_lock` guards the registered list (taken first); `lock` guards
+ * preparation and the format text buffer. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static trace_tracepoint_t* registered; /* list_lock */
+static uint32_t next_id = 1;           /* list_lock */
+
+static const char format_blob_name[] = "trace_event_format";
+
+enum { FORMAT_MAX = 32000 };
+
+static bool is_variable(uint32_t kind) {
+  return kind == TRACE_TP_FIELD_STRING || kind == TRACE_TP_FIELD_DYN_ARRAY;
+}
+
+/* Appends to out[*len..cap); false once it does not fit. */
+static bool append(char* out, size_t cap, size_t* len, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool append(char* out, size_t cap, size_t* len, const char* fmt, ...) {
+  if (*len >= cap) return false;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(out + *len, cap - *len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= cap - *len) {
+    *len = cap;
+    return false;
+  }
+  *len += (size_t)n;
+  return true;
+}
+
+/* The tracefs format text with the category line; 0 if it does not fit. */
+static size_t format_text(const trace_tracepoint_t* tp, char* out, size_t cap) {
+  const trace_tp_class_t* c = tp->event_class;
+  size_t len = 0;
+  append(out, cap, &len,
+         "category: %s\nname: %s\nID: %u\nformat:\n"
+         "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+         "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+         "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+         "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
+         tp->system, tp->name, tp->id);
+  /* in argument order: fixed fields, then variable ones (each keeps its
+   * offset in the binary entry) */
+  for (uint32_t k = 0; k < 2 * c->num_fields; k++) {
+    const trace_tp_field_t* f = &c->fields[k % c->num_fields];
+    if (is_variable(f->kind) != (k >= c->num_fields)) continue;
+    switch (f->kind) {
+      case TRACE_TP_FIELD_ARRAY:
+      case TRACE_TP_FIELD_CHAR_ARRAY:
+        append(out, cap, &len, "\tfield:%s %s[%u];", f->type, f->name, f->count);
+        break;
+      case TRACE_TP_FIELD_STRING:
+        append(out, cap, &len, "\tfield:__data_loc char[] %s;", f->name);
+        break;
+      case TRACE_TP_FIELD_DYN_ARRAY:
+        append(out, cap, &len, "\tfield:__data_loc %s[] %s;", f->type, f->name);
+        break;
+      default:
+        append(out, cap, &len, "\tfield:%s %s;", f->type, f->name);
+        break;
+    }
+    append(out, cap, &len, "\toffset:%u;\tsize:%u;\tsigned:%u;\n", f->offset, f->size,
+           f->is_signed);
+  }
+  if (!append(out, cap, &len, "\nprint fmt: %s\n", c->print_fmt)) return 0;
+  return len;
+}
+
+static uint64_t indexed_bits(trace_context_t* w, const char* literal, bool* usable) {
+  trace_string_ref_t ref = writer__register_literal(w, literal);
+  if (!trace_is_indexed_string_ref(&ref)) *usable = false;
+  return ref.encoded_value;
+}
+
+static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
+  static char text[FORMAT_MAX + 1]; /* lock */
+  size_t size = format_text(tp, text, sizeof(text));
+  if (size == 0 || size > FORMAT_MAX) return;
+  trace_string_ref_t name = writer__register_literal(w, format_blob_name);
+  size_t words = fxt_blob_record_words(&name, size);
+  /* Formats take at most half of the durable buffer: a full durable buffer
+   * stops the trace, and strings and threads need it too. Past that, events
+   * are still recorded (tools show their arguments without the format). */
+  engine_t* e = &engine__instance;
+  if (e->mode != TRACE_BUFFERING_MODE_ONESHOT &&
+      ATOMIC_LOAD(&e->header->durable_alloc) + words * 8 > e->durable_size / 2)
+    return;
+  uint64_t* p = writer__reserve_metadata(w, words);
+  if (p == NULL) return;
+  fxt_write_blob_record(p, words, TRACE_BLOB_TYPE_DATA, &name, text, size);
+  writer__count_written(w);
+}
+
+/* Makes tp usable in trace `generation` (see the top of the file). */
+static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
+  pthread_mutex_lock(&lock);
+  if ((ATOMIC_LOAD(&tp->prepared) >> 1) != generation) {
+    const trace_tp_class_t* c = tp->event_class;
+    bool usable = c != NULL && c->num_fields <= TRACE_MAX_ARGS;
+    uint64_t category = indexed_bits(w, tp->system, &usable);
+    uint64_t name = indexed_bits(w, tp->name, &usable);
+    uint32_t n = 0;
+    for (int pass = 0; usable && pass < 2; pass++) /* fixed fields, then variable */
+      for (uint32_t i = 0; i < c->num_fields; i++)
+        if (is_variable(c->fields[i].kind) == (pass == 1))
+          tp->name_bits[n++] = FXT_FIELD(indexed_bits(w, c->fields[i].name, &usable), 16, 31);
+    tp->header_bits = FXT_FIELD(FXT_RECORD_EVENT, 0, 3) | FXT_FIELD(FXT_EVENT_INSTANT, 16, 19) |
+                      FXT_FIELD(n, 20, 23) | FXT_FIELD(category, 32, 47) | FXT_FIELD(name, 48, 63);
+    if (usable) write_format(w, tp);
+    ATOMIC_RELEASE(&tp->prepared, (generation << 1) | (usable ? 1u : 0u));
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* ---- the generated code's entry points ---- */
+
+void trace_engine__tp_register(trace_tracepoint_t* tp) {
+  pthread_mutex_lock(&list_lock);
+  bool fresh = !tp->registered;
+  if (fresh) {
+    tp->registered = 1;
+    tp->id = next_id++;
+    tp->next = registered;
+    registered = tp;
+  }
+  pthread_mutex_unlock(&list_lock);
+  /* registered while tracing (dlopen): its format now, if it is enabled */
+  if (fresh && trace_engine__tp_enabled(tp)) {
+    uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+    trace_string_ref_t category;
+    trace_context_t* w =
+        trace_engine__acquire_context_for_site(tp->system, &tp->site, &category, generation);
+    if (w) {
+      prepare(tp, w, generation);
+      writer__release(w);
+    }
+  }
+}
+
+void trace_engine__tp_unregister(trace_tracepoint_t* tp) {
+  pthread_mutex_lock(&list_lock);
+  for (trace_tracepoint_t** it = &registered; *it; it = &(*it)->next)
+    if (*it == tp) {
+      *it = tp->next;
+      tp->registered = 0;
+      break;
+    }
+  pthread_mutex_unlock(&list_lock);
+}
+
+bool trace_engine__tp_enabled(trace_tracepoint_t* tp) {
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (generation == 0) return false;
+  uint64_t state = ATOMIC_LOAD(&tp->site.state);
+  if ((state >> 1) == generation) return (state & 1) != 0;
+  return writer__category_enabled(tp->system, &tp->site, generation);
+}
+
+uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace_tp_record_t* r) {
+  uint64_t generation = ATOMIC_LOAD(&trace_engine__generation);
+  if (generation == 0) return NULL;
+  trace_string_ref_t category;
+  trace_context_t* w =
+      trace_engine__acquire_context_for_site(tp->system, &tp->site, &category, generation);
+  if (w == NULL) return NULL;
+  uint64_t prepared = ATOMIC_ACQUIRE(&tp->prepared);
+  if (UNLIKELY((prepared >> 1) != generation)) {
+    prepare(tp, w, generation);
+    prepared = ATOMIC_ACQUIRE(&tp->prepared);
+  }
+  const trace_thread_ref_t* thread = writer__current_thread(w);
+  size_t head = 2 + fxt_thread_ref_words(thread);
+  size_t words = head + arg_words + 1; /* + the instant's scope word */
+  if (UNLIKELY(!(prepared & 1) || words > FXT_MAX_RECORD_WORDS)) {
+    writer__count_dropped(w);
+    writer__release(w);
+    return NULL;
+  }
+  uint64_t* p = writer__reserve(w, words);
+  if (UNLIKELY(p == NULL)) {
+    writer__release(w);
+    return NULL;
+  }
+  p[1] = trace_clock__now_ns();
+  fxt_put_thread_ref(p + 2, thread);
+  r->record = p;
+  r->context = w;
+  r->header = tp->header_bits | FXT_FIELD(thread->encoded_value, 24, 31);
+  r->head_words = head;
+  r->arg_words = arg_words;
+  return p + head;
+}
+
+/* The k unused words at the end of a record: back to the chunk when nothing
+ * was reserved after them (a signal handler may have), else a blob record of
+ * type 1 (skipped by every reader) so the chunk stays a sequence of records. */
+static void give_back(trace_context_t* w, uint64_t* from, size_t k) {
+  memset(from, 0, k * 8);
+  bool returned = false;
+  w->reserving = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (w->pos == from + k) {
+    w->pos = from;
+    returned = true;
+  }
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  w->reserving = 0;
+  if (!returned)
+    fxt_commit(from, fxt_header(FXT_RECORD_BLOB, k) | FXT_FIELD((k - 1) * 8, 32, 46) |
+                         FXT_FIELD(TRACE_BLOB_TYPE_DATA, 48, 55));
+}
+
+void trace_engine__tp_end(trace_tp_record_t* r, size_t arg_words) {
+  trace_context_t* w = r->context;
+  size_t words = r->head_words + arg_words + 1;
+  r->record[words - 1] = TRACE_SCOPE_THREAD;
+  if (arg_words < r->arg_words) give_back(w, r->record + words, r->arg_words - arg_words);
+  fxt_commit(r->record, r->header | FXT_FIELD(words, 4, 15));
+  writer__count_written(w);
+  writer__release(w);
+}
+
+/* ---- engine side ---- */
+
+void tracepoints__on_start(void) {
+  pthread_mutex_lock(&list_lock);
+  bool any = registered != NULL;
+  pthread_mutex_unlock(&list_lock);
+  if (!any) return; /* the engine thread attaches as a writer only when needed */
+  trace_context_t* w = trace_acquire_context();
+  if (w == NULL) return;
+  uint64_t generation = ATOMIC_LOAD(&w->generation);
+  pthread_mutex_lock(&list_lock); /* an unloading library waits */
+  for (trace_tracepoint_t* tp = registered; tp; tp = tp->next)
+    if (trace_engine__tp_enabled(tp)) prepare(tp, w, generation);
+  pthread_mutex_unlock(&list_lock);
+  writer__release(w);
+}
+
+void tracepoints__for_each_system(void (*fn)(const char* system, void* arg), void* arg) {
+  pthread_mutex_lock(&list_lock);
+  for (trace_tracepoint_t* tp = registered; tp; tp = tp->next) {
+    bool seen = false;
+    for (trace_tracepoint_t* q = registered; q != tp; q = q->next)
+      if (strcmp(q->system, tp->system) == 0) seen = true;
+    if (!seen) fn(tp->system, arg);
+  }
+  pthread_mutex_unlock(&list_lock);
+}

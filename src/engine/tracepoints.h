@@ -1,0 +1,16 @@
+/* Not part of the public API: the engine's side of TRACE_EVENT()
+ * (tracepoints.c): the registered events and their formats. */
+#ifndef FXTRACE_ENGINE_TRACEPOINTS_H_
+#define FXTRACE_ENGINE_TRACEPOINTS_H_
+
+#include <stddef.h>
+
+/* Engine thread, after a start: writes the format of every registered event
+ * whose category is enabled into the durable buffer (once per trace). */
+void tracepoints__on_start(void);
+
+/* Calls fn(system, arg) once for every distinct TRACE_SYSTEM registered so
+ * far (for a provider's known categories). */
+void tracepoints__for_each_system(void (*fn)(const char* system, void* arg), void* arg);
+
+#endif /* FXTRACE_ENGINE_TRACEPOINTS_H_ */

@@ -1,0 +1,51 @@
+/* TRACE_EVENT() in a library loaded with dlopen while tracing: its
+ * descriptor registers from the library's constructor, its format is
+ * written at registration (category enabled, tracing on), its event is
+ * recorded and rendered; after dlclose (the destructor unregisters) a new
+ * trace starts and stops cleanly. */
+#include <dlfcn.h>
+
+#include "engine/harness.h"
+#include "test.h"
+#include "trace-reader/formats.h"
+#include "trace-reader/reader.h"
+
+int main(int argc, char** argv) {
+  ASSERT_TRUE(argc == 2);
+  harness_t h;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "tp_dso"), 0);
+  void* dso = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  ASSERT_MSG(dso != NULL, "dlopen: %s", dlerror());
+  void (*emit)(int) = (void (*)(int))dlsym(dso, "tp_dso_emit");
+  ASSERT_TRUE(emit != NULL);
+  emit(7);
+  harness_stop(&h);
+  size_t size;
+  const uint8_t* fxt = harness_archive(&h, &size);
+  trace_reader_t* r = trace_reader_open_memory(fxt, size, NULL);
+  trace_format_set_t* set = trace_format_set_new();
+  trace_record_t rec;
+  int events = 0;
+  char text[256];
+  while (trace_reader_next(r, &rec) == TRACE_READ_RECORD) {
+    ASSERT_TRUE(trace_format_set_add_record(set, &rec, NULL) >= 0);
+    const trace_event_format_t* f = trace_format_set_find_event(set, &rec);
+    if (rec.type != 4) continue;
+    ASSERT_TRUE(f != NULL);
+    ASSERT_EQ(trace_format_render(f, &rec, text, sizeof(text)), 1);
+    ASSERT_STREQ(text, "n=7 who=dso");
+    events++;
+  }
+  ASSERT_EQ(events, 1);
+  ASSERT_EQ(trace_format_set_count(set), 1);
+  trace_format_set_free(set);
+  trace_reader_close(r);
+  harness_free(&h);
+  ASSERT_EQ(dlclose(dso), 0);
+  /* the unloaded library's descriptor is gone from the engine's list */
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "tp_dso"), 0);
+  harness_stop(&h);
+  harness_free(&h);
+  printf("ok\n");
+  return 0;
+}
