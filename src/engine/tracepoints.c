@@ -148,12 +148,11 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
   pthread_mutex_unlock(&list_lock);
   /* registered while tracing (dlopen): its format now, if it is enabled */
   if (fresh && trace_engine__tp_enabled(tp)) {
-    uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
     trace_string_ref_t category;
-    trace_context_t* w =
-        trace_engine__acquire_context_for_site(tp->system, &tp->site, &category, generation);
+    trace_context_t* w = trace_engine__acquire_context_for_site(tp->system, &tp->site, &category,
+                                                                ATOMIC_LOAD(&tp->site.state));
     if (w) {
-      prepare(tp, w, generation);
+      prepare(tp, w, ATOMIC_LOAD(&w->generation));
       writer__release(w);
     }
   }
@@ -171,20 +170,23 @@ void trace_engine__tp_unregister(trace_tracepoint_t* tp) {
 }
 
 bool trace_engine__tp_enabled(trace_tracepoint_t* tp) {
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
-  if (generation == 0) return false;
+  /* The site word as every category site keeps it (sites.c): DISABLED is
+   * reset by the engine at each start, so it is the answer; an ENABLED word
+   * of the current generation too; anything else is decided afresh. */
   uint64_t state = ATOMIC_LOAD(&tp->site.state);
-  if ((state >> 1) == generation) return (state & 1) != 0;
-  return writer__category_enabled(tp->system, &tp->site, generation);
+  if (state == TRACE_SITE_DISABLED) return false;
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (generation != 0 && state == TRACE_SITE_ENABLED(generation)) return true;
+  return trace_engine__resolve_site(tp->system, &tp->site) != TRACE_SITE_DISABLED;
 }
 
 uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace_tp_record_t* r) {
-  uint64_t generation = ATOMIC_LOAD(&trace_engine__generation);
-  if (generation == 0) return NULL;
   trace_string_ref_t category;
-  trace_context_t* w =
-      trace_engine__acquire_context_for_site(tp->system, &tp->site, &category, generation);
+  trace_context_t* w = trace_engine__acquire_context_for_site(tp->system, &tp->site, &category,
+                                                              ATOMIC_LOAD(&tp->site.state));
   if (w == NULL) return NULL;
+  /* the generation this context was entered for: stays while it is held */
+  uint64_t generation = ATOMIC_LOAD(&w->generation);
   uint64_t prepared = ATOMIC_ACQUIRE(&tp->prepared);
   if (UNLIKELY((prepared >> 1) != generation)) {
     prepare(tp, w, generation);

@@ -420,7 +420,7 @@
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)
 #define DEFINE_EVENT(class_name, name, proto, args)                                   \
   trace_tracepoint_t trace_internal_tp_##name = {                                     \
-      {0}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, {0}, 0, 0, NULL};  \
+      {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, {0}, 0, 0, NULL}; \
   void trace_internal_tp_record_##name(proto) {                                       \
     trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);               \
   }                                                                                   \

@@ -105,13 +105,15 @@ TRACE_EXPORT uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg
  * reserved words (char arrays can shrink it); releases the context. */
 TRACE_EXPORT void trace_engine__tp_end(trace_tp_record_t* r, size_t arg_words);
 
-/* The disabled check of trace_<name>(): one load and one predicted branch
- * while tracing is off; the cached category answer of this event while on.
- * The one place to change the call-site check. */
+/* The disabled check of trace_<name>(): one relaxed load of the event's
+ * site word and one predicted branch, the check every category call site
+ * makes (trace_acquire_context_for_category_cached(), sites.c): the word is
+ * TRACE_SITE_DISABLED while tracing is off or the category disabled, and
+ * the engine resets it at each start. Anything else (unknown, enabled, or
+ * enabled in an earlier trace) goes to trace_engine__tp_begin(), which
+ * decides exactly. The one place to change the call-site check. */
 static inline bool trace_internal_tp_active(trace_tracepoint_t* tp) {
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED);
-  if (__builtin_expect(generation == 0, 1)) return false;
-  return __atomic_load_n(&tp->site.state, __ATOMIC_RELAXED) != (generation << 1);
+  return __atomic_load_n(&tp->site.state, __ATOMIC_RELAXED) != TRACE_SITE_DISABLED;
 }
 
 /* ---- compile-time classification of a field's type ----
