@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Throughput of `trace convert` (FXT -> Chrome JSON) and `trace dump` on an
+# Throughput of `trace convert` (FXT -> Chrome JSON), `trace dump` and
+# `trace summary` on an
 # archive of at least 100 MiB made by `trace gen-sample --repeat N`; records
 # the best of 3 runs of each in the "convert throughput" section of
 # bench/RESULTS.md (other sections are kept).
@@ -50,9 +51,11 @@ mbps() { awk -v b="$size" -v s="$1" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
 t_null=$(best_of_3 "$trace" convert "$archive" -o /dev/null)
 t_file=$(best_of_3 "$trace" convert "$archive" -o "$out/archive.json")
 t_dump=$(best_of_3 "$trace" dump "$archive")
+t_summary=$(best_of_3 "$trace" summary "$archive")
 json_size=$(stat -c %s "$out/archive.json")
 # Peak memory of one conversion: it streams, so this should not track the size.
 rss_kb=$(/usr/bin/time -f %M "$trace" convert "$archive" -o /dev/null 2>&1 >/dev/null | tail -n 1 || echo "?")
+summary_rss_kb=$(/usr/bin/time -f %M "$trace" summary "$archive" 2>&1 >/dev/null | tail -n 1 || echo "?")
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cores=$(nproc)
@@ -74,8 +77,9 @@ cache; MB = 10^6 bytes of FXT input per second of wall time.
 | \`trace convert\` to /dev/null | $t_null | $(mbps "$t_null") |
 | \`trace convert\` to a file ($json_size bytes of JSON) | $t_file | $(mbps "$t_file") |
 | \`trace dump\` to /dev/null | $t_dump | $(mbps "$t_dump") |
+| \`trace summary\` (text) to /dev/null | $t_summary | $(mbps "$t_summary") |
 
-Peak resident memory of \`trace convert\`: ${rss_kb} KiB.
+Peak resident memory of \`trace convert\`: ${rss_kb} KiB; of \`trace summary\`: ${summary_rss_kb} KiB.
 EOF
 )
 echo "$section"
