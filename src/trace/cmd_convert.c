@@ -63,8 +63,8 @@ static int parse_options(int argc, char** argv, convert_options_t* o) {
         break;
       case 'r':
         if (time_range__parse(optarg, &o->range) != 0)
-          return cli__usage_error("convert", "--time-range: expected START,END in seconds, not '%s'",
-                                  optarg);
+          return cli__usage_error("convert",
+                                  "--time-range: expected START,END in seconds, not '%s'", optarg);
         break;
       case 'h':
         fputs(kUsage, stdout);

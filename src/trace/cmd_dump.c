@@ -292,8 +292,7 @@ int cmd__dump(int argc, char** argv) {
     if (opt == 'r')
       return cli__usage_error("dump", "--time-range: expected START,END in seconds, not '%s'",
                               optarg);
-    if (opt == ':')
-      return cli__usage_error("dump", "option '%s' needs a value", argv[optind - 1]);
+    if (opt == ':') return cli__usage_error("dump", "option '%s' needs a value", argv[optind - 1]);
     return cli__usage_error("dump", "unknown option '%s'", argv[optind - 1]);
   }
   if (optind != argc - 1)
