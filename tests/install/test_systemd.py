@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The systemd units as `cmake --install` installs them, and socket activation with real processes.
 
-1. `systemd-analyze verify` accepts trace_manager.socket and trace_manager.service (ExecStart
-   pointed at the test's install prefix, MANPATH at its man pages so that the Documentation= pages
-   are found), with nothing on stderr; the socket unit listens on /run/fxtrace/manager.sock as a
+1. `systemd-analyze verify` accepts the installed trace_manager.socket and trace_manager.service
+   (written for the install's prefix, so ExecStart names the installed trace_manager; MANPATH at
+   its man pages so that the Documentation= pages are found), with nothing on stderr; the socket unit listens on /run/fxtrace/manager.sock as a
    SOCK_SEQPACKET socket, the service reads TRACE_MANAGER_OPTIONS.
 2. The installed trace_manager started the way systemd starts it: a listening socket on fd 3,
    LISTEN_FDS=1, LISTEN_PID=its pid — by systemd-socket-activate (systemd's own tool: the manager
@@ -55,26 +55,19 @@ def client_env(sock):
 
 
 def test_verify():
-    units = path('units')
-    os.makedirs(units)
-    for name in ('trace_manager.socket', 'trace_manager.service'):
-        text = open(os.path.join(UNITS, name)).read()
-        if name.endswith('.service'):
-            check('ExecStart=/usr/local/bin/trace_manager $TRACE_MANAGER_OPTIONS' in text or
-                  'trace_manager $TRACE_MANAGER_OPTIONS' in text,
-                  'the service does not pass TRACE_MANAGER_OPTIONS: %s' % text)
-            check('EnvironmentFile=-' in text, 'the service has no optional EnvironmentFile')
-            text = '\n'.join('ExecStart=%s $TRACE_MANAGER_OPTIONS' % MANAGER
-                             if line.startswith('ExecStart=') else line
-                             for line in text.splitlines()) + '\n'
-        else:
-            check('ListenSequentialPacket=/run/fxtrace/manager.sock' in text,
-                  'the socket unit does not listen on /run/fxtrace/manager.sock: %s' % text)
-        with open(os.path.join(units, name), 'w') as f:
-            f.write(text)
+    socket_unit = open(os.path.join(UNITS, 'trace_manager.socket')).read()
+    service = open(os.path.join(UNITS, 'trace_manager.service')).read()
+    # written at install time for the install's prefix
+    check('ExecStart=%s $TRACE_MANAGER_OPTIONS' % MANAGER in service,
+          'the service does not start the installed trace_manager with TRACE_MANAGER_OPTIONS: %s'
+          % service)
+    check('EnvironmentFile=-%s/etc/default/trace_manager' % PREFIX in service,
+          'the service has no optional EnvironmentFile under the prefix: %s' % service)
+    check('ListenSequentialPacket=/run/fxtrace/manager.sock' in socket_unit,
+          'the socket unit does not listen on /run/fxtrace/manager.sock: %s' % socket_unit)
     env = dict(os.environ, MANPATH=os.path.join(PREFIX, 'share', 'man'))
     p = subprocess.run(['systemd-analyze', 'verify', './trace_manager.socket',
-                        './trace_manager.service'], cwd=units, env=env, stdout=subprocess.PIPE,
+                        './trace_manager.service'], cwd=UNITS, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=60)
     out = (p.stdout + p.stderr).decode('utf-8', 'replace')
     check(p.returncode == 0 and out.strip() == '',
