@@ -187,8 +187,9 @@ static void on_begin(summary_t* s, const trace_record_t* r, uint64_t ns) {
   summary_thread_t* t = thread_of(s, r->event.process_koid, r->event.thread_koid);
   summary_duration_t* d = duration_of(s, &r->event.category, &r->event.name);
   if (!t || !d) return;
-  if (t->depth == SUMMARY_MAX_DEPTH) {
+  if (t->depth == SUMMARY_MAX_DEPTH) { /* not counted; its end must not close another */
     s->too_deep++;
+    t->depth_overflow++;
     return;
   }
   if (t->depth == t->stack_capacity) {
@@ -209,6 +210,10 @@ static void on_begin(summary_t* s, const trace_record_t* r, uint64_t ns) {
 static void on_end(summary_t* s, const trace_record_t* r, uint64_t ns) {
   summary_thread_t* t = thread_of(s, r->event.process_koid, r->event.thread_koid);
   if (!t) return;
+  if (t->depth_overflow) {
+    t->depth_overflow--;
+    return;
+  }
   if (t->depth == 0) {
     s->unmatched_ends++;
     return;

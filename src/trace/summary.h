@@ -57,6 +57,7 @@ typedef struct summary_thread {
   /* duration begins awaiting their end */
   summary_open_t* stack;
   uint32_t depth, stack_capacity;
+  uint32_t depth_overflow; /* begins past SUMMARY_MAX_DEPTH awaiting their end */
   /* time inside top-level durations: the union of its duration intervals.
    * The last SUMMARY_MAX_INTERVALS disjoint pieces are kept to merge later
    * ones into (an enclosing duration arrives after the ones it encloses);

@@ -5,9 +5,9 @@
 # find_package) is recorded with the installed trace and trace_manager; `dpkg -P` removes it
 # again (also when the test fails). Needs root and dpkg; skips otherwise, and when a package
 # named fxtrace is already installed (it is not ours to replace).
-# Usage: test_deb.sh BUILD_DIR SOURCE_DIR
+# Usage: test_deb.sh BUILD_DIR SOURCE_DIR [EXTRA_CFLAGS]  (the sanitizer flags of the build)
 set -euo pipefail
-build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
+build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) extra=${3:-}
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: installing a .deb needs root"; exit 77; }
 for tool in dpkg dpkg-deb cpack pkg-config; do
   command -v $tool >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
@@ -65,10 +65,11 @@ man -w trace 2>/dev/null | grep -q '^/usr/share/man/man1/trace\.1' || fail "man 
 
 # A program built against the installed headers and libraries, both ways.
 env -u PKG_CONFIG_PATH pkg-config --exists fxtrace || fail "pkg-config does not find the installed fxtrace"
-# shellcheck disable=SC2046
-cc -std=c11 -Wall -Werror "$src/examples/demo.c" $(env -u PKG_CONFIG_PATH pkg-config --cflags --libs fxtrace) \
-  -o "$tmp/demo_pc"
+# shellcheck disable=SC2046,SC2086
+cc -std=c11 -Wall -Werror $extra "$src/examples/demo.c" \
+  $(env -u PKG_CONFIG_PATH pkg-config --cflags --libs fxtrace) -o "$tmp/demo_pc"
 cmake -S "$src/tests/install/cmake_consumer" -B "$tmp/consumer" -DFXTRACE_EXAMPLES="$src/examples" \
+  -DCMAKE_C_FLAGS="$extra" -DCMAKE_CXX_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" \
   >"$tmp/consumer.log" 2>&1 || { cat "$tmp/consumer.log"; fail "find_package(fxtrace) from /usr"; }
 grep -q "^fxtrace_DIR:PATH=/usr/lib/cmake/fxtrace" "$tmp/consumer/CMakeCache.txt" ||
   fail "find_package found $(grep fxtrace_DIR "$tmp/consumer/CMakeCache.txt")"

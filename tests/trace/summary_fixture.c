@@ -178,13 +178,29 @@ static void scheduling(void) {
   }
 }
 
+/* `deep`: 300 nested begins on one thread, their 300 ends, then one end too
+ * many: trace summary counts the outermost 256 levels (SUMMARY_MAX_DEPTH),
+ * reports the 44 inner ones as too deep (their ends close nothing else) and
+ * the last end as unmatched. */
+static void deep(void) {
+  provider(1, "deep", 1000000000u);
+  for (uint64_t i = 0; i < 300; i++)
+    event(FXT_EVENT_DURATION_BEGIN, kBase + i, PID, MAIN, "deep", "level", NULL, 0, 0);
+  for (uint64_t i = 0; i < 301; i++)
+    event(FXT_EVENT_DURATION_END, kBase + 1000 + i, PID, MAIN, "deep", "level", NULL, 0, 0);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: summary_fixture OUT.fxt\n");
+  if (argc != 2 && !(argc == 3 && strcmp(argv[2], "deep") == 0)) {
+    fprintf(stderr, "usage: summary_fixture OUT.fxt [deep]\n");
     return 2;
   }
   uint64_t* p = reserve(1);
   if (p) fxt_write_magic_record(p);
+  if (argc == 3) {
+    deep();
+    goto write;
+  }
   provider(1, "crafted", 1000000000u);
   kernel_object(PID, FXT_KOBJ_PROCESS, "app", 0);
   kernel_object(MAIN, FXT_KOBJ_THREAD, "main", PID);
@@ -203,6 +219,7 @@ int main(int argc, char** argv) {
   for (uint64_t i = 0; i < 10; i++)
     event(FXT_EVENT_DURATION_COMPLETE, kBase / 100 + i * 1000, 300, 301, "slow", "tick", NULL, 0,
           kBase / 100 + i * 1000 + 10 + i);
+write:
   if (g_oom) {
     fprintf(stderr, "summary_fixture: out of memory\n");
     return 1;

@@ -14,6 +14,7 @@ Usage: test_summary.py TRACE SUMMARY_FIXTURE DEMO TOOLS_DIR
 import decimal
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -412,6 +413,25 @@ def test_crafted():
     return archive
 
 
+def test_too_deep():
+    """Nesting past the documented 256 levels (docs/summary.md): summary_fixture's `deep` archive."""
+    archive = path('deep.fxt')
+    subprocess.run([FIXTURE, archive, 'deep'], check=True)
+    got = summary_json(archive)
+    level = [d for d in got['durations'] if d['name'] == 'level']
+    check(len(level) == 1 and level[0]['count'] == 256 and level[0]['pairs'] == 256,
+          'deep: %s' % level)
+    # level i begins at i ns; the first 44 ends close the too-deep levels (uncounted), end j
+    # (44 <= j < 300) at 1000 + j ns closes level 299 - j: level i lasts 1299 - 2i ns
+    lengths = [1299 - 2 * i for i in range(256)]
+    if level:
+        check((level[0]['max_ns'], level[0]['min_ns'], level[0]['total_ns']) ==
+              (max(lengths), min(lengths), sum(lengths)), 'deep: lengths %s' % level[0])
+    t = got['trace']
+    check((t['too_deep'], t['unmatched_ends'], t['open_durations']) == (44, 1, 0),
+          'deep: too_deep/unmatched/open %s' % t)
+
+
 def test_demo():
     archive = path('demo.fxt')
     env = dict(os.environ)
@@ -484,9 +504,12 @@ def test_constant_memory():
 
 def main():
     crafted = test_crafted()
+    test_too_deep()
     test_demo()
     test_constant_memory()
     test_errors(crafted)
+    if not FAILURES:
+        shutil.rmtree(TMP, ignore_errors=True)  # kept for a look when something failed
     if FAILURES:
         print('%d failure(s)' % len(FAILURES))
         return 1
