@@ -502,12 +502,39 @@ def test_constant_memory():
           % sizes)
 
 
+def test_damaged_inputs(crafted):
+    """Corrupted archives (seeded random byte changes and cuts): a clean exit 0 with valid JSON or
+    exit 1 with a message, never a crash or a sanitizer report."""
+    import random
+    rnd = random.Random(1234)
+    data = open(crafted, 'rb').read()
+    damaged = path('damaged.fxt')
+    for i in range(150):
+        b = bytearray(data[:rnd.randrange(8, len(data))] if i % 5 == 0 else data)
+        for _ in range(rnd.randrange(1, 20)):
+            b[rnd.randrange(8, len(b))] = rnd.randrange(256)
+        with open(damaged, 'wb') as f:
+            f.write(b)
+        rc, out, err = run(['summary', '--format=json', '--time-range=0.001,', damaged])
+        sane = rc in (0, 1) and 'Sanitizer' not in err and 'runtime error' not in err
+        check(sane, 'damaged input %d: exit %d: %s' % (i, rc, err[-300:]))
+        if rc == 0:
+            try:
+                json.loads(out)
+            except ValueError as e:
+                check(False, 'damaged input %d: invalid JSON (%s)' % (i, e))
+        if not sane:
+            shutil.copy(damaged, path('damaged-%d.fxt' % i))
+            break
+
+
 def main():
     crafted = test_crafted()
     test_too_deep()
     test_demo()
     test_constant_memory()
     test_errors(crafted)
+    test_damaged_inputs(crafted)
     if not FAILURES:
         shutil.rmtree(TMP, ignore_errors=True)  # kept for a look when something failed
     if FAILURES:
