@@ -52,6 +52,10 @@ for f in /usr/bin/trace /usr/bin/trace_manager /usr/include/trace/event.h \
 done
 grep -qE '^/usr/lib/(.*/)?libfxtrace\.so' <<<"$contents" || fail "no libfxtrace.so in the package"
 grep -qE '^/usr/lib/(.*/)?libtrace-reader\.so' <<<"$contents" || fail "no libtrace-reader.so"
+mkdir "$tmp/control"
+dpkg-deb -e "$deb" "$tmp/control"
+grep -qx "activate-noawait ldconfig" "$tmp/control/triggers" || fail "no ldconfig trigger"
+[ -x "$tmp/control/postinst" ] && [ -x "$tmp/control/postrm" ] || fail "no postinst/postrm"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q libc6 <<<"$depends" || fail "Depends does not name libc6: $depends"
 
