@@ -309,6 +309,41 @@ def compare_sched(what, got, records):
     check(any(x['waits'] for x in th.values()), '%s: the archive has no runnable wait' % what)
 
 
+# The JSON schema, version 1, as docs/summary.md documents it: exactly these keys.
+SCHEMA_KEYS = {
+    'top': {'schema', 'version', 'trace', 'providers', 'durations', 'counters', 'threads', 'top'},
+    'trace': {'records', 'skipped', 'origin_ns', 'start_ns', 'end_ns', 'time_range', 'scheduling',
+              'open_durations', 'unmatched_ends', 'unmatched_async_ends', 'too_deep'},
+    'provider': {'id', 'name', 'records', 'overflows', 'dropped', 'start_ns', 'end_ns', 'span_ns'},
+    'duration': {'category', 'name', 'count', 'complete', 'pairs', 'async', 'total_ns', 'mean_ns',
+                 'min_ns', 'p50_ns', 'p90_ns', 'p99_ns', 'max_ns', 'slowest'},
+    'slowest': {'ts_ns', 'pid', 'tid'},
+    'counter': {'category', 'name', 'id', 'series', 'samples', 'min', 'mean', 'max'},
+    'thread': {'pid', 'tid', 'name', 'durations', 'busy_ns'},
+    'thread_sched': {'pid', 'tid', 'name', 'durations', 'busy_ns', 'cpu_ns', 'switches', 'wait'},
+}
+
+
+def check_schema(what, got):
+    def same(obj, kind):
+        check(set(obj) == SCHEMA_KEYS[kind], '%s: %s keys %s, documented %s'
+              % (what, kind, sorted(obj), sorted(SCHEMA_KEYS[kind])))
+    same(got, 'top')
+    same(got['trace'], 'trace')
+    for p in got['providers']:
+        same(p, 'provider')
+    for d in got['durations']:
+        same(d, 'duration')
+        same(d['slowest'], 'slowest')
+    for c in got['counters']:
+        same(c, 'counter')
+    for t in got['threads']:
+        same(t, 'thread_sched' if got['trace']['scheduling'] else 'thread')
+        if got['trace']['scheduling']:
+            want = {'count', 'p50_ns', 'p99_ns', 'max_ns'} if t['wait']['count'] else {'count'}
+            check(set(t['wait']) == want, '%s: wait keys %s' % (what, sorted(t['wait'])))
+
+
 def origin_of(records):
     return next(r['ts_ns'] for r in records if timed(r))
 
@@ -319,6 +354,7 @@ def check_archive(what, archive, with_sched):
     got = summary_json(archive)
     check(got['schema'] == 'fxtrace-summary' and got['version'] == 1, '%s: schema %s %s'
           % (what, got.get('schema'), got.get('version')))
+    check_schema(what, got)
     check(got['trace']['origin_ns'] == origin_of(records), '%s: origin %s, expected %s'
           % (what, got['trace']['origin_ns'], origin_of(records)))
     durs, threads = expected_durations(events)
@@ -335,15 +371,16 @@ def check_archive(what, archive, with_sched):
 
 def check_time_range(what, archive, records, events, start_s, end_s):
     origin = origin_of(records)
-    lo, hi = origin + int(start_s * 1e9), origin + int(end_s * 1e9)
+    start_s, end_s = '%.9f' % start_s, '%.9f' % end_s  # no exponent form
+    start_ns, end_ns = (int(decimal.Decimal(x) * 10**9) for x in (start_s, end_s))
+    lo, hi = origin + start_ns, origin + end_ns
     rng = '--time-range=%s,%s' % (start_s, end_s)
 
     def keep(ns):
         return lo <= max(ns, origin) <= hi
 
     got = summary_json(archive, rng)
-    check(got['trace']['time_range'] == {'start_ns': int(start_s * 1e9),
-                                         'end_ns': int(end_s * 1e9)},
+    check(got['trace']['time_range'] == {'start_ns': start_ns, 'end_ns': end_ns},
           '%s: time_range %s' % (what, got['trace']['time_range']))
     durs, threads = expected_durations(events, keep)
     check(durs, '%s: nothing in the range to compare' % what)
