@@ -2,7 +2,8 @@
  * one record at a time (docs/summary.md). Memory grows with the number of
  * distinct providers, (category, name) pairs, counter series, threads and
  * CPUs, and with the durations open at a time — never with the number of
- * records. */
+ * records.
+ * Thread-safety: a summary_t is used by one thread at a time. */
 #ifndef FXTRACE_TRACE_SUMMARY_H_
 #define FXTRACE_TRACE_SUMMARY_H_
 

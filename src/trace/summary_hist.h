@@ -8,7 +8,9 @@
  * largest value seen), so it differs from the exact nearest-rank percentile
  * t by at most t/256 (0.39%). Memory: 8 bytes per bucket up to the largest
  * value's bucket (at most 7424 buckets, 58 KiB, for 2^64 ns), whatever the
- * number of values. */
+ * number of values.
+ * Thread-safety: a histogram is used by one thread at a time; the bucket
+ * functions are pure. */
 #ifndef FXTRACE_TRACE_SUMMARY_HIST_H_
 #define FXTRACE_TRACE_SUMMARY_HIST_H_
 

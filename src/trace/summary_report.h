@@ -1,5 +1,7 @@
 /* Not part of the public API: prints the figures of `trace summary` as a
- * table for people or as JSON for scripts (schema in docs/summary.md). */
+ * table for people or as JSON for scripts (schema in docs/summary.md).
+ * Thread-safety: not thread-safe (sorting uses static state); the `trace`
+ * client calls it once, from main. */
 #ifndef FXTRACE_TRACE_SUMMARY_REPORT_H_
 #define FXTRACE_TRACE_SUMMARY_REPORT_H_
 

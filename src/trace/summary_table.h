@@ -3,7 +3,8 @@
  * holding a fixed-size value the caller lays out. Entries never move (their
  * addresses stay valid until removed or the table is freed), so the caller
  * may keep pointers to them. Memory: one allocation per entry plus the
- * bucket array; the table grows with the number of distinct keys only. */
+ * bucket array; the table grows with the number of distinct keys only.
+ * Thread-safety: a table is used by one thread at a time. */
 #ifndef FXTRACE_TRACE_SUMMARY_TABLE_H_
 #define FXTRACE_TRACE_SUMMARY_TABLE_H_
 

@@ -7,7 +7,8 @@
  * record or a large blob event): it is known as soon as that record is read,
  * so filtering streams. A record is kept when its own timestamp (a complete
  * event's beginning) lies in [origin + START, origin + END]; records without
- * a timestamp (metadata, strings, threads, objects, blobs) are always kept. */
+ * a timestamp (metadata, strings, threads, objects, blobs) are always kept.
+ * Thread-safety: a time_range_t is used by one thread at a time. */
 #ifndef FXTRACE_TRACE_TIME_RANGE_H_
 #define FXTRACE_TRACE_TIME_RANGE_H_
 
