@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Throughput of `trace convert` (FXT -> Chrome JSON) and `trace dump` on an
-# archive of at least 100 MiB made by `trace gen-sample --repeat N`, plain and
-# compressed (`zstd -1`, `gzip -1`: the reader decompresses as it reads); records
+# Throughput of `trace convert` (FXT -> Chrome JSON), `trace dump` and
+# `trace summary` on an archive of at least 100 MiB made by `trace gen-sample
+# --repeat N`, plain and compressed (`zstd -1`, `gzip -1`: the reader
+# decompresses as it reads); records
 # the best of 3 runs of each in the "convert throughput" section of
 # bench/RESULTS.md (other sections are kept).
 #   bench/convert_throughput.sh BUILD_DIR
@@ -51,6 +52,7 @@ mbps() { awk -v b="$size" -v s="$1" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
 t_null=$(best_of_3 "$trace" convert "$archive" -o /dev/null)
 t_file=$(best_of_3 "$trace" convert "$archive" -o "$out/archive.json")
 t_dump=$(best_of_3 "$trace" dump "$archive")
+t_summary=$(best_of_3 "$trace" summary "$archive")
 # The same archive compressed: convert reads it through the reader's decompression.
 zstd -q -1 -f "$archive" -o "$archive.zst"
 gzip -1 -c "$archive" >"$archive.gz"
@@ -64,6 +66,7 @@ json_size=$(stat -c %s "$out/archive.json")
 # Peak memory of one conversion: it streams, so this should not track the size.
 rss_kb=$(/usr/bin/time -f %M "$trace" convert "$archive" -o /dev/null 2>&1 >/dev/null | tail -n 1 || echo "?")
 rss_zstd_kb=$(/usr/bin/time -f %M "$trace" convert "$archive.zst" -o /dev/null 2>&1 >/dev/null | tail -n 1 || echo "?")
+summary_rss_kb=$(/usr/bin/time -f %M "$trace" summary "$archive" 2>&1 >/dev/null | tail -n 1 || echo "?")
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cores=$(nproc)
@@ -85,13 +88,14 @@ cache; MB = 10^6 bytes of FXT input per second of wall time.
 | \`trace convert\` to /dev/null | $t_null | $(mbps "$t_null") |
 | \`trace convert\` to a file ($json_size bytes of JSON) | $t_file | $(mbps "$t_file") |
 | \`trace dump\` to /dev/null | $t_dump | $(mbps "$t_dump") |
+| \`trace summary\` (text) to /dev/null | $t_summary | $(mbps "$t_summary") |
 | \`trace convert\` of the archive compressed with \`zstd -1\` ($zstd_size bytes) to /dev/null | $t_zstd | $(mbps "$t_zstd") |
 | \`trace convert\` of the archive compressed with \`gzip -1\` ($gzip_size bytes) to /dev/null | $t_gzip | $(mbps "$t_gzip") |
 
 MB/s of the compressed rows count the uncompressed FXT. Compressed over plain conversion time
 (target: at most 1.3x): zstd $(ratio "$t_zstd")x, gzip $(ratio "$t_gzip")x.
 
-Peak resident memory of \`trace convert\`: ${rss_kb} KiB (${rss_zstd_kb} KiB from the zstd file).
+Peak resident memory of \`trace convert\`: ${rss_kb} KiB (${rss_zstd_kb} KiB from the zstd file); of \`trace summary\`: ${summary_rss_kb} KiB.
 EOF
 )
 echo "$section"

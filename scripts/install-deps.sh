@@ -3,7 +3,8 @@
 # Usage: scripts/install-deps.sh   (as root, or with sudo available)
 set -euo pipefail
 
-packages=(cmake make gcc g++ clang libclang-rt-dev pkg-config python3 libzstd-dev zlib1g-dev zstd gzip)
+packages=(cmake make gcc g++ clang libclang-rt-dev pkg-config python3 libzstd-dev zlib1g-dev zstd gzip
+          scdoc man-db bsdextrautils systemd dpkg-dev file)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "manager/listen_fds.h"
 #include "manager/manager.h"
 
 static manager_t* g_manager;
@@ -37,7 +38,9 @@ static void usage(FILE* out) {
       "  --syslog                log to syslog instead of stderr\n"
       "  --help                  this text\n"
       "\n"
-      "SIGTERM or SIGINT: an active trace is stopped, its archive delivered, then exit.\n",
+      "SIGTERM or SIGINT: an active trace is stopped, its archive delivered, then exit.\n"
+      "Started by systemd socket activation (LISTEN_PID, LISTEN_FDS: trace_manager.socket),\n"
+      "it accepts on the one socket passed instead of binding its own.\n",
       out);
 }
 
@@ -129,6 +132,16 @@ int main(int argc, char** argv) {
     usage(stderr);
     return 2;
   }
+  int passed = listen_fds__take();
+  if (passed < 0) {
+    fprintf(stderr, "trace_manager: bad socket activation variables (LISTEN_PID, LISTEN_FDS)\n");
+    return 2;
+  }
+  if (passed > 1) {
+    fprintf(stderr, "trace_manager: socket activation passed %d sockets; expected one\n", passed);
+    return 2;
+  }
+  if (passed == 1) config.listen_fd = LISTEN_FDS_START;
   if (config.log_syslog) openlog("trace_manager", LOG_PID, LOG_DAEMON);
   signal(SIGPIPE, SIG_IGN);
   int status = manager__create(&config, &g_manager);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -176,6 +177,44 @@ static int bind_socket(manager_t* m) {
   return 0;
 }
 
+/* Takes the socket the service manager passed (systemd socket activation). */
+static int adopt_socket(manager_t* m, int fd) {
+  int type = 0, domain = 0, listening = 0;
+  socklen_t len = sizeof(type);
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) {
+    int err = errno;
+    LOGE(m, "the passed descriptor %d is not a socket: %s", fd, strerror(err));
+    return err == EBADF ? -EBADF : -ENOTSOCK;
+  }
+  len = sizeof(domain);
+  getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+  len = sizeof(listening);
+  getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len);
+  if (type != SOCK_SEQPACKET || domain != AF_UNIX || !listening) {
+    LOGE(m,
+         "the passed socket (descriptor %d) is not a listening Unix SOCK_SEQPACKET socket "
+         "(ListenSequentialPacket= in the .socket unit)",
+         fd);
+    return -EINVAL;
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+      fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+    return -errno;
+  struct sockaddr_un addr = {0};
+  len = sizeof(addr);
+  if (getsockname(fd, (struct sockaddr*)&addr, &len) == 0 && addr.sun_path[0] &&
+      len > offsetof(struct sockaddr_un, sun_path)) {
+    size_t n = strnlen(addr.sun_path, sizeof(addr.sun_path));
+    if (n < sizeof(m->socket_path)) {
+      memcpy(m->socket_path, addr.sun_path, n);
+      m->socket_path[n] = '\0';
+    }
+  }
+  m->listen_fd = fd; /* socket_ino stays 0: the file is never unlinked */
+  return 0;
+}
+
 int manager__create(const manager_config_t* config, manager_t** out) {
   *out = NULL;
   manager_t* m = calloc(1, sizeof(*m));
@@ -229,7 +268,11 @@ int manager__create(const manager_config_t* config, manager_t** out) {
     m->has_group = true;
     m->gid = found->gr_gid;
   }
-  if ((status = bind_socket(m)) != 0) goto fail;
+  if (config && config->listen_fd > 0)
+    status = adopt_socket(m, config->listen_fd);
+  else
+    status = bind_socket(m);
+  if (status != 0) goto fail;
   m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   m->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   if (m->wake_fd < 0 || m->epoll_fd < 0) {
@@ -239,7 +282,8 @@ int manager__create(const manager_config_t* config, manager_t** out) {
   if ((status = mgr__epoll_add(m, m->listen_fd, EPOLLIN, &m->listen_tag)) != 0 ||
       (status = mgr__epoll_add(m, m->wake_fd, EPOLLIN, &m->wake_tag)) != 0)
     goto fail;
-  LOGI(m, "listening on %s (%s)", m->socket_path, m->has_group ? "owner and group" : "owner only");
+  LOGI(m, "listening on %s (%s%s)", m->socket_path, m->has_group ? "owner and group" : "owner only",
+       m->socket_ino == 0 ? ", socket passed by the service manager" : "");
   *out = m;
   return 0;
 fail:

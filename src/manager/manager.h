@@ -29,6 +29,13 @@ typedef struct manager_category {
 typedef struct manager_config {
   /* NULL: wire__socket_path() (FXTRACE_SOCKET, XDG_RUNTIME_DIR, ...). */
   const char* socket_path;
+  /* > 0: a bound, listening AF_UNIX SOCK_SEQPACKET socket to accept on
+   * instead of binding socket_path (systemd socket activation). The manager
+   * owns it from then on; its path (from getsockname) is the socket path,
+   * and the file is left in place at exit (it belongs to the service
+   * manager). Its permissions are the service manager's (SocketMode=,
+   * SocketGroup=); `group` still decides who may control tracing. */
+  int listen_fd;
   /* NULL: only the manager's own uid (and root) may control tracing, socket
    * 0600. A group name: its members may too, socket 0660 owned by it. */
   const char* group;
@@ -54,7 +61,9 @@ typedef struct manager_config {
 
 typedef struct manager manager_t;
 
-/* Creates the socket directory if needed (0700, 0750 with a group), refuses
+/* With config->listen_fd, adopts that socket (-ENOTSOCK, or -EINVAL when it
+ * is not a listening AF_UNIX SOCK_SEQPACKET socket). Otherwise creates the
+ * socket directory if needed (0700, 0750 with a group), refuses
  * to start if another manager answers at the path (-EADDRINUSE), removes a
  * stale socket file, binds and listens. 0 or -errno. */
 int manager__create(const manager_config_t* config, manager_t** out);

@@ -17,6 +17,7 @@ int cmd__list_categories(int argc, char** argv);
 int cmd__list_providers(int argc, char** argv);
 int cmd__record(int argc, char** argv);
 int cmd__recover(int argc, char** argv);
+int cmd__summary(int argc, char** argv);
 
 /* Prints "trace CMD: message" to stderr. */
 void cli__error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -10,11 +10,12 @@
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
 #include "trace/json_events.h"
+#include "trace/time_range.h"
 
 enum { MAX_REPORTED_SKIPS = 10 };
 
 static const char kUsage[] =
-    "Usage: trace convert FILE [-o OUT] [--format=json]\n"
+    "Usage: trace convert FILE [-o OUT] [--format=json] [--time-range=START,END]\n"
     "\n"
     "Converts the FXT archive FILE ('-' for stdin) to Catapult / Chrome Trace Event JSON,\n"
     "readable by Perfetto UI and chrome://tracing. Streams: memory use does not grow\n"
@@ -23,6 +24,9 @@ static const char kUsage[] =
     "Options:\n"
     "  -o, --output=OUT   write to OUT ('-' for stdout, the default)\n"
     "      --format=json  output format (json is the only one)\n"
+    "      --time-range=START,END\n"
+    "                     only events between START and END seconds from the\n"
+    "                     trace's start (either may be empty; docs/summary.md)\n"
     "  -h, --help         show this help\n"
     "\n"
     "Records JSON cannot hold (blobs, objects, context switches) are counted on stderr.\n"
@@ -35,12 +39,14 @@ static const char kUsage[] =
 typedef struct convert_options {
   const char* input;
   const char* output; /* NULL or "-" for stdout */
+  time_range_t range; /* --time-range; inactive by default */
 } convert_options_t;
 
 static int parse_options(int argc, char** argv, convert_options_t* o) {
   static const struct option kLong[] = {{"output", required_argument, NULL, 'o'},
                                         {"format", required_argument, NULL, 'f'},
                                         {"help", no_argument, NULL, 'h'},
+                                        {"time-range", required_argument, NULL, 'r'},
                                         {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
   int opt;
@@ -55,6 +61,11 @@ static int parse_options(int argc, char** argv, convert_options_t* o) {
         if (strcmp(optarg, "json") != 0)
           return cli__usage_error("convert", "unknown format '%s' (only 'json' is supported)",
                                   optarg);
+        break;
+      case 'r':
+        if (time_range__parse(optarg, &o->range) != 0)
+          return cli__usage_error("convert",
+                                  "--time-range: expected START,END in seconds, not '%s'", optarg);
         break;
       case 'h':
         fputs(kUsage, stdout);
@@ -99,12 +110,12 @@ static void report_omitted(const json_converter_t* c) {
 
 /* Converts every record after `first`; returns the reader's final result. */
 static int convert_all(trace_reader_t* reader, trace_record_t* record, json_converter_t* c,
-                       uint64_t* skipped) {
+                       uint64_t* skipped, time_range_t* range) {
   int rc = TRACE_READ_RECORD;
   do {
-    if (rc == TRACE_READ_RECORD)
-      json_converter__record(c, record);
-    else
+    if (rc == TRACE_READ_RECORD) {
+      if (time_range__keep(range, record)) json_converter__record(c, record);
+    } else
       report_skip(reader, skipped);
     if (c->out->failed) return TRACE_READ_END; /* the write error is reported by the caller */
     rc = trace_reader_next(reader, record);
@@ -148,7 +159,7 @@ static bool close_output(const convert_options_t* o, FILE* f, json_writer_t* j) 
   return false;
 }
 
-static int convert(const convert_options_t* o, int input_fd, trace_reader_t* reader) {
+static int convert(convert_options_t* o, int input_fd, trace_reader_t* reader) {
   trace_record_t record;
   int rc = trace_reader_next(reader, &record); /* checks the magic before any output */
   if (rc == TRACE_READ_ERROR) {
@@ -163,7 +174,7 @@ static int convert(const convert_options_t* o, int input_fd, trace_reader_t* rea
   json_converter_t c;
   uint64_t skipped = 0;
   json_converter__begin(&c, &j);
-  if (rc != TRACE_READ_END) rc = convert_all(reader, &record, &c, &skipped);
+  if (rc != TRACE_READ_END) rc = convert_all(reader, &record, &c, &skipped, &o->range);
   json_converter__end(&c);
   if (!close_output(o, out, &j)) return EXIT_FAILED;
   if (skipped > MAX_REPORTED_SKIPS)

@@ -8,10 +8,11 @@
 #include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
+#include "trace/time_range.h"
 #include "trace/timestamp.h"
 
 static const char kUsage[] =
-    "Usage: trace dump FILE\n"
+    "Usage: trace dump FILE [--time-range=START,END]\n"
     "\n"
     "Prints every record of the FXT archive FILE ('-' for stdin) on one line: type,\n"
     "timestamp in seconds and ticks, provider, category, name, thread and arguments;\n"
@@ -19,6 +20,10 @@ static const char kUsage[] =
     "SYSTEM/EVENT) whose format is in the archive is printed as \"NAME: TEXT\" with TEXT\n"
     "from its print format (docs/trace-event.md). Exit status: 0 on success, 1 if the archive is\n"
     "damaged (the records before the damage are printed), 2 on a usage error.\n"
+    "\n"
+    "  --time-range=START,END  only timestamped records between START and END\n"
+    "                          seconds from the trace's start (either may be empty;\n"
+    "                          records without a timestamp are always printed)\n"
     "\n"
     "FILE may also be the raw trace buffer that a program traced in file mode leaves\n"
     "when it crashes or is killed: its records are recovered, with a warning on\n"
@@ -255,13 +260,14 @@ static void dump_record(FILE* out, const trace_record_t* r) {
   fputc('\n', out);
 }
 
-static int dump(const char* path, trace_reader_t* reader) {
+static int dump(const char* path, trace_reader_t* reader, time_range_t* range) {
   uint64_t by_type[16] = {0};
   trace_record_t record;
   int rc;
   trace_format_set_t* formats = trace_format_set_new();
   while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END && rc != TRACE_READ_ERROR) {
     if (rc == TRACE_READ_RECORD) {
+      if (!time_range__keep(range, &record)) continue;
       const trace_event_format_t* format = trace_format_set_find_event(formats, &record);
       if (format)
         dump_typed_event(stdout, &record, format);
@@ -297,15 +303,23 @@ static int dump(const char* path, trace_reader_t* reader) {
 }
 
 int cmd__dump(int argc, char** argv) {
-  static const struct option kLong[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  static const struct option kLong[] = {{"help", no_argument, NULL, 'h'},
+                                        {"time-range", required_argument, NULL, 'r'},
+                                        {NULL, 0, NULL, 0}};
+  time_range_t range = {0};
   int opt;
   opterr = 0;
   optind = 1;
-  while ((opt = getopt_long(argc, argv, "h", kLong, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":h", kLong, NULL)) != -1) {
     if (opt == 'h') {
       fputs(kUsage, stdout);
       return EXIT_OK;
     }
+    if (opt == 'r' && time_range__parse(optarg, &range) == 0) continue;
+    if (opt == 'r')
+      return cli__usage_error("dump", "--time-range: expected START,END in seconds, not '%s'",
+                              optarg);
+    if (opt == ':') return cli__usage_error("dump", "option '%s' needs a value", argv[optind - 1]);
     return cli__usage_error("dump", "unknown option '%s'", argv[optind - 1]);
   }
   if (optind != argc - 1)
@@ -315,7 +329,7 @@ int cmd__dump(int argc, char** argv) {
   if (fd < 0) return EXIT_FAILED;
   trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
   int rc = EXIT_FAILED;
-  if (reader) rc = dump(argv[optind], reader);
+  if (reader) rc = dump(argv[optind], reader, &range);
   trace_reader_close(reader);
   if (fd != STDIN_FILENO) close(fd);
   return rc;

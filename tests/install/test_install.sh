@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the build into a temporary prefix and builds an outside program
-# against it with pkg-config, as a user would; then runs it on a sample archive.
+# Installs the build into a temporary prefix and builds outside programs
+# against it both ways a user would: with pkg-config, and with CMake's
+# find_package(fxtrace) and its imported targets (tests/install/cmake_consumer);
+# then runs them on a sample archive and records the demo in file mode.
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR [EXTRA_CFLAGS]
 set -euo pipefail
-build=$1 src=$2 extra=${3:-}
+build=$1 src=$(cd "$2" && pwd) extra=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -11,7 +13,9 @@ cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 for f in bin/trace include/trace-engine/types.h include/trace-reader/reader.h include/trace/event.h \
          include/trace-provider/provider.h include/trace-engine/context.h \
          lib/libfxtrace.a lib/libfxtrace.so lib/libtrace-reader.a lib/libtrace-reader.so \
-         lib/pkgconfig/fxtrace.pc lib/pkgconfig/trace-reader.pc; do
+         lib/pkgconfig/fxtrace.pc lib/pkgconfig/trace-reader.pc \
+         lib/cmake/fxtrace/fxtraceConfig.cmake lib/cmake/fxtrace/fxtraceConfigVersion.cmake \
+         lib/cmake/fxtrace/fxtraceTargets.cmake; do
   [ -e "$tmp/prefix/$f" ] || { echo "FAIL: not installed: $f"; exit 1; }
 done
 
@@ -67,4 +71,36 @@ int main() { return trace_make_empty_string_ref().encoded_value; }' > "$tmp/cxx.
 # shellcheck disable=SC2046,SC2086
 c++ -std=c++17 -Wall -Wextra -Werror $extra "$tmp/cxx.cc" $(pkg-config --cflags --libs fxtrace) -o "$tmp/cxx"
 LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/cxx"
+
+# The same programs through find_package(fxtrace): fxtrace::trace-reader, fxtrace::fxtrace and
+# their -static forms. The build tree is then moved away from the prefix's path: the package
+# locates itself relative to its config file.
+cp -a "$tmp/prefix" "$tmp/moved"
+cmake -S "$src/tests/install/cmake_consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/moved" \
+  -DFXTRACE_EXAMPLES="$src/examples" -DCMAKE_C_FLAGS="-Wall -Werror $extra" \
+  -DCMAKE_CXX_FLAGS="-Wall -Werror $extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >"$tmp/consumer.log" 2>&1 ||
+  { cat "$tmp/consumer.log"; echo "FAIL: find_package(fxtrace) did not configure"; exit 1; }
+grep -q "$tmp/moved/lib/cmake/fxtrace" "$tmp/consumer/CMakeCache.txt" ||
+  { echo "FAIL: fxtrace_DIR is not the moved tree's"; exit 1; }
+cmake --build "$tmp/consumer" -j2 >>"$tmp/consumer.log" 2>&1 ||
+  { cat "$tmp/consumer.log"; echo "FAIL: building against find_package(fxtrace)"; exit 1; }
+for target in trace-reader trace-reader-static fxtrace fxtrace-static; do
+  out=$(LD_LIBRARY_PATH="$tmp/moved/lib" "$tmp/consumer/count_$target" "$tmp/sample.fxt")
+  echo "$out" | grep -qx "event 30" || { echo "FAIL: cmake count_$target printed: $out"; exit 1; }
+done
+for target in fxtrace fxtrace-static; do
+  FXTRACE_OUTPUT="$tmp/cmake_$target.fxt" LD_LIBRARY_PATH="$tmp/moved/lib" \
+    "$tmp/consumer/demo_$target" 20 >/dev/null
+  # what the demo's main thread always records (a worker may find the queue closed before it
+  # ever runs on a loaded machine, so the number of named threads is not checked here)
+  "$tmp/prefix/bin/trace" dump "$tmp/cmake_$target.fxt" >"$tmp/cmake_$target.txt"
+  for want in 'name="produce all"' 'name="start"' 'name="done"'; do
+    grep -q "$want" "$tmp/cmake_$target.txt" || { echo "FAIL: cmake demo_$target trace has no $want"; exit 1; }
+  done
+done
+# the shared targets really link the shared libraries
+libs=$(LD_LIBRARY_PATH="$tmp/moved/lib" ldd "$tmp/consumer/count_trace-reader")
+grep -q "libtrace-reader.so.0 => $tmp/moved/lib" <<<"$libs" ||
+  { echo "FAIL: count_trace-reader does not use the shared library: $libs"; exit 1; }
+LD_LIBRARY_PATH="$tmp/moved/lib" "$tmp/consumer/cxx"
 echo "install test passed"
