@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh   (as root, or with sudo available)
 set -euo pipefail
 
-packages=(cmake make gcc g++ clang libclang-rt-dev pkg-config python3)
+packages=(cmake make gcc g++ clang libclang-rt-dev pkg-config python3 libtracefs-dev libtraceevent-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -27,6 +27,7 @@
 #include "trace/controller.h"
 #include "trace/json_events.h"
 #include "trace/local_manager.h"
+#include "trace/record_kernel.h"
 #include "trace/write_behind.h"
 
 extern char** environ;
@@ -594,6 +595,7 @@ typedef struct session {
   controller_t controller;
   bool connected;
   local_manager_t* local;
+  record_kernel_t* kernel; /* trace record's own kernel provider, if it runs one */
   char socket_path[128];
   int pipe[2];
   FILE* out;
@@ -818,8 +820,10 @@ static int record(const record_options_t* o) {
     return EXIT_FAILED;
   }
   set_handlers(on_signal);
-  if (connect_or_start_manager(&s) && open_output(&s) && start_archive_reader(&s) &&
-      initialize_and_start(&s)) {
+  bool connected = connect_or_start_manager(&s);
+  if (connected) /* registers before the trace is initialized, so it records from the start */
+    s.kernel = record_kernel__start(o->categories, o->category_count, s.socket_path, &s.controller);
+  if (connected && open_output(&s) && start_archive_reader(&s) && initialize_and_start(&s)) {
     traced = true;
     ok = true;
     if (o->command) {
@@ -850,6 +854,7 @@ static int record(const record_options_t* o) {
    * stopping an in-process manager closes whatever it holds: either way the
    * archive pipe reaches its end. */
   if (s.connected) controller__close(&s.controller);
+  record_kernel__stop(s.kernel);
   local_manager__stop(s.local);
   s.local = NULL;
   finish_archive(&s);
