@@ -31,7 +31,15 @@
 #include "trace-engine/instrumentation.h"
 
 enum { READ_INTERVAL_MS = 20, PAGES_PER_ROUND = 64 };
-#define DEFAULT_BUFFER_KB 4096 /* per CPU */
+#define DEFAULT_BUFFER_KB 4096 /* per CPU; FXTRACE_KERNEL_BUFFER_KB overrides */
+
+static size_t buffer_kb(void) {
+  const char* text = getenv("FXTRACE_KERNEL_BUFFER_KB");
+  char* end = NULL;
+  unsigned long long v = text && *text ? strtoull(text, &end, 10) : 0;
+  if (!text || !*text || *end != '\0' || v < 4 || v > (1ull << 22)) return DEFAULT_BUFFER_KB;
+  return (size_t)v;
+}
 
 typedef struct ksession {
   struct tracefs_instance* instance;
@@ -328,7 +336,7 @@ static ksession_t* session_start(void) {
   }
   ktracefs__remove_stale();
   const char* clock = ktracefs__clock_for_engine();
-  s->instance = ktracefs__create(clock, DEFAULT_BUFFER_KB, error, sizeof(error));
+  s->instance = ktracefs__create(clock, buffer_kb(), error, sizeof(error));
   if (!s->instance) goto fail;
   for (size_t i = 0; i < s->table.count; i++) {
     const kev_desc_t* d = &s->table.descs[i];

@@ -2,7 +2,7 @@
 """The kernel trace provider end to end (issue 10's acceptance), through
 `trace record` with no daemon: trace record runs the kernel provider itself.
 
-usage: test_kernel.py TRACE PINGPONG TOOLS_DIR PART
+usage: test_kernel.py TRACE PINGPONG TOOLS_DIR PART [TRACE_MANAGER TRACE_KERNEL_PROVIDER]
 PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
                context switches involving them, both named, their wakeups,
                every switched tid named, fxt_decode.py conforms, trace dump ok
@@ -12,6 +12,11 @@ PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
                typed arguments and the format records (docs/event-formats.md)
       irq      kernel:irq: begin/end slices on per-CPU tracks, balanced
       modes    circular and streaming (1 MB buffer, 20,000 round trips: it streams)
+      loss     a one-page ftrace buffer per CPU: the kernel's overruns are the
+               kernel provider's drops in trace record's summary and the archive
+      daemon   trace_manager + trace_kernel_provider: list-categories shows the
+               kernel categories, trace record uses the daemon's kernel provider
+               (no in-process one), a stale fxtrace-PID instance is removed
       noroot   as an unprivileged uid: the one-line warning, the user events
                recorded, the command's exit status kept
 Exit 77 (skip) only when tracefs is unavailable or we are not root.
@@ -24,6 +29,7 @@ import sys
 import tempfile
 
 TRACE, PINGPONG, TOOLS, PART = sys.argv[1:5]
+MANAGER, KPROVIDER = (sys.argv[5:7] + [None, None])[:2]
 sys.path.insert(0, TOOLS)
 import fxt_decode  # noqa: E402
 
@@ -267,6 +273,83 @@ def part_modes(tmp):
         dump_ok(out)
 
 
+def summary_row(stderr, name):
+    rows = [l.split() for l in stderr.split('\n') if l.strip().startswith(name + ' ')]
+    return rows[0] if rows else None
+
+
+def part_loss(tmp):
+    out = os.path.join(tmp, 'loss.fxt')
+    env = dict(os.environ, FXTRACE_KERNEL_BUFFER_KB='4')
+    cmd = [TRACE, 'record', '--categories=kernel:sched,pingpong', '-o', out, '--',
+           PINGPONG, 'token', '20000']
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
+    row = summary_row(r.stderr, 'trace_kernel_provider')
+    print(row)
+    check(row is not None and int(row[4]) > 0, 'no kernel drops counted: %s' % r.stderr)
+    t = decode(out)
+    overflow = [x for x in t.records if x['kind'] == 'provider_event']
+    check(overflow, 'no buffer-overflow provider event in the archive')
+
+
+def part_daemon(tmp):
+    if not MANAGER or not KPROVIDER:
+        print('SKIP: trace_manager not built')
+        sys.exit(77)
+    sock = os.path.join(tmp, 'manager.sock')
+    env = dict(os.environ, FXTRACE_SOCKET=sock)
+    # a stale instance of a provider that died (a pid that is not running)
+    stale_pid = 4194000
+    while os.path.exists('/proc/%d' % stale_pid):
+        stale_pid += 1
+    stale = '/sys/kernel/tracing/instances/fxtrace-%d' % stale_pid
+    os.mkdir(stale)
+    manager = subprocess.Popen([MANAGER, '--socket', sock], env=env, stderr=subprocess.PIPE,
+                               text=True)
+    kp = None
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            subprocess.run(['sleep', '0.05'])
+        kp = subprocess.Popen([KPROVIDER], env=env, stderr=subprocess.PIPE, text=True)
+        listed = ''
+        for _ in range(100):
+            listed = subprocess.run([TRACE, 'list-categories'], env=env, capture_output=True,
+                                    text=True).stdout
+            if 'kernel:sched' in listed:
+                break
+            subprocess.run(['sleep', '0.05'])
+        print(listed)
+        for c in ('kernel:sched', 'kernel:task', 'kernel:irq', 'kernel:SYSTEM/EVENT'):
+            check(any(l.strip().startswith(c) and len(l.split()) > 1 for l in listed.split('\n')),
+                  '%s not listed with a description' % c)
+        out = os.path.join(tmp, 'daemon.fxt')
+        r = record('kernel:sched,kernel:task,pingpong', [PINGPONG, 'token', '1000'], out, env=env)
+        check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
+        rows = [l for l in r.stderr.split('\n') if l.strip().startswith('trace_kernel_provider')]
+        check(len(rows) == 1 and str(kp.pid) in rows[0].split(),
+              'the daemon\'s kernel provider (pid %d) did not record: %s' % (kp.pid, r.stderr))
+        ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
+        t = decode(out)
+        ours = [s for s in switches(t)
+                if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
+        check(len(ours) >= 1000, 'only %d switches of ping/pong through the daemon' % len(ours))
+        check(not os.path.exists(stale), 'the stale instance %s is still there' % stale)
+        dump_ok(out)
+    finally:
+        if kp:
+            kp.terminate()
+            kp.wait(timeout=20)
+            check(kp.returncode == 0, 'trace_kernel_provider exited %s: %s' %
+                  (kp.returncode, kp.stderr.read()))
+        manager.terminate()
+        manager.wait(timeout=20)
+        if os.path.exists(stale):
+            os.rmdir(stale)
+
+
 def part_noroot(tmp):
     os.chmod(tmp, 0o777)
     out = os.path.join(tmp, 'noroot.fxt')
@@ -290,7 +373,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix='fxtrace-kernel-')
     try:
         {'token': part_token, 'clock': part_clock, 'generic': part_generic, 'irq': part_irq,
-         'modes': part_modes, 'noroot': part_noroot}[PART](tmp)
+         'modes': part_modes, 'loss': part_loss, 'daemon': part_daemon,
+         'noroot': part_noroot}[PART](tmp)
         leftovers = [d for d in os.listdir('/sys/kernel/tracing/instances')
                      if d.startswith('fxtrace-')]
         check(not leftovers, 'tracefs instances left behind: %s' % leftovers)
