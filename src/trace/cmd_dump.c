@@ -7,6 +7,7 @@
 
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
+#include "trace/thread_names.h"
 #include "trace/timestamp.h"
 
 static const char kUsage[] =
@@ -172,6 +173,7 @@ static void dump_scheduling(FILE* out, const trace_record_t* r) {
     if (s->sched_type == 0)
       fprintf(out, " out-prio=%" PRIu32 " in-prio=%" PRIu32, s->outgoing_priority,
               s->incoming_priority);
+    thread_names__switch(out, r);
   }
   put_args(out, &s->args);
 }
@@ -244,6 +246,7 @@ static int dump(const char* path, trace_reader_t* reader) {
   int rc;
   while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END && rc != TRACE_READ_ERROR) {
     if (rc == TRACE_READ_RECORD) {
+      thread_names__note(&record);
       dump_record(stdout, &record);
       by_type[record.type & 15]++;
     } else {
@@ -289,6 +292,7 @@ int cmd__dump(int argc, char** argv) {
   trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
   int rc = EXIT_FAILED;
   if (reader) rc = dump(argv[optind], reader);
+  thread_names__free();
   trace_reader_close(reader);
   if (fd != STDIN_FILENO) close(fd);
   return rc;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "trace-reader/reader.h"
+#include "trace/json_systrace.h"
 #include "trace/json_writer.h"
 
 typedef struct pending_overflow {
@@ -26,6 +27,7 @@ typedef struct json_converter {
   /* What Chrome JSON cannot hold, reported once at the end. */
   uint64_t omitted_blobs, omitted_objects, omitted_scheduling;
   uint64_t omitted_counter_args, unplaced_threads, overflows;
+  json_systrace_t systrace; /* kernel data: the systemTraceEvents string */
 } json_converter_t;
 
 /* Writes `{"displayTimeUnit":"ns","traceEvents":[`. */

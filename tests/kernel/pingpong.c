@@ -3,7 +3,8 @@
  *   pingpong token N   two threads ("ping", "pong") hand a byte back and forth N
  *                      times through two pipes; prints "ping=TID pong=TID"
  *   pingpong sleep     one thread ("sleeper") records instant A, sleeps 10 ms in
- *                      nanosleep, records instant B; prints "sleeper=TID"
+ *                      nanosleep, records instant B, while one spinning thread
+ *                      per CPU keeps every CPU busy; prints "sleeper=TID"
  *   pingpong open PATH opens PATH (for kernel:syscalls/sys_enter_openat) after
  *                      an instant, prints "tid=TID"
  * Each mode records a few events in category "pingpong", and waits (at most
@@ -57,6 +58,19 @@ static int token(int n) {
   return 0;
 }
 
+static volatile int spinning = 1;
+
+/* Keeps a CPU busy while the sleeper sleeps, so that the sleeper's switch-in
+ * replaces a running thread, not the idle task: on some kernels (this
+ * project's CI VM) switches out of the idle task are not always traced. */
+static void* spinner(void* arg) {
+  (void)arg;
+  prctl(PR_SET_NAME, "spinner");
+  while (__atomic_load_n(&spinning, __ATOMIC_RELAXED)) {
+  }
+  return NULL;
+}
+
 static void* sleeper(void* arg) {
   (void)arg;
   prctl(PR_SET_NAME, "sleeper");
@@ -69,9 +83,16 @@ static void* sleeper(void* arg) {
 }
 
 static int sleep_mode(void) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus < 1 || cpus > 64) cpus = 1;
+  pthread_t spinners[64];
+  for (long i = 0; i < cpus; i++)
+    if (pthread_create(&spinners[i], NULL, spinner, NULL) != 0) return 1;
   pthread_t t;
   if (pthread_create(&t, NULL, sleeper, NULL) != 0) return 1;
   pthread_join(t, NULL);
+  __atomic_store_n(&spinning, 0, __ATOMIC_RELAXED);
+  for (long i = 0; i < cpus; i++) pthread_join(spinners[i], NULL);
   printf("sleeper=%d\n", (int)tids[0]);
   return 0;
 }

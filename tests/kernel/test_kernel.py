@@ -140,14 +140,39 @@ def part_token(tmp):
     woken = [e for e in wakeups if e['tid'] in (ping, pong)]
     print('wakeups: %d, of ping/pong: %d' % (len(wakeups), len(woken)))
     check(len(woken) >= 1000, 'only %d wakeups of ping and pong' % len(woken))
-    for e in woken[:50]:
+    for e in woken:
         kinds = {a['name']: a['type'] for a in e['args']}
-        check(kinds.get(b'cpu') == 2 and kinds.get(b'prio') == 1 and kinds.get(b'waker_tid') == 8,
-              'wakeup args: %s' % kinds)
+        # waker_tid only when a task woke it (not from an interrupt on an idle CPU)
+        check(kinds.get(b'cpu') == 2 and kinds.get(b'prio') == 1 and
+              kinds.get(b'waker_tid', 8) == 8, 'wakeup args: %s' % kinds)
+    by_peer = [e for e in woken if any(a['name'] == b'waker_tid' and
+                                       a['value'] == (pong if e['tid'] == ping else ping)
+                                       for a in e['args'])]
+    check(len(by_peer) >= 1000, 'only %d wakeups name the other thread as waker' % len(by_peer))
     user = events(t, b'pingpong')
     check(len(user) == 2, 'the program recorded %d events of its own, not 2' % len(user))
     text = dump_ok(out)
     check('context-switch' in text, 'trace dump shows no context switch')
+    # trace convert: the kernel data as a systrace string (READERS.md)
+    js = out + '.json'
+    r = subprocess.run([TRACE, 'convert', out, '-o', js], capture_output=True, text=True)
+    check(r.returncode == 0, 'trace convert failed: %s' % r.stderr)
+    import json
+    with open(js) as f:
+        doc = json.load(f)
+    systrace = doc.get('systemTraceEvents')
+    check(isinstance(systrace, str), 'systemTraceEvents is not a string')
+    if isinstance(systrace, str):
+        lines = systrace.split('\n')
+        check(lines[0] == '# tracer: nop', 'systrace header %r' % lines[0])
+        ping_out = [l for l in lines if ': sched_switch: prev_comm=ping prev_pid=%d ' % ping in l]
+        check(len(ping_out) >= 500 and all(l.startswith('ping-%d (%d) [' % (ping, ping))
+                                          for l in ping_out),
+              'systrace: %d switches out of ping' % len(ping_out))
+        check(any(': sched_waking: comm=pong pid=%d ' % pong in l for l in lines),
+              'systrace: no wakeup of pong')
+    check(' out-name="ping" out-state=blocked' in text and ' in-name="pong"' in text,
+          'trace dump does not name ping and pong in the switches')
 
 
 def part_clock(tmp):
