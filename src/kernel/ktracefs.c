@@ -18,8 +18,9 @@
 #define MOUNT_POINT "/sys/kernel/tracing"
 
 int ktracefs__ensure_mounted(void) {
-  const char* path = NULL;
-  if (tracefs_tracing_dir_is_mounted(false, &path) == 1) return 0;
+  /* libtracefs finds (and caches) a mounted tracefs; tracefs_tracing_dir_is_mounted()
+   * would hand back a copy of the path nobody frees */
+  if (tracefs_tracing_dir()) return 0;
   if (mount("nodev", MOUNT_POINT, "tracefs", 0, NULL) != 0 && errno != EBUSY) return -errno;
   /* libtracefs caches the directory it found (or not) at first use */
   tracefs_set_tracing_dir(MOUNT_POINT);
