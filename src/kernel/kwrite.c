@@ -128,7 +128,16 @@ static void write_switch(kwriter_t* w, const kconv_event_t* e) {
 static void ensure_refs(kwriter_t* w, kev_desc_t* d) {
   if (d->refs_generation) return;
   d->refs_generation = 1;
-  trace_context_register_string_copy(w->ctx, d->category, strlen(d->category), &d->category_ref);
+  /* one string record per category, shared by its events */
+  const kev_desc_t* same = NULL;
+  for (size_t i = 0; i < w->table->count && !same; i++) {
+    const kev_desc_t* o = &w->table->descs[i];
+    if (o != d && o->refs_generation && strcmp(o->category, d->category) == 0) same = o;
+  }
+  if (same)
+    d->category_ref = same->category_ref;
+  else
+    trace_context_register_string_copy(w->ctx, d->category, strlen(d->category), &d->category_ref);
   trace_context_register_string_copy(w->ctx, d->event->name, strlen(d->event->name), &d->name_ref);
   for (unsigned i = 0; i < d->field_count; i++)
     trace_context_register_string_copy(w->ctx, d->fields[i]->name, strlen(d->fields[i]->name),

@@ -15,8 +15,10 @@
 
 /* The per-CPU IRQ tracks: pseudo-threads of one artificial process (bit 63
  * set, as FXT's artificial koids): process KIRQ_PROCESS_KOID "kernel irq",
- * thread KIRQ_PROCESS_KOID + 1 + cpu "irq/cpuN". */
-#define KIRQ_PROCESS_KOID ((UINT64_C(1) << 63) | UINT64_C(0x6b69727100000000))
+ * thread KIRQ_PROCESS_KOID + 1 + cpu "irq/cpuN". The low 32 bits (0x7f000000
+ * and up) lie above Linux's pid_max (2^22), so readers that keep only 32 bits
+ * of a koid (Perfetto) do not merge them with real processes and threads. */
+#define KIRQ_PROCESS_KOID ((UINT64_C(1) << 63) | UINT64_C(0x7f000000))
 
 enum { KIRQ_DEPTH = 4 };
 

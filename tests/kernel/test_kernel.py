@@ -264,7 +264,9 @@ def part_irq(tmp):
     depth = {}
     for e in evs:
         key = e['tid']
-        check(e['pid'] == (1 << 63) | 0x6b69727100000000, 'irq track process koid %x' % e['pid'])
+        check(e['pid'] == (1 << 63) | 0x7f000000, 'irq track process koid %x' % e['pid'])
+        check(0x7f000000 < e['tid'] & 0xffffffff < 0x7f000000 + 1 + 4096,
+              'irq track thread koid %x' % e['tid'])
         depth[key] = depth.get(key, 0) + (1 if e['event_type'] == 2 else -1)
         check(depth[key] >= 0, 'an end without a begin on track %x' % key)
     names = thread_names(t)
