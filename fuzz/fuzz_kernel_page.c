@@ -41,10 +41,10 @@ static void add_formats(void) {
     size_t n = fread(text, 1, sizeof(text) - 1, f);
     fclose(f);
     text[n] = '\0';
-    const char* system = strncmp(e->d_name, "task_", 5) == 0      ? "task"
-                         : strncmp(e->d_name, "sys_", 4) == 0     ? "syscalls"
-                         : strstr(e->d_name, "irq") != NULL       ? "irq"
-                                                                  : "sched";
+    const char* system = strncmp(e->d_name, "task_", 5) == 0  ? "task"
+                         : strncmp(e->d_name, "sys_", 4) == 0 ? "syscalls"
+                         : strstr(e->d_name, "irq") != NULL   ? "irq"
+                                                              : "sched";
     if (tep_parse_event(tep, text, n, system) != 0) continue;
     kev_kind_t kind = KEV_GENERIC;
     if (strcmp(e->d_name, "sched_switch") == 0) kind = KEV_SWITCH;
