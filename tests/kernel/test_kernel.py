@@ -14,7 +14,8 @@ PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
       modes    circular and streaming (1 MB buffer, 20,000 round trips: it streams)
       loss     a one-page ftrace buffer per CPU: the kernel's overruns are the
                kernel provider's drops in trace record's summary and the archive
-      daemon   trace_manager + trace_kernel_provider: list-categories shows the
+      daemon   trace_manager alone: trace record runs its own kernel provider; then
+               trace_manager + trace_kernel_provider: list-categories shows the
                kernel categories, trace record uses the daemon's kernel provider
                (no in-process one), a stale fxtrace-PID instance is removed
       noroot   as an unprivileged uid: the one-line warning, the user events
@@ -340,6 +341,16 @@ def part_daemon(tmp):
             if os.path.exists(sock):
                 break
             subprocess.run(['sleep', '0.05'])
+        # no kernel provider registered with the daemon yet: trace record runs its own
+        out = os.path.join(tmp, 'own.fxt')
+        r = record('kernel:sched,pingpong', [PINGPONG, 'token', '1000'], out, env=env)
+        check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
+        check(summary_row(r.stderr, 'trace_kernel_provider') is not None,
+              'trace record did not run a kernel provider of its own: %s' % r.stderr)
+        ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
+        ours = [s for s in switches(decode(out))
+                if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
+        check(len(ours) >= 1000, 'own provider with the daemon: %d switches' % len(ours))
         kp = subprocess.Popen([KPROVIDER], env=env, stderr=subprocess.PIPE, text=True)
         listed = ''
         for _ in range(100):
