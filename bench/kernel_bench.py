@@ -5,6 +5,7 @@ rate kept with zero ftrace overruns, for fxtrace's trace_kernel_provider and for
 ftrace buffer size per CPU, under a context-switch storm (`stress-ng --switch 1 --switch-freq F`).
 
 usage: bench/kernel_bench.py [--quick] [--build BUILD_DIR] [--seconds S] [--buffer-kb KB]
+                             [--stressors N]
 Root only. Not a test: it prints a table to paste into bench/RESULTS.md.
 
 fxtrace runs as in production: trace_manager + trace_kernel_provider daemons, `trace record
@@ -47,10 +48,13 @@ class NoStorm:
         pass
 
 
+STRESSORS = 1
+
+
 def storm(freq, seconds):
     if freq == 0:  # the tracer's fixed cost per trace, subtracted from the CPU per event
         return NoStorm()
-    return subprocess.Popen(['stress-ng', '--switch', '1', '--switch-freq', str(freq), '-t',
+    return subprocess.Popen(['stress-ng', '--switch', str(STRESSORS), '--switch-freq', str(freq), '-t',
                              str(seconds), '--quiet'], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
 
@@ -179,7 +183,11 @@ def main():
     ap.add_argument('--build', default='build-bench', help='build folder (default build-bench)')
     ap.add_argument('--seconds', type=float, help='trial length (default 5, --quick 2)')
     ap.add_argument('--buffer-kb', type=int, default=4096, help='ftrace buffer per CPU (4096)')
+    ap.add_argument('--stressors', type=int, default=1,
+                    help='stress-ng --switch instances (default 1; more for a bigger storm)')
     a = ap.parse_args()
+    global STRESSORS
+    STRESSORS = a.stressors
     if os.geteuid() != 0:
         sys.exit('kernel_bench: needs root (tracefs)')
     for tool in ('stress-ng', 'trace-cmd'):
