@@ -389,11 +389,19 @@ def part_daemon(tmp):
 
 
 def part_noroot(tmp):
+    global TRACE
     os.chmod(tmp, 0o777)
+    # the build folder may not be reachable by another uid (e.g. under /root): run copies
+    trace, pingpong = os.path.join(tmp, 'trace'), os.path.join(tmp, 'pingpong')
+    shutil.copy(TRACE, trace)
+    shutil.copy(PINGPONG, pingpong)
+    os.chmod(trace, 0o755)
+    os.chmod(pingpong, 0o755)
+    TRACE = trace
     out = os.path.join(tmp, 'noroot.fxt')
     env = dict(os.environ, TMPDIR=tmp, XDG_RUNTIME_DIR=tmp)
     env.pop('FXTRACE_SOCKET', None)
-    r = record('kernel:sched,pingpong', [PINGPONG, 'token', '10'], out, user=65534, env=env)
+    r = record('kernel:sched,pingpong', [pingpong, 'token', '10'], out, user=65534, env=env)
     print(r.stderr)
     check(r.returncode == 0, 'trace record as uid 65534 exited %d' % r.returncode)
     warnings = [l for l in r.stderr.split('\n') if 'kernel:sched needs root (tracefs)' in l]
@@ -402,7 +410,7 @@ def part_noroot(tmp):
     check(len(events(t, b'pingpong')) == 2, 'the user events are not recorded')
     check(not switches(t), 'kernel records without root?')
     # the exit status of the command is kept
-    r = record('kernel:sched,pingpong', [PINGPONG, 'bad-mode'], out, user=65534, env=env)
+    r = record('kernel:sched,pingpong', [pingpong, 'bad-mode'], out, user=65534, env=env)
     check(r.returncode == 2, 'exit status %d, not the command\'s 2' % r.returncode)
 
 
