@@ -249,7 +249,11 @@ def part_generic(tmp):
           'no format record for sys_enter_openat: %r' % [x[:80] for x in texts])
     check(any(x.startswith('category: kernel:sched\nname: sched_process_exec\n') for x in texts),
           'no format record for sched_process_exec')
-    dump_ok(out)
+    # libtrace-reader's generic argument decoding (trace dump) sees the same typed fields
+    text = dump_ok(out)
+    check(any('name="sys_enter_openat" thread=%d/%d args: "__syscall_nr"=int32:257 ' % (tid, tid)
+              in line and '"flags"=uint64:%d' % os.O_CLOEXEC in line for line in text.split('\n')),
+          'trace dump does not show the typed openat fields')
 
 
 def part_irq(tmp):
