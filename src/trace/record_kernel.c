@@ -13,6 +13,9 @@ static const char* first_kernel_category(const char** categories, size_t count) 
 
 #ifdef FXTRACE_HAVE_KERNEL
 
+#include <sys/stat.h>
+#include <tracefs.h>
+
 #include "kernel/kprovider.h"
 #include "kernel/ktracefs.h"
 #include "trace-provider/provider.h"
@@ -68,6 +71,17 @@ record_kernel_t* record_kernel__start(const char** categories, size_t count,
     return NULL;
   }
   kprovider__add_known_categories(k->provider);
+  /* a kernel:SYSTEM/EVENT the kernel does not have would record nothing, silently */
+  for (size_t i = 0; i < count; i++) {
+    const char* c = categories[i];
+    size_t n = strlen(c);
+    if (strncmp(c, "kernel:", 7) != 0 || !strchr(c + 7, '/') || (n && c[n - 1] == '*')) continue;
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/events/%s", tracefs_tracing_dir(), c + 7);
+    if (stat(path, &st) != 0)
+      fprintf(stderr, "trace record: warning: %s: the kernel has no tracefs event %s\n", c, c + 7);
+  }
   return k;
 }
 

@@ -254,6 +254,10 @@ def part_generic(tmp):
     check(any('name="sys_enter_openat" thread=%d/%d args: "__syscall_nr"=int32:257 ' % (tid, tid)
               in line and '"flags"=uint64:%d' % os.O_CLOEXEC in line for line in text.split('\n')),
           'trace dump does not show the typed openat fields')
+    # an event the kernel does not have: said, and the rest records
+    r = record('kernel:nosuch/event,pingpong', [PINGPONG, 'open', target], out)
+    check(r.returncode == 0 and 'kernel:nosuch/event: the kernel has no tracefs event' in r.stderr,
+          'no warning for an unknown kernel event: %s' % r.stderr)
 
 
 def part_irq(tmp):
