@@ -62,7 +62,8 @@ static volatile int spinning = 1;
 
 /* Keeps a CPU busy while the sleeper sleeps, so that the sleeper's switch-in
  * replaces a running thread, not the idle task: on some kernels (this
- * project's CI VM) switches out of the idle task are not always traced. */
+ * project's CI VM) most switches out of the idle task are not traced at all
+ * (docs/kernel-provider.md, Limits). */
 static void* spinner(void* arg) {
   (void)arg;
   prctl(PR_SET_NAME, "spinner");
