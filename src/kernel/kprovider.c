@@ -261,10 +261,9 @@ static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
   for (int cpu = 0; cpu < s->cpus; cpu++) {
     if (!s->tcpu[cpu]) continue;
     for (size_t i = 0; rounds == 0 || i < rounds; i++) {
-      /* Whole pages only while tracing (splice through a pipe): copying
-       * out partial pages while the kernel writes on them lost events now
-       * and then (a 10 ms sleeper's switch-in, 1 run in 25). The last partial
-       * page of each CPU comes with the flush at the end. */
+      /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
+       * does): fewer reads, and no copy of a page the kernel is still
+       * writing. The last partial page of each CPU comes with the flush. */
       int n = tracefs_cpu_buffered_read(s->tcpu[cpu], s->page, true);
       if (n <= 0 && flush) n = tracefs_cpu_flush(s->tcpu[cpu], s->page);
       if (n <= 0) break;
