@@ -18,21 +18,26 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   CC=clang CXX=clang++ cmake -S "$src" -B "$build" -DFXTRACE_FUZZ=ON \
     -DFXTRACE_TESTS=OFF -DFXTRACE_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" --target make_corpus fuzz_reader >/dev/null
+targets=(fuzz_reader)
+# the kernel page converter, when the build has libtracefs
+if grep -q '^TRACEFS_FOUND:INTERNAL=1' "$build/CMakeCache.txt"; then targets+=(fuzz_kernel_page); fi
+cmake --build "$build" --target make_corpus "${targets[@]}" >/dev/null
 
 out="$build/fuzz-out"
 mkdir -p "$out/seeds"
 "$build/fuzz/make_corpus" "$out/seeds"
 
 status=0
-for target in fuzz_reader; do
+for target in "${targets[@]}"; do
   corpus="$out/$target-corpus"
   artifacts="$out/$target-artifacts"
   mkdir -p "$corpus" "$artifacts"
   echo "== $target for ${seconds}s"
   # New inputs go to the first directory; the seeds are read only. -jobs
   # would split the time budget, so one process runs the whole time.
-  if ! "$build/fuzz/$target" "$corpus" "$out/seeds" \
+  seeds="$out/seeds"
+  [[ $target == fuzz_kernel_page ]] && seeds="$src/fuzz/kernel-seeds" # real captured pages
+  if ! "$build/fuzz/$target" "$corpus" "$seeds" \
       -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
       -max_len=65536 -artifact_prefix="$artifacts/" -print_final_stats=1 \
       >"$out/$target.log" 2>&1; then

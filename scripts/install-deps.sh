@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc g++ clang libclang-rt-dev pkg-config python3 libzstd-dev zlib1g-dev zstd gzip
-          scdoc man-db bsdextrautils systemd dpkg-dev file)
+          scdoc man-db bsdextrautils systemd dpkg-dev file libtracefs-dev libtraceevent-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -125,6 +125,7 @@ void engine__totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
     n++;
   }
   wr += engine__instance.engine_written;
+  dr += engine__instance.engine_dropped;
   pthread_mutex_unlock(&engine__instance.lock);
   *written = wr;
   *dropped = dr;
@@ -338,6 +339,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     ATOMIC_STORE(&h->num_records_dropped, 0);
     e->generation = ++e->generations;
     e->disposition = 0;
+    e->engine_dropped = 0;
     ATOMIC_STORE(&e->state, TRACE_STARTED);
     ATOMIC_STORE(&e->epoch, (e->generation << 24) | (sw & 0xffffff));
     ATOMIC_RELEASE(&trace_engine__generation, e->generation);
@@ -361,7 +363,26 @@ static void begin_stop_locked(int disposition) {
   wake_engine_thread();
 }
 
+/* See engine__set_stop_hook(). Set before tracing starts, never while a
+ * stop may run. */
+static void (*stop_hook)(void* arg);
+static void* stop_hook_arg;
+
+void engine__set_stop_hook(void (*hook)(void* arg), void* arg) {
+  stop_hook = hook;
+  stop_hook_arg = arg;
+}
+
+void engine__add_dropped(uint64_t count) {
+  pthread_mutex_lock(&engine__instance.lock);
+  engine__instance.engine_dropped += count;
+  pthread_mutex_unlock(&engine__instance.lock);
+}
+
 void trace_engine_stop(int disposition) {
+  /* The hook runs while records may still be written (state STARTED), on
+   * the stopping thread, outside the lock: it may write and wait. */
+  if (stop_hook && ATOMIC_LOAD(&engine__instance.state) == TRACE_STARTED) stop_hook(stop_hook_arg);
   pthread_mutex_lock(&engine__instance.lock);
   begin_stop_locked(disposition);
   pthread_mutex_unlock(&engine__instance.lock);

@@ -151,6 +151,7 @@ typedef struct engine {
   uint16_t writer_count;
   uint32_t prolonged;      /* atomic */
   uint64_t engine_written; /* records the engine wrote itself (lock) */
+  uint64_t engine_dropped; /* this trace: losses reported by engine__add_dropped (lock) */
   trace_koid_t pid;
 } engine_t;
 
@@ -184,6 +185,14 @@ void sites__forget(void);
 void engine__request_save(uint64_t switch_count);
 bool engine__wait_writers_quiet(bool bounded);
 void engine__totals(uint64_t* written, uint64_t* dropped, uint32_t* threads);
+/* hook(arg) is called by trace_engine_stop() on the stopping thread while the
+ * trace is still started (records can be written), before the stop begins;
+ * stops the engine makes itself (buffer full) do not call it. The kernel
+ * provider drains ftrace there (src/kernel). NULL removes it. */
+void engine__set_stop_hook(void (*hook)(void* arg), void* arg);
+/* Adds records lost outside the engine (ftrace overruns) to this trace's
+ * dropped count (header num_records_dropped). */
+void engine__add_dropped(uint64_t count);
 
 static inline void writer__count_written(trace_context_t* w) {
   ATOMIC_STORE(&w->records_written, w->records_written + 1);

@@ -9,6 +9,7 @@
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
 #include "trace/time_range.h"
+#include "trace/thread_names.h"
 #include "trace/timestamp.h"
 
 static const char kUsage[] =
@@ -180,6 +181,7 @@ static void dump_scheduling(FILE* out, const trace_record_t* r) {
     if (s->sched_type == 0)
       fprintf(out, " out-prio=%" PRIu32 " in-prio=%" PRIu32, s->outgoing_priority,
               s->incoming_priority);
+    thread_names__switch(out, r);
   }
   put_args(out, &s->args);
 }
@@ -267,6 +269,7 @@ static int dump(const char* path, trace_reader_t* reader, time_range_t* range) {
   trace_format_set_t* formats = trace_format_set_new();
   while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END && rc != TRACE_READ_ERROR) {
     if (rc == TRACE_READ_RECORD) {
+      thread_names__note(&record);
       if (!time_range__keep(range, &record)) continue;
       const trace_event_format_t* format = trace_format_set_find_event(formats, &record);
       if (format)
@@ -330,6 +333,7 @@ int cmd__dump(int argc, char** argv) {
   trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
   int rc = EXIT_FAILED;
   if (reader) rc = dump(argv[optind], reader, &range);
+  thread_names__free();
   trace_reader_close(reader);
   if (fd != STDIN_FILENO) close(fd);
   return rc;

@@ -28,6 +28,7 @@
 #include "trace/controller.h"
 #include "trace/json_events.h"
 #include "trace/local_manager.h"
+#include "trace/record_kernel.h"
 #include "trace/write_behind.h"
 
 extern char** environ;
@@ -42,6 +43,9 @@ static const char kUsage[] =
     "FXTRACE_SOCKET set so its provider finds the same manager) and recording ends\n"
     "when it exits; otherwise after --duration. Ctrl-C ends recording cleanly.\n"
     "With no manager running, trace runs one of its own for the recording.\n"
+    "kernel:* categories (kernel:sched, kernel:task, kernel:irq, kernel:SYSTEM/EVENT)\n"
+    "come from ftrace: as root, trace runs a kernel provider itself when none is\n"
+    "registered (docs/kernel-provider.md).\n"
     "\n"
     "Options:\n"
     "      --categories=LIST     comma-separated categories to record ('prefix*' works);\n"
@@ -621,6 +625,7 @@ typedef struct session {
   controller_t controller;
   bool connected;
   local_manager_t* local;
+  record_kernel_t* kernel; /* trace record's own kernel provider, if it runs one */
   char socket_path[128];
   int pipe[2];
   FILE* out;
@@ -858,8 +863,10 @@ static int record(const record_options_t* o) {
     return EXIT_FAILED;
   }
   set_handlers(on_signal);
-  if (connect_or_start_manager(&s) && open_output(&s) && start_archive_reader(&s) &&
-      initialize_and_start(&s)) {
+  bool connected = connect_or_start_manager(&s);
+  if (connected) /* registers before the trace is initialized, so it records from the start */
+    s.kernel = record_kernel__start(o->categories, o->category_count, s.socket_path, &s.controller);
+  if (connected && open_output(&s) && start_archive_reader(&s) && initialize_and_start(&s)) {
     traced = true;
     ok = true;
     if (o->command) {
@@ -890,6 +897,7 @@ static int record(const record_options_t* o) {
    * stopping an in-process manager closes whatever it holds: either way the
    * archive pipe reaches its end. */
   if (s.connected) controller__close(&s.controller);
+  record_kernel__stop(s.kernel);
   local_manager__stop(s.local);
   s.local = NULL;
   finish_archive(&s);

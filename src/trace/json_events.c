@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace/thread_names.h"
 #include "trace/timestamp.h"
 
 enum {
@@ -266,6 +267,7 @@ void json_converter__record(json_converter_t* c, const trace_record_t* r) {
       break;
     case 4:
       write_event(c, r);
+      json_systrace__instant(&c->systrace, r);
       break;
     case 5:
       if (trace_format_set_add_record(c->formats, r, NULL) == 0) c->omitted_blobs++;
@@ -274,10 +276,14 @@ void json_converter__record(json_converter_t* c, const trace_record_t* r) {
       c->omitted_objects++;
       break;
     case 7:
+      thread_names__note(r); /* the systrace lines name their tasks */
       write_kernel_object(c, r);
       break;
     case 8:
-      c->omitted_scheduling++;
+      if (r->scheduling.sched_type > 2)
+        c->omitted_scheduling++;
+      else
+        json_systrace__scheduling(&c->systrace, r);
       break;
     case 9:
       write_log(c, r);
@@ -295,7 +301,9 @@ void json_converter__end(json_converter_t* c) {
     write_overflow(c, &c->pending[0], c->last_ts_ns);
     c->pending[0] = c->pending[--c->num_pending];
   }
-  json__text(c->out, "\n]}\n");
+  json__text(c->out, "\n");
+  json_systrace__finish(&c->systrace, c->out);
+  json__text(c->out, "}\n");
   trace_format_set_free(c->formats);
   c->formats = NULL;
 }

@@ -307,10 +307,13 @@ def check_text_shape(jtext, fails):
     if not lines or lines[0] != head:
         fails.append('first line is %r, expected %r' % (lines[0][:80] if lines else '', head))
         return
-    if lines[-1] != ']}':
+    # kernel data: `],` then one line `"systemTraceEvents":"…"}` (json_systrace.c)
+    systrace = (len(lines) >= 3 and lines[-2] == '],' and
+                lines[-1].startswith('"systemTraceEvents":"') and lines[-1].endswith('"}'))
+    if lines[-1] != ']}' and not systrace:
         fails.append('last line is %r, expected "]}"' % lines[-1][:80])
         return
-    body = lines[1:-1]
+    body = lines[1:-2] if systrace else lines[1:-1]
     for i, ln in enumerate(body):
         s = ln[:-1] if (i < len(body) - 1 and ln.endswith(',')) else ln
         try:
@@ -351,7 +354,23 @@ def check(archive, jtext, require_conformance=False):
     except ValueError as e:
         return fails + ['JSON does not parse: %s' % e]
     check_text_shape(jtext, fails)
-    if not isinstance(doc, JObj) or doc.keys() != ['displayTimeUnit', 'traceEvents']:
+    n_sched = sum(1 for r in trace.records if r['kind'] == 'scheduling' and r['ok'])
+    if isinstance(doc, JObj) and doc.keys() == ['displayTimeUnit', 'traceEvents',
+                                                'systemTraceEvents']:
+        text = doc.get('systemTraceEvents')
+        if not isinstance(text, str):
+            return fails + ['systemTraceEvents must be a string (Perfetto rejects anything else)']
+        lines = [ln for ln in text.split('\n') if ln and not ln.startswith('#')]
+        n_lines = sum(1 for ln in lines if ': sched_switch: ' in ln or
+                      (': sched_waking: ' in ln and ') [' in ln))
+        if n_lines < n_sched:
+            fails.append('systemTraceEvents has %d scheduling lines for %d scheduling records'
+                         % (n_lines, n_sched))
+    elif n_sched:
+        fails.append('%d scheduling records but no systemTraceEvents string' % n_sched)
+    if not isinstance(doc, JObj) or doc.keys() not in (
+            ['displayTimeUnit', 'traceEvents'],
+            ['displayTimeUnit', 'traceEvents', 'systemTraceEvents']):
         return fails + ['top level must be {"displayTimeUnit":…,"traceEvents":[…]}, got keys %s'
                         % (doc.keys() if isinstance(doc, JObj) else type(doc).__name__)]
     if doc.get('displayTimeUnit') != 'ns':

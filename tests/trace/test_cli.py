@@ -303,7 +303,8 @@ def test_sample(repeat):
     # the records JSON cannot hold are counted and named in one closing line on stderr
     n_blob = sum(1 for r in trace.records if r['kind'] in ('blob', 'large_blob'))
     n_obj = sum(1 for r in trace.records if r['kind'] == 'userspace_object')
-    n_sched = sum(1 for r in trace.records if r['kind'] == 'scheduling')
+    # scheduling records go to the systemTraceEvents string (json_systrace.c): none left out
+    n_sched = 0
     lines = [ln for ln in err.split('\n') if re.search(r'\bblob', ln)]
     ok = len(lines) == 1
     if ok:

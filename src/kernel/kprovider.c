@@ -1,0 +1,472 @@
+/* The kernel provider's session: one per trace start (see kprovider.h).
+ *
+ * Threads: the engine thread runs the observer (start: tracefs instance,
+ * events, the reader thread; stopping: teardown); the reader thread reads
+ * every CPU's trace_pipe_raw and writes the records; trace_engine_stop()'s
+ * caller runs the stop hook, which turns ftrace off and has the reader drain
+ * what is left while records can still be written, then counts the kernel's
+ * losses. A mutex orders the three. */
+#include "kernel/kprovider.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <event-parse.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#include "engine/engine_internal.h"
+#include "kernel/kconvert.h"
+#include "kernel/kevents.h"
+#include "kernel/ktracefs.h"
+#include "kernel/kwrite.h"
+#include "trace-engine/context.h"
+#include "trace-engine/instrumentation.h"
+
+enum { READ_INTERVAL_MS = 20, PAGES_PER_ROUND = 64 };
+#define DEFAULT_BUFFER_KB 4096 /* per CPU; FXTRACE_KERNEL_BUFFER_KB overrides */
+
+static size_t buffer_kb(void) {
+  const char* text = getenv("FXTRACE_KERNEL_BUFFER_KB");
+  char* end = NULL;
+  unsigned long long v = text && *text ? strtoull(text, &end, 10) : 0;
+  if (!text || !*text || *end != '\0' || v < 4 || v > (1ull << 22)) return DEFAULT_BUFFER_KB;
+  return (size_t)v;
+}
+
+typedef struct ksession {
+  struct tracefs_instance* instance;
+  kev_table_t table;
+  kconv_t conv;
+  kwriter_t writer;
+  int cpus;
+  struct tracefs_cpu** tcpu;
+  void* page;
+  pthread_t thread;
+  bool thread_running;
+  int wake_fd;
+  atomic_int command; /* 0 run, 1 drain and exit, 2 exit */
+  pthread_mutex_t ready_lock;
+  pthread_cond_t ready_cond;
+  bool ready;
+} ksession_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static ksession_t* current;
+static bool installed;
+
+bool kprovider__is_kernel_category(const char* category) {
+  return category && strncmp(category, "kernel:", 7) == 0 && category[7] != '\0';
+}
+
+void kprovider__add_known_categories(trace_provider_t* provider) {
+  trace_provider_add_known_category(
+      provider, "kernel:sched",
+      "Linux scheduler (ftrace sched_switch, sched_waking/wakeup): context switches on every "
+      "CPU, thread wakeups");
+  trace_provider_add_known_category(
+      provider, "kernel:task",
+      "Linux task life cycle (sched_process_fork/exec/exit, task_rename): process and thread "
+      "names");
+  trace_provider_add_known_category(
+      provider, "kernel:irq",
+      "Linux hard IRQs and softirqs (irq_handler_entry/exit, softirq_entry/exit) as slices, one "
+      "track per CPU");
+  trace_provider_add_known_category(
+      provider, "kernel:SYSTEM/EVENT",
+      "any tracefs event (e.g. kernel:block/block_rq_issue, kernel:syscalls/sys_enter_openat, "
+      "kernel:block/*), its fields as typed arguments");
+}
+
+/* ---- building the event table ---- */
+
+typedef struct wanted {
+  const char* system;
+  const char* event;
+  kev_kind_t kind;
+} wanted_t;
+
+static const wanted_t kSchedEvents[] = {
+    {"sched", "sched_switch", KEV_SWITCH},
+    {"sched", "sched_waking", KEV_WAKEUP},
+    {"sched", "sched_wakeup_new", KEV_WAKEUP},
+};
+static const wanted_t kTaskEvents[] = {
+    {"sched", "sched_process_fork", KEV_FORK},
+    {"sched", "sched_process_exec", KEV_EXEC},
+    {"sched", "sched_process_exit", KEV_EXIT},
+    {"task", "task_rename", KEV_RENAME},
+};
+static const wanted_t kIrqEvents[] = {
+    {"irq", "irq_handler_entry", KEV_IRQ_ENTRY},
+    {"irq", "irq_handler_exit", KEV_IRQ_EXIT},
+    {"irq", "softirq_entry", KEV_SOFTIRQ_ENTRY},
+    {"irq", "softirq_exit", KEV_SOFTIRQ_EXIT},
+};
+
+typedef struct name_list {
+  char** items;
+  size_t count;
+} name_list_t;
+
+static void list_add(name_list_t* l, const char* a, const char* b) {
+  char* s = NULL;
+  if (asprintf(&s, "%s%s%s", a, b ? "/" : "", b ? b : "") < 0) return;
+  for (size_t i = 0; i < l->count; i++)
+    if (strcmp(l->items[i], s) == 0) {
+      free(s);
+      return;
+    }
+  char** grown = realloc(l->items, (l->count + 1) * sizeof(*grown));
+  if (!grown) {
+    free(s);
+    return;
+  }
+  l->items = grown;
+  l->items[l->count++] = s;
+}
+
+static void list_free(name_list_t* l) {
+  for (size_t i = 0; i < l->count; i++) free(l->items[i]);
+  free(l->items);
+  memset(l, 0, sizeof(*l));
+}
+
+static bool enabled(trace_context_t* ctx, const char* category) {
+  return trace_context_is_category_enabled(ctx, category);
+}
+
+/* The generic events the category set names: kernel:SYSTEM/EVENT, or a
+ * pattern covering a whole system (kernel:SYSTEM/ *). A pattern that covers
+ * every kernel event ("*", "kernel:*", an empty set) enables none of them:
+ * thousands of events are never what such a set means. */
+static void generic_events(trace_context_t* ctx, const char* tracing_dir, name_list_t* out) {
+  if (enabled(ctx, "kernel:\x01/\x01")) return;
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/events", tracing_dir);
+  DIR* d = opendir(path);
+  if (!d) return;
+  struct dirent* se;
+  while ((se = readdir(d)) != NULL) {
+    if (se->d_name[0] == '.' || se->d_type != DT_DIR) continue;
+    char category[600];
+    snprintf(category, sizeof(category), "kernel:%s/\x01", se->d_name);
+    bool whole = enabled(ctx, category);
+    snprintf(path, sizeof(path), "%s/events/%s", tracing_dir, se->d_name);
+    DIR* sd = opendir(path);
+    if (!sd) continue;
+    struct dirent* ee;
+    while ((ee = readdir(sd)) != NULL) {
+      if (ee->d_name[0] == '.' || ee->d_type != DT_DIR) continue;
+      snprintf(category, sizeof(category), "kernel:%s/%s", se->d_name, ee->d_name);
+      if (whole || enabled(ctx, category)) list_add(out, se->d_name, ee->d_name);
+    }
+    closedir(sd);
+  }
+  closedir(d);
+}
+
+/* Parses events/SYSTEM/EVENT/format ("SYSTEM/EVENT") into tep; an event
+ * the kernel lacks is left out (kev_table__add then reports it). */
+static void parse_format(struct tep_handle* tep, const char* tracing_dir, const char* name) {
+  char system[256], path[1024];
+  snprintf(system, sizeof(system), "%s", name);
+  char* slash = strchr(system, '/');
+  if (!slash) return;
+  *slash = '\0';
+  snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracing_dir, system, slash + 1);
+  FILE* f = fopen(path, "re");
+  if (!f) return;
+  char* text = malloc(65536);
+  size_t n = text ? fread(text, 1, 65535, f) : 0;
+  fclose(f);
+  if (n > 0) tep_parse_event(tep, text, n, system);
+  free(text);
+}
+
+/* Builds the table for the enabled categories; false with a message when
+ * nothing could be set up. An empty table (no kernel category) is true. */
+static bool build_table(ksession_t* s, const char* tracing_dir, char* error, size_t error_size) {
+  trace_context_t* ctx = trace_acquire_context();
+  if (!ctx) {
+    snprintf(error, error_size, "the trace stopped");
+    return false;
+  }
+  bool sched = enabled(ctx, "kernel:sched"), task = enabled(ctx, "kernel:task"),
+       irq = enabled(ctx, "kernel:irq");
+  name_list_t generic = {0}, events = {0};
+  generic_events(ctx, tracing_dir, &generic);
+  trace_release_context(ctx);
+
+  /* The formats of exactly the events used, parsed from their tracefs
+   * files (tracefs_local_events() would also parse /proc/kallsyms: half a
+   * second of CPU per trace start, seconds under sanitizers). */
+  for (size_t i = 0; sched && i < sizeof(kSchedEvents) / sizeof(kSchedEvents[0]); i++)
+    list_add(&events, kSchedEvents[i].system, kSchedEvents[i].event);
+  for (size_t i = 0; task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
+    list_add(&events, kTaskEvents[i].system, kTaskEvents[i].event);
+  for (size_t i = 0; irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
+    list_add(&events, kIrqEvents[i].system, kIrqEvents[i].event);
+  for (size_t i = 0; i < generic.count; i++) list_add(&events, generic.items[i], NULL);
+  bool ok = true;
+  struct tep_handle* tep = events.count > 0 ? tep_alloc() : NULL;
+  kev_table__init(&s->table, tep);
+  if (events.count > 0 && !tep) {
+    snprintf(error, error_size, "out of memory");
+    ok = false;
+  }
+  for (size_t i = 0; ok && i < events.count; i++) parse_format(tep, tracing_dir, events.items[i]);
+  /* kernel:sched wins over the generic form of its own events */
+  for (size_t i = 0; ok && sched && i < sizeof(kSchedEvents) / sizeof(kSchedEvents[0]); i++)
+    kev_table__add(&s->table, kSchedEvents[i].system, kSchedEvents[i].event, kSchedEvents[i].kind,
+                   "kernel:sched");
+  for (size_t i = 0; ok && task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
+    kev_table__add(&s->table, kTaskEvents[i].system, kTaskEvents[i].event, kTaskEvents[i].kind,
+                   "kernel:task");
+  for (size_t i = 0; ok && irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
+    kev_table__add(&s->table, kIrqEvents[i].system, kIrqEvents[i].event, kIrqEvents[i].kind,
+                   "kernel:irq");
+  for (size_t i = 0; ok && i < generic.count; i++) {
+    char sys[256];
+    snprintf(sys, sizeof(sys), "%s", generic.items[i]);
+    char* slash = strchr(sys, '/');
+    if (!slash) continue;
+    *slash = '\0';
+    if (!kev_table__add(&s->table, sys, slash + 1, KEV_GENERIC, NULL))
+      fprintf(stderr, "fxtrace: kernel provider: no format for kernel:%s/%s, not recorded\n", sys,
+              slash + 1);
+  }
+  if (ok && kev_table__finish(&s->table) != 0) {
+    snprintf(error, error_size, "unusable kernel event formats");
+    ok = false;
+  }
+  list_free(&generic);
+  list_free(&events);
+  return ok;
+}
+
+/* ---- reading ---- */
+
+/* Reads and converts what each CPU has (at most `rounds` pages per CPU, 0 =
+ * until empty); flush: also the last partial pages. Returns pages read. */
+static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
+  size_t pages = 0;
+  for (int cpu = 0; cpu < s->cpus; cpu++) {
+    if (!s->tcpu[cpu]) continue;
+    for (size_t i = 0; rounds == 0 || i < rounds; i++) {
+      /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
+       * does): fewer reads, and no copy of a page the kernel is still
+       * writing. The last partial page of each CPU comes with the flush. */
+      int n = tracefs_cpu_buffered_read(s->tcpu[cpu], s->page, true);
+      if (n <= 0 && flush) n = tracefs_cpu_flush(s->tcpu[cpu], s->page);
+      if (n <= 0) break;
+      if (kwriter__begin(&s->writer)) {
+        kconv__page(&s->conv, &s->table, (uint32_t)cpu, s->page, (size_t)n, kwriter__event,
+                    &s->writer);
+      }
+      kwriter__end(&s->writer);
+      pages++;
+    }
+  }
+  return pages;
+}
+
+static void* reader_main(void* arg) {
+  ksession_t* s = arg;
+  /* names and formats first, from this thread (oneshot keeps a thread's
+   * definitions before its uses) */
+  if (kwriter__begin(&s->writer)) {
+    kwriter__snapshot(&s->writer);
+    kwriter__formats(&s->writer, tracefs_tracing_dir());
+  }
+  kwriter__end(&s->writer);
+  pthread_mutex_lock(&s->ready_lock);
+  s->ready = true;
+  pthread_cond_broadcast(&s->ready_cond);
+  pthread_mutex_unlock(&s->ready_lock);
+  for (;;) {
+    int command = atomic_load(&s->command);
+    if (command == 1) {
+      read_cpus(s, 0, true);
+      break;
+    }
+    if (command == 2) break;
+    if (read_cpus(s, PAGES_PER_ROUND, false) > 0) continue;
+    struct pollfd p = {s->wake_fd, POLLIN, 0};
+    poll(&p, 1, READ_INTERVAL_MS);
+  }
+  return NULL;
+}
+
+/* ---- session life cycle ---- */
+
+static void session_free(ksession_t* s) {
+  if (!s) return;
+  if (s->thread_running) {
+    int expected = 0;
+    atomic_compare_exchange_strong(&s->command, &expected, 2);
+    uint64_t one = 1;
+    if (write(s->wake_fd, &one, sizeof(one)) < 0) { /* the poll times out anyway */
+    }
+    pthread_join(s->thread, NULL);
+  }
+  if (s->instance) ktracefs__set_on(s->instance, false);
+  if (getenv("FXTRACE_KERNEL_DEBUG") && s->instance)
+    for (int cpu = 0; cpu < s->cpus; cpu++) {
+      char file[64];
+      snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+      char* text = tracefs_instance_file_read(s->instance, file, NULL);
+      if (text) fprintf(stderr, "cpu%d: %s", cpu, text);
+      free(text);
+    }
+  if (getenv("FXTRACE_KERNEL_DEBUG"))
+    fprintf(stderr,
+            "fxtrace: kernel provider: %llu pages, %llu events, %llu unknown, %llu damaged "
+            "pages, %llu missed, %llu records written\n",
+            (unsigned long long)s->conv.pages, (unsigned long long)s->conv.events,
+            (unsigned long long)s->conv.unknown, (unsigned long long)s->conv.damaged_pages,
+            (unsigned long long)s->conv.missed, (unsigned long long)s->writer.written);
+  for (int cpu = 0; s->tcpu && cpu < s->cpus; cpu++)
+    if (s->tcpu[cpu]) tracefs_cpu_close(s->tcpu[cpu]);
+  free(s->tcpu);
+  free(s->page);
+  ktracefs__destroy(s->instance);
+  kwriter__free(&s->writer);
+  kconv__free(&s->conv);
+  kev_table__free(&s->table);
+  if (s->wake_fd >= 0) close(s->wake_fd);
+  pthread_mutex_destroy(&s->ready_lock);
+  pthread_cond_destroy(&s->ready_cond);
+  free(s);
+}
+
+static ksession_t* session_start(void) {
+  char error[256] = "";
+  ksession_t* s = calloc(1, sizeof(*s));
+  if (!s) return NULL;
+  s->wake_fd = -1;
+  pthread_mutex_init(&s->ready_lock, NULL);
+  pthread_cond_init(&s->ready_cond, NULL);
+  int status = ktracefs__ensure_mounted();
+  const char* dir = tracefs_tracing_dir();
+  if (status != 0 || !dir) {
+    snprintf(error, sizeof(error), "no tracefs (%s)", strerror(status ? -status : ENOENT));
+    goto fail;
+  }
+  if (!build_table(s, dir, error, sizeof(error))) goto fail;
+  if (s->table.count == 0) { /* no kernel category in this trace */
+    session_free(s);
+    return NULL;
+  }
+  ktracefs__remove_stale();
+  const char* clock = ktracefs__clock_for_engine();
+  s->instance = ktracefs__create(clock, buffer_kb(), error, sizeof(error));
+  if (!s->instance) goto fail;
+  for (size_t i = 0; i < s->table.count; i++) {
+    const kev_desc_t* d = &s->table.descs[i];
+    if (ktracefs__enable(s->instance, d->event->system, d->event->name) != 0)
+      fprintf(stderr, "fxtrace: kernel provider: cannot enable %s/%s\n", d->event->system,
+              d->event->name);
+  }
+  s->cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+  if (s->cpus < 1) s->cpus = 1;
+  s->tcpu = calloc((size_t)s->cpus, sizeof(*s->tcpu));
+  if (!s->tcpu) goto fail;
+  int page_size = 0;
+  for (int cpu = 0; cpu < s->cpus; cpu++) {
+    s->tcpu[cpu] = tracefs_cpu_open(s->instance, cpu, true);
+    if (s->tcpu[cpu] && page_size == 0) page_size = tracefs_cpu_read_size(s->tcpu[cpu]);
+  }
+  if (page_size <= 0) {
+    snprintf(error, sizeof(error), "cannot open the per-CPU ftrace buffers");
+    goto fail;
+  }
+  s->page = malloc((size_t)page_size);
+  if (!s->page || kconv__init(&s->conv, (size_t)page_size) != 0 ||
+      kwriter__init(&s->writer, &s->table, strcmp(clock, "x86-tsc") == 0, (uint32_t)s->cpus) != 0) {
+    snprintf(error, sizeof(error), "out of memory");
+    goto fail;
+  }
+  s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int err = s->wake_fd < 0 ? errno : pthread_create(&s->thread, NULL, reader_main, s);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (err != 0) {
+    snprintf(error, sizeof(error), "cannot start the reader thread: %s", strerror(err));
+    goto fail;
+  }
+  s->thread_running = true;
+  pthread_mutex_lock(&s->ready_lock);
+  while (!s->ready) pthread_cond_wait(&s->ready_cond, &s->ready_lock);
+  pthread_mutex_unlock(&s->ready_lock);
+  if (ktracefs__set_on(s->instance, true) != 0) {
+    snprintf(error, sizeof(error), "cannot turn tracing on");
+    goto fail;
+  }
+  return s;
+fail:
+  fprintf(stderr, "fxtrace: kernel provider: %s; no kernel events recorded\n", error);
+  session_free(s);
+  return NULL;
+}
+
+/* The stop hook: ftrace off, drain while records can still be written,
+ * count the kernel's losses. */
+static void drain(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&lock);
+  ksession_t* s = current;
+  if (s && s->thread_running) {
+    ktracefs__set_on(s->instance, false);
+    atomic_store(&s->command, 1);
+    uint64_t one = 1;
+    if (write(s->wake_fd, &one, sizeof(one)) < 0) { /* the poll times out anyway */
+    }
+    pthread_join(s->thread, NULL);
+    s->thread_running = false;
+    uint64_t lost = ktracefs__lost_events(s->instance, s->cpus);
+    if (lost > 0) engine__add_dropped(lost);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+static void observe(trace_state_t state, void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&lock);
+  if (state == TRACE_STARTED && !current) {
+    current = session_start();
+  } else if (state != TRACE_STARTED && current) {
+    session_free(current);
+    current = NULL;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+int kprovider__install(void) {
+  if (installed) return 0;
+  int status = trace_register_observer_callback(observe, NULL);
+  if (status != 0) return status;
+  engine__set_stop_hook(drain, NULL);
+  installed = true;
+  return 0;
+}
+
+void kprovider__uninstall(void) {
+  if (!installed) return;
+  engine__set_stop_hook(NULL, NULL);
+  trace_unregister_observer_callback(observe, NULL);
+  pthread_mutex_lock(&lock);
+  session_free(current);
+  current = NULL;
+  pthread_mutex_unlock(&lock);
+  installed = false;
+}

@@ -1,0 +1,39 @@
+/* Not part of the public API: what the kernel provider knows of the system's
+ * threads during one trace: tid -> process (tgid), and whether a thread or
+ * process kernel-object record has been written. Used by one thread at a time. */
+#ifndef FXTRACE_KERNEL_KTHREADS_H_
+#define FXTRACE_KERNEL_KTHREADS_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { KTHREAD_NAMED = 1, KPROCESS_NAMED = 2 };
+
+typedef struct kthread_entry {
+  uint32_t tid; /* 0: free slot */
+  uint32_t tgid;
+  uint32_t flags;
+} kthread_entry_t;
+
+typedef struct kthreads {
+  kthread_entry_t* slots;
+  size_t capacity; /* a power of two */
+  size_t used;
+} kthreads_t;
+
+void kthreads__free(kthreads_t* t);
+void kthreads__clear(kthreads_t* t);
+
+/* The entry of tid (tid != 0), created with tgid 0 and no flags when new;
+ * NULL only when out of memory. */
+kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid);
+
+/* The process of tid: known, else from /proc/TID/status, else tid itself
+ * (a thread gone already); remembered. */
+uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid);
+
+/* Reads /proc/PID/comm (or /proc/PID/task/TID/comm) into name; false if gone. */
+bool kthreads__read_comm(uint32_t pid, uint32_t tid, char* name, size_t size);
+
+#endif /* FXTRACE_KERNEL_KTHREADS_H_ */

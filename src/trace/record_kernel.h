@@ -1,0 +1,26 @@
+/* Not part of the public API: `trace record`'s own kernel provider. When the
+ * categories ask for kernel:* and no kernel provider is registered with the
+ * manager, trace record runs one in its own process (the engine and
+ * src/kernel on threads of their own, registered with the manager as
+ * trace_kernel_provider) for the length of the recording. Without root or
+ * tracefs it prints a one-line warning and the rest records as usual. */
+#ifndef FXTRACE_TRACE_RECORD_KERNEL_H_
+#define FXTRACE_TRACE_RECORD_KERNEL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trace/controller.h"
+
+typedef struct record_kernel record_kernel_t;
+
+/* Call once the manager answers on socket_path and before the trace is
+ * initialized. Returns the running provider, or NULL (none needed, or not
+ * possible: a warning was printed then). */
+record_kernel_t* record_kernel__start(const char** categories, size_t count,
+                                      const char* socket_path, controller_t* controller);
+
+/* After the trace has been terminated; NULL is ignored. */
+void record_kernel__stop(record_kernel_t* k);
+
+#endif /* FXTRACE_TRACE_RECORD_KERNEL_H_ */
