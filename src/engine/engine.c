@@ -376,6 +376,10 @@ void engine__set_stop_hook(void (*hook)(void* arg), void* arg) {
 void engine__add_dropped(uint64_t count) {
   pthread_mutex_lock(&engine__instance.lock);
   engine__instance.engine_dropped += count;
+  /* the header's count is live (writer__count_dropped): the manager reads
+   * it even if this process dies before the stop */
+  if (engine__instance.header)
+    __atomic_fetch_add(&engine__instance.header->num_records_dropped, count, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&engine__instance.lock);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tracefs.h>
 
 void kthreads__free(kthreads_t* t) {
   free(t->slots);
@@ -46,10 +47,33 @@ kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid) {
   return &t->slots[j];
 }
 
+/* The kernel's own pid -> tgid map (tracefs saved_tgids, "PID TGID" lines),
+ * kept for the tasks of an instance with the record-tgid option: it still
+ * knows a thread that has exited. 0 when it does not know tid. */
+static uint32_t saved_tgid(uint32_t tid) {
+  const char* dir = tracefs_tracing_dir();
+  if (!dir) return 0;
+  char path[512], line[64];
+  snprintf(path, sizeof(path), "%s/saved_tgids", dir);
+  FILE* f = fopen(path, "re");
+  if (!f) return 0;
+  uint32_t tgid = 0;
+  while (fgets(line, sizeof(line), f)) {
+    unsigned long pid, group;
+    if (sscanf(line, "%lu %lu", &pid, &group) == 2 && pid == tid && group > 0 &&
+        group <= UINT32_MAX) {
+      tgid = (uint32_t)group;
+      break;
+    }
+  }
+  fclose(f);
+  return tgid;
+}
+
 uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
   kthread_entry_t* e = kthreads__get(t, tid);
   if (e && e->tgid) return e->tgid;
-  uint32_t tgid = tid;
+  uint32_t tgid = 0;
   char path[64], line[128];
   snprintf(path, sizeof(path), "/proc/%u/status", tid);
   FILE* f = fopen(path, "re");
@@ -62,6 +86,8 @@ uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
       }
     fclose(f);
   }
+  if (tgid == 0) tgid = saved_tgid(tid); /* gone already */
+  if (tgid == 0) tgid = tid;
   if (e) e->tgid = tgid;
   return tgid;
 }

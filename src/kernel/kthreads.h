@@ -29,8 +29,9 @@ void kthreads__clear(kthreads_t* t);
  * NULL only when out of memory. */
 kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid);
 
-/* The process of tid: known, else from /proc/TID/status, else tid itself
- * (a thread gone already); remembered. */
+/* The process of tid: known, else from /proc/TID/status, else from the
+ * kernel's saved_tgids (a thread gone already, when the instance records
+ * tgids), else tid itself; remembered. */
 uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid);
 
 /* Reads /proc/PID/comm (or /proc/PID/task/TID/comm) into name; false if gone. */

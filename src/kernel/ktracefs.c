@@ -100,6 +100,10 @@ struct tracefs_instance* ktracefs__create(const char* clock, size_t buffer_kb, c
     ktracefs__destroy(inst);
     return NULL;
   }
+  /* The kernel then keeps every traced task's process id in saved_tgids, so
+   * a thread that has exited before its records are converted still gets
+   * its process (kthreads__tgid). Best effort: without it, /proc decides. */
+  tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID);
   if (buffer_kb > 0 && tracefs_instance_set_buffer_size(inst, buffer_kb, -1) != 0) {
     snprintf(error, error_size, "cannot set the tracefs buffer size to %zu KiB", buffer_kb);
     ktracefs__destroy(inst);

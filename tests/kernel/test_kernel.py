@@ -24,6 +24,7 @@ Exit 77 (skip) only when tracefs is unavailable or we are not root.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -166,13 +167,23 @@ def part_token(tmp):
     if isinstance(systrace, str):
         lines = systrace.split('\n')
         check(lines[0] == '# tracer: nop', 'systrace header %r' % lines[0])
-        ping_out = [l for l in lines if ': sched_switch: prev_comm=ping prev_pid=%d ' % ping in l]
-        check(len(ping_out) >= 500 and all(l.startswith('ping-%d (%d) [' % (ping, ping))
+        # The per-CPU ring buffers are converted page by page, so a rename read from one CPU's
+        # page can reach the archive after events of another CPU: a streaming converter names
+        # a thread as it knows it at that point (docs/kernel-provider.md, Limits). So: every
+        # switch out of ping is a line (under whichever name it then had), and its names and
+        # pong's wakeups appear.
+        ping_out = [l for l in lines if re.search(r': sched_switch: prev_comm=\S+ prev_pid=%d ' % ping, l)]
+        check(len(ping_out) >= 500 and all(re.match(r'\S+-%d \(%d\) \[' % (ping, ping), l)
                                           for l in ping_out),
               'systrace: %d switches out of ping' % len(ping_out))
-        check(any(': sched_waking: comm=pong pid=%d ' % pong in l for l in lines),
+        check(any(': sched_switch: prev_comm=ping prev_pid=%d ' % ping in l for l in lines),
+              'systrace: no switch names ping')
+        check(any(re.search(r': sched_wak(ing|eup): comm=\S+ pid=%d ' % pong, l) for l in lines),
               'systrace: no wakeup of pong')
-    check(' out-name="ping" out-state=blocked' in text and ' in-name="pong"' in text,
+        check(any('comm=pong pid=%d ' % pong in l or 'prev_comm=pong prev_pid=%d ' % pong in l
+                  for l in lines), 'systrace: pong is never named')
+    check(' out-name="ping" out-state=blocked' in text and
+          (' in-name="pong"' in text or ' out-name="pong"' in text),
           'trace dump does not name ping and pong in the switches')
 
 
@@ -249,11 +260,13 @@ def part_generic(tmp):
           'no format record for sys_enter_openat: %r' % [x[:80] for x in texts])
     check(any(x.startswith('category: kernel:sched\nname: sched_process_exec\n') for x in texts),
           'no format record for sched_process_exec')
-    # libtrace-reader's generic argument decoding (trace dump) sees the same typed fields
+    # trace dump renders the event through the kernel's own print format, from the typed
+    # fields and the format record (docs/event-formats.md)
     text = dump_ok(out)
-    check(any('name="sys_enter_openat" thread=%d/%d args: "__syscall_nr"=int32:257 ' % (tid, tid)
-              in line and '"flags"=uint64:%d' % os.O_CLOEXEC in line for line in text.split('\n')),
-          'trace dump does not show the typed openat fields')
+    check(any('name="sys_enter_openat" thread=%d/%d sys_enter_openat: dfd: 0xffffff9c, filename: 0x'
+              % (tid, tid) in line and 'flags: 0x%08x, mode: ' % os.O_CLOEXEC in line
+              for line in text.split('\n')),
+          'trace dump does not render the typed openat fields through the print format')
     # an event the kernel does not have: said, and the rest records
     r = record('kernel:nosuch/event,pingpong', [PINGPONG, 'open', target], out)
     check(r.returncode == 0 and 'kernel:nosuch/event: the kernel has no tracefs event' in r.stderr,
