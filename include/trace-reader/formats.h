@@ -80,6 +80,11 @@ TRACE_READER_EXPORT const trace_event_format_t* trace_format_set_find(
 TRACE_READER_EXPORT const trace_event_format_t* trace_format_set_find_event(
     const trace_format_set_t* set, const trace_record_t* record);
 
+/* The size in bytes of one element of an array field (fixed or __data_loc),
+ * from its element type ("char" 1, "int" 4, "u64" 8, "size_t" 8, ...); 0 for
+ * a type it does not know. Never-fail, thread-safe. */
+TRACE_READER_EXPORT unsigned trace_format_field_element_size(const trace_format_field_t* field);
+
 /* The field named `name` (length bytes), or NULL. */
 TRACE_READER_EXPORT const trace_format_field_t* trace_event_format_field(
     const trace_event_format_t* format, const char* name, size_t length);

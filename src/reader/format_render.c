@@ -553,46 +553,6 @@ static bool render_print_fmt(const ctx_t* c, out_t* o) {
 
 /* ---- the fallback ---- */
 
-static unsigned element_size(const char* type) {
-  static const struct {
-    const char* name;
-    unsigned size;
-  } kTypes[] = {{"char", 1},
-                {"signed char", 1},
-                {"unsigned char", 1},
-                {"u8", 1},
-                {"s8", 1},
-                {"uint8_t", 1},
-                {"int8_t", 1},
-                {"bool", 1},
-                {"short", 2},
-                {"unsigned short", 2},
-                {"u16", 2},
-                {"s16", 2},
-                {"uint16_t", 2},
-                {"int16_t", 2},
-                {"int", 4},
-                {"unsigned int", 4},
-                {"unsigned", 4},
-                {"u32", 4},
-                {"s32", 4},
-                {"uint32_t", 4},
-                {"int32_t", 4},
-                {"long", 8},
-                {"unsigned long", 8},
-                {"long long", 8},
-                {"unsigned long long", 8},
-                {"u64", 8},
-                {"s64", 8},
-                {"uint64_t", 8},
-                {"int64_t", 8},
-                {"size_t", 8},
-                {"pid_t", 4}};
-  for (size_t i = 0; i < sizeof(kTypes) / sizeof(kTypes[0]); i++)
-    if (strcmp(type, kTypes[i].name) == 0) return kTypes[i].size;
-  return 0;
-}
-
 void trace_format_value(const trace_format_field_t* field, const trace_reader_arg_t* a,
                         char* out_buf, size_t cap) {
   out_t o = {out_buf, cap, 0};
@@ -630,7 +590,7 @@ void trace_format_value(const trace_format_field_t* field, const trace_reader_ar
     put(&o, v.s, len);
     return;
   }
-  unsigned es = element_size(field->type);
+  unsigned es = trace_format_field_element_size(field);
   bool is_signed = field->is_signed;
   put(&o, "{", 1);
   if (es == 0 || v.n % es) {

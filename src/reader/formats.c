@@ -349,3 +349,45 @@ int trace_format_set_add_record(trace_format_set_t* set, const trace_record_t* r
   }
   return rc;
 }
+
+/* Bytes of the element types arrays use in practice (formats.h). */
+unsigned trace_format_field_element_size(const trace_format_field_t* field) {  // never-fail
+  const char* type = field->type;
+  static const struct {
+    const char* name;
+    unsigned size;
+  } kTypes[] = {{"char", 1},
+                {"signed char", 1},
+                {"unsigned char", 1},
+                {"u8", 1},
+                {"s8", 1},
+                {"uint8_t", 1},
+                {"int8_t", 1},
+                {"bool", 1},
+                {"short", 2},
+                {"unsigned short", 2},
+                {"u16", 2},
+                {"s16", 2},
+                {"uint16_t", 2},
+                {"int16_t", 2},
+                {"int", 4},
+                {"unsigned int", 4},
+                {"unsigned", 4},
+                {"u32", 4},
+                {"s32", 4},
+                {"uint32_t", 4},
+                {"int32_t", 4},
+                {"long", 8},
+                {"unsigned long", 8},
+                {"long long", 8},
+                {"unsigned long long", 8},
+                {"u64", 8},
+                {"s64", 8},
+                {"uint64_t", 8},
+                {"int64_t", 8},
+                {"size_t", 8},
+                {"pid_t", 4}};
+  for (size_t i = 0; i < sizeof(kTypes) / sizeof(kTypes[0]); i++)
+    if (strcmp(type, kTypes[i].name) == 0) return kTypes[i].size;
+  return 0;
+}
