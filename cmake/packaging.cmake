@@ -22,11 +22,15 @@ set(CPACK_PACKAGE_VENDOR "fxtrace")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "Fuchsia tracing system for Linux: instrumentation, trace manager, trace client")
+set(kernel_provider "")
+if(TARGET trace_kernel_provider)
+  set(kernel_provider "the kernel trace provider (ftrace events, with its systemd unit), ")
+endif()
 set(CPACK_PACKAGE_DESCRIPTION
-    "fxtrace records traces in the Fuchsia Trace Format (FXT): instrumentation macros and the \
-libfxtrace engine for C and C++ programs, the trace_manager daemon (with systemd socket \
-activation), the trace client (record, dump, convert to Chrome JSON, summary) and \
-libtrace-reader. Archives open in Perfetto UI.")
+    "fxtrace records traces in the Fuchsia Trace Format (FXT): instrumentation macros, \
+TRACE_EVENT() tracepoints and the libfxtrace engine for C and C++ programs, the trace_manager \
+daemon (with systemd socket activation), ${kernel_provider}the trace client (record, dump, \
+convert to Chrome JSON, summary) and libtrace-reader. Archives open in Perfetto UI.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_INSTALL_PREFIX /usr) # the prefix of the install CPACK_SET_DESTDIR runs
 set(CPACK_SET_DESTDIR ON)

@@ -4,10 +4,12 @@
 # installs it into this machine; a program built against the installed headers (pkg-config and
 # find_package) is recorded with the installed trace and trace_manager; `dpkg -P` removes it
 # again (also when the test fails). Needs root and dpkg; skips otherwise, and when a package
-# named fxtrace is already installed (it is not ours to replace).
-# Usage: test_deb.sh BUILD_DIR SOURCE_DIR [EXTRA_CFLAGS]  (the sanitizer flags of the build)
+# named fxtrace is already installed (it is not ours to replace). With KERNEL=1 (the kernel
+# provider is built) the package also holds trace_kernel_provider, its man page and its unit.
+# Usage: test_deb.sh BUILD_DIR SOURCE_DIR EXTRA_CFLAGS KERNEL  (EXTRA_CFLAGS: the sanitizer
+# flags of the build, may be empty; KERNEL: 1 or 0)
 set -euo pipefail
-build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) extra=${3:-}
+build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) extra=${3:-} kernel=${4:?KERNEL (1 or 0) missing}
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: installing a .deb needs root"; exit 77; }
 for tool in dpkg dpkg-deb cpack pkg-config; do
   command -v $tool >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
@@ -50,6 +52,15 @@ for f in /usr/bin/trace /usr/bin/trace_manager /usr/include/trace/event.h \
          /usr/share/man/man1/trace.1 /usr/share/man/man8/trace_manager.8 /usr/share/man/man3/fxtrace.3; do
   grep -qx -e "$f" -e "$f.gz" <<<"$contents" || fail "$f is not in the package"
 done
+kernel_files="/usr/bin/trace_kernel_provider /usr/lib/systemd/system/trace_kernel_provider.service
+              /usr/share/man/man8/trace_kernel_provider.8"
+for f in $kernel_files; do
+  if [ "$kernel" = 1 ]; then
+    grep -qx -e "$f" -e "$f.gz" <<<"$contents" || fail "$f is not in the package"
+  else
+    ! grep -qx -e "$f" -e "$f.gz" <<<"$contents" || fail "$f is in the package but not built"
+  fi
+done
 grep -qE '^/usr/lib/(.*/)?libfxtrace\.so' <<<"$contents" || fail "no libfxtrace.so in the package"
 grep -qE '^/usr/lib/(.*/)?libtrace-reader\.so' <<<"$contents" || fail "no libtrace-reader.so"
 mkdir "$tmp/control"
@@ -64,6 +75,11 @@ installed=1
 dpkg-query -W -f='${Status}' fxtrace | grep -q "ok installed" || fail "dpkg does not list fxtrace"
 grep -qx "ExecStart=/usr/bin/trace_manager \$TRACE_MANAGER_OPTIONS" \
   /usr/lib/systemd/system/trace_manager.service || fail "the installed unit does not start /usr/bin/trace_manager"
+if [ "$kernel" = 1 ]; then
+  grep -qx "ExecStart=/usr/bin/trace_kernel_provider" /usr/lib/systemd/system/trace_kernel_provider.service ||
+    fail "the installed kernel provider unit does not start /usr/bin/trace_kernel_provider"
+  /usr/bin/trace_kernel_provider --help | grep -q "kernel:sched" || fail "/usr/bin/trace_kernel_provider --help"
+fi
 # (minimal images may tell dpkg not to install man pages at all)
 if grep -rqs 'path-exclude.*/usr/share/man' /etc/dpkg/dpkg.cfg.d/; then
   echo "note: dpkg is configured to skip /usr/share/man; the installed man page is not checked"
@@ -108,5 +124,6 @@ grep -q "listening on $sock" "$tmp/manager.log" || fail "the recording did not g
 
 with_dpkg_lock dpkg -P fxtrace || fail "dpkg -P fxtrace (remove and purge)"
 installed=0
-[ ! -e /usr/bin/trace ] && [ ! -e /usr/include/trace/event.h ] || fail "dpkg -r left files behind"
+[ ! -e /usr/bin/trace ] && [ ! -e /usr/include/trace/event.h ] &&
+  [ ! -e /usr/lib/systemd/system/trace_kernel_provider.service ] || fail "dpkg -r left files behind"
 echo "deb package: ok ($(basename "$deb"), $(wc -l <<<"$contents") paths)"

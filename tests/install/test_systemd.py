@@ -4,7 +4,10 @@
 1. `systemd-analyze verify` accepts the installed trace_manager.socket and trace_manager.service
    (written for the install's prefix, so ExecStart names the installed trace_manager; MANPATH at
    its man pages so that the Documentation= pages are found), with nothing on stderr; the socket unit listens on /run/fxtrace/manager.sock as a
-   SOCK_SEQPACKET socket, the service reads TRACE_MANAGER_OPTIONS.
+   SOCK_SEQPACKET socket, the service reads TRACE_MANAGER_OPTIONS. With KERNEL=1 (the kernel
+   provider is built) trace_kernel_provider.service too: it starts the installed
+   trace_kernel_provider as root, with FXTRACE_SOCKET=/run/fxtrace/manager.sock, after and
+   requiring trace_manager.socket; with KERNEL=0 it is not installed.
 2. The installed trace_manager started the way systemd starts it: a listening socket on fd 3,
    LISTEN_FDS=1, LISTEN_PID=its pid — by systemd-socket-activate (systemd's own tool: the manager
    is started at the first connection) and by hand here. A client lists providers and records the
@@ -12,8 +15,8 @@
 3. Wrong activation: two sockets, a stream socket, malformed variables fail clearly; LISTEN_PID of
    another process is ignored (the manager binds its own socket).
 
-Usage: test_systemd.py BUILD_DIR DEMO verify|activation   (two ctest tests; verify exits 77,
-skipped, when systemd-analyze is missing)
+Usage: test_systemd.py BUILD_DIR DEMO verify|activation KERNEL  (two ctest tests; verify exits
+77, skipped, when systemd-analyze is missing; KERNEL is 1 when trace_kernel_provider is built)
 """
 
 import os
@@ -25,7 +28,8 @@ import sys
 import tempfile
 import time
 
-BUILD, DEMO, PART = sys.argv[1:4]
+BUILD, DEMO, PART, KERNEL = sys.argv[1:5]
+KERNEL = KERNEL == '1'
 TMP = tempfile.mkdtemp(prefix='fxtrace-systemd-')
 PREFIX = os.path.join(TMP, 'prefix')
 FAILURES = []
@@ -44,6 +48,8 @@ def path(name):
 TRACE = os.path.join(PREFIX, 'bin', 'trace')
 MANAGER = os.path.join(PREFIX, 'bin', 'trace_manager')
 UNITS = os.path.join(PREFIX, 'lib', 'systemd', 'system')
+KPROVIDER = os.path.join(PREFIX, 'bin', 'trace_kernel_provider')
+KUNIT = os.path.join(UNITS, 'trace_kernel_provider.service')
 
 
 def client_env(sock):
@@ -65,10 +71,23 @@ def test_verify():
           'the service has no optional EnvironmentFile under the prefix: %s' % service)
     check('ListenSequentialPacket=/run/fxtrace/manager.sock' in socket_unit,
           'the socket unit does not listen on /run/fxtrace/manager.sock: %s' % socket_unit)
+    units = ['./trace_manager.socket', './trace_manager.service']
+    if KERNEL:
+        kunit = open(KUNIT).read().splitlines()
+        for line in ('ExecStart=%s' % KPROVIDER, 'User=root',
+                     'Environment=FXTRACE_SOCKET=/run/fxtrace/manager.sock',
+                     'Requires=trace_manager.socket',
+                     'After=trace_manager.socket trace_manager.service',
+                     'PartOf=trace_manager.service', 'Restart=on-failure',
+                     'WantedBy=multi-user.target'):
+            check(line in kunit, 'trace_kernel_provider.service lacks %r: %s' % (line, kunit))
+        units.append('./trace_kernel_provider.service')
+    else:
+        check(not os.path.exists(KUNIT),
+              'trace_kernel_provider.service is installed without the program')
     env = dict(os.environ, MANPATH=os.path.join(PREFIX, 'share', 'man'))
-    p = subprocess.run(['systemd-analyze', 'verify', './trace_manager.socket',
-                        './trace_manager.service'], cwd=UNITS, env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=60)
+    p = subprocess.run(['systemd-analyze', 'verify'] + units, cwd=UNITS, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     out = (p.stdout + p.stderr).decode('utf-8', 'replace')
     check(p.returncode == 0 and out.strip() == '',
           'systemd-analyze verify: exit %d: %s' % (p.returncode, out))
@@ -207,7 +226,7 @@ def main():
     subprocess.run(['cmake', '--install', BUILD, '--prefix', PREFIX], check=True,
                    stdout=subprocess.DEVNULL)
     for f in (TRACE, MANAGER, os.path.join(UNITS, 'trace_manager.socket'),
-              os.path.join(UNITS, 'trace_manager.service')):
+              os.path.join(UNITS, 'trace_manager.service')) + ((KPROVIDER, KUNIT) if KERNEL else ()):
         check(os.path.exists(f), 'not installed: %s' % f)
     if FAILURES:
         return 1
