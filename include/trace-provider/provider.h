@@ -77,6 +77,13 @@ TRACE_EXPORT trace_provider_t* trace_provider_create_synchronously(const char* n
 TRACE_EXPORT int trace_provider_add_known_category(trace_provider_t* provider, const char* name,
                                                    const char* description);
 
+/* True while the provider is registered with a trace manager and its
+ * connection is alive; false for a file-mode or inert provider, and once the
+ * manager has gone away (the provider is then inert for good: a program that
+ * should follow a restarted manager exits and is restarted, as
+ * trace_kernel_provider does). Thread-safe. */
+TRACE_EXPORT bool trace_provider_is_connected(trace_provider_t* provider);
+
 /* Stops tracing, finishes the archive (file mode) or ends the trace and the
  * connection to the manager (waiting at most 5 s for the engine to let go of
  * the buffer), joins the control thread and frees the provider. The same

@@ -1,11 +1,13 @@
 /* trace_kernel_provider: the kernel trace provider program. Registers with
  * the trace manager like any provider (libtrace-provider) and records the
  * kernel:* categories of each trace from ftrace (docs/kernel-provider.md).
- * Runs until SIGINT or SIGTERM, or until the manager goes away. */
+ * Runs until SIGINT or SIGTERM (status 0), or until the manager goes away
+ * or none answers (status 1). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel/kprovider.h"
@@ -18,7 +20,8 @@ static const char kUsage[] =
     "'" KPROVIDER_NAME
     "' and records the kernel:* categories a trace enables\n"
     "(kernel:sched, kernel:task, kernel:irq, kernel:SYSTEM/EVENT) from ftrace, in a\n"
-    "tracefs instance of its own. Needs root. Ends on SIGINT or SIGTERM.\n";
+    "tracefs instance of its own. Needs root. Ends on SIGINT or SIGTERM (exit status\n"
+    "0), or with status 1 when no manager answers or the manager goes away.\n";
 
 int main(int argc, char** argv) {
   if (argc > 1) {
@@ -50,9 +53,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   kprovider__add_known_categories(provider);
-  int sig = 0;
-  sigwait(&set, &sig);
+  /* Until a signal, or until the manager goes away: a provider cannot
+   * re-register, so the program ends (status 1) and its supervisor (systemd's
+   * Restart=on-failure) starts it again for the next manager. */
+  int status = 0;
+  bool was_connected = false;
+  for (;;) {
+    if (!trace_provider_is_connected(provider)) {
+      fprintf(stderr, "trace_kernel_provider: %s\n",
+              was_connected ? "the trace manager went away" : "no trace manager to register with");
+      status = 1;
+      break;
+    }
+    was_connected = true;
+    struct timespec poll = {0, 200 * 1000 * 1000};
+    if (sigtimedwait(&set, NULL, &poll) >= 0) break;
+  }
   trace_provider_destroy(provider);
   kprovider__uninstall();
-  return 0;
+  return status;
 }

@@ -66,6 +66,7 @@ struct manager_session {
    * the end of the connection. Ends the registration's wait. */
   bool start_settled;
   bool quit;
+  bool lost;              /* the control thread ended without being asked: the manager went away */
   uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
   /* streaming: a SAVE_BUFFER was sent and its BUFFER_SAVED has not been read
    * yet, under lock (set by the engine thread, cleared by the control thread) */
@@ -485,6 +486,7 @@ static void* control_main(void* arg) {
   /* destroy, exit or a lost connection: end any trace and become inert */
   pthread_mutex_lock(&s->lock);
   bool exiting = s->quit;
+  s->lost = !exiting;
   pthread_mutex_unlock(&s->lock);
   end_trace(s, exiting);
   set_registered(s, -ECONNRESET, false);
@@ -694,4 +696,11 @@ bool manager_session__finish(manager_session_t* s) {
   if (forkable == s) forkable = NULL;
   free_session(s);
   return true;
+}
+
+bool manager_session__connected(manager_session_t* s) {  // thread-safe
+  pthread_mutex_lock(&s->lock);
+  bool connected = !s->lost && s->registered && s->register_status == 0;
+  pthread_mutex_unlock(&s->lock);
+  return connected;
 }

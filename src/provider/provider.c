@@ -89,6 +89,10 @@ trace_provider_t* trace_provider_create_synchronously(const char* name, bool* ou
   return create(name, true, out_already_started);
 }
 
+bool trace_provider_is_connected(trace_provider_t* provider) {  // thread-safe
+  return provider && provider->manager && manager_session__connected(provider->manager);
+}
+
 void trace_provider_destroy(trace_provider_t* provider) {
   if (!provider) return;
   pthread_mutex_lock(&lock);

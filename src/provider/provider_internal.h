@@ -53,6 +53,9 @@ void provider__add_tracepoint_categories(trace_provider_t* provider);
 manager_session_t* manager_session__start(trace_provider_t* provider, bool synchronous,
                                           bool* out_started);
 
+/* True while the session is registered and its connection alive. */
+bool manager_session__connected(manager_session_t* session);
+
 /* Stops and terminates any trace, closes the connection, joins the control
  * thread and frees the session. false when the engine did not let go in
  * time: the session (and the provider it reads) must then be leaked. */

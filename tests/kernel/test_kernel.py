@@ -397,6 +397,31 @@ def part_daemon(tmp):
         check(len(ours) >= 1000, 'only %d switches of ping/pong through the daemon' % len(ours))
         check(not os.path.exists(stale), 'the stale instance %s is still there' % stale)
         dump_ok(out)
+        # SIGTERM: status 0; the manager going away: status 1 and a message, so that a
+        # supervisor (systemd's Restart=on-failure) starts it again for the next manager
+        kp.terminate()
+        kp.wait(timeout=20)
+        check(kp.returncode == 0, 'trace_kernel_provider exited %s on SIGTERM: %s' %
+              (kp.returncode, kp.stderr.read()))
+        kp = subprocess.Popen([KPROVIDER], env=env, stderr=subprocess.PIPE, text=True)
+        for _ in range(100):
+            providers = subprocess.run([TRACE, 'list-providers'], env=env, capture_output=True,
+                                       text=True).stdout
+            if 'trace_kernel_provider' in providers:
+                break
+            subprocess.run(['sleep', '0.05'])
+        manager.terminate()
+        manager.wait(timeout=20)
+        rc = kp.wait(timeout=20)
+        err = kp.stderr.read()
+        kp = None
+        check(rc == 1 and 'the trace manager went away' in err,
+              'trace_kernel_provider after the manager went away: status %s: %s' % (rc, err))
+        alone = subprocess.run([KPROVIDER], env=dict(env, FXTRACE_SOCKET=os.path.join(
+            tmp, 'nobody.sock')), capture_output=True, text=True, timeout=20)
+        check(alone.returncode == 1 and 'no trace manager' in alone.stderr,
+              'trace_kernel_provider with no manager: status %d: %s' % (alone.returncode,
+                                                                        alone.stderr))
     finally:
         if kp:
             kp.terminate()
