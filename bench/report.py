@@ -374,14 +374,14 @@ class Report:
         return ""
 
     def targets(self):
-        L = ["### Targets of issue 5", "",
+        L = ["### Targets of issues 5 and 14", "",
              "| target | where we stand | |", "| --- | --- | --- |"]
 
         def row(target, text, ok):
             L.append(f"| {target} | {text} | {ok} |")
 
-        # Disabled call site.
-        parts, oks = [], []
+        # Disabled call site (issue 14: within 1.2x).
+        parts, oks, oks14 = [], [], []
         for t in self.threads:
             fx, fl = self.get("fxtrace", "off", t), self.floor("load_branch", "24", t)
             fl = fl or self.floor("load_branch", None, t)
@@ -390,6 +390,7 @@ class Report:
                 parts.append(f"{t} thread{'s' if t > 1 else ''}: {fmt_x(x)} "
                              f"({fmt_ns(fx.med())} vs {fmt_ns(fl.med())} ns)")
                 oks.append(x <= 1.5)
+                oks14.append(x <= 1.2)
         stopped = []
         for t in self.threads:
             st, fl = self.get("fxtrace", "stopped", t), self.floor("load_branch", None, t)
@@ -399,6 +400,8 @@ class Report:
         if stopped:
             text += " (category off while tracing; with tracing stopped: " + ", ".join(stopped) + ")"
         row("disabled call site within 1.5× of a relaxed load + branch", text, verdict(oks))
+        row("issue 14: disabled call site (category off while tracing) within 1.2× of the floor",
+            "; ".join(parts) or "n/a", verdict(oks14))
         # 5x cheaper than LTTng.
         parts, oks = [], []
         for t in self.threads:
@@ -410,8 +413,8 @@ class Report:
                 oks.append(x >= 5)
         row("instant with 2 int64: at least 5× cheaper than LTTng-UST", "; ".join(parts) or "n/a",
             verdict(oks))
-        # Within 1.5x of the floor.
-        parts, oks = [], []
+        # Within 1.5x of the floor (issue 14: 1.3x).
+        parts, oks, oks14 = [], [], []
         for t in self.threads:
             fx, fl = self.get("fxtrace", "instant2", t), self.floor("record", "56", t)
             if fx and fl:
@@ -419,8 +422,11 @@ class Report:
                 parts.append(f"{t} thread{'s' if t > 1 else ''}: {fmt_x(x)} "
                              f"({fmt_ns(fx.med())} vs {fmt_ns(fl.med())} ns)")
                 oks.append(x <= 1.5)
+                oks14.append(x <= 1.3)
         row("instant with 2 int64: within 1.5× of the floor (clock read + a 56-byte record's stores)",
             "; ".join(parts) or "n/a", verdict(oks))
+        row("issue 14: instant with 2 int64 within 1.3× of the floor (and at least 5× cheaper than "
+            "LTTng-UST, above)", "; ".join(parts) or "n/a", verdict(oks14))
         # Scaling.
         parts, oks = [], []
         for sc, *_ in SCENARIOS:
@@ -977,7 +983,12 @@ def filemode_section(args):
                 continue
             for r in fr + mr:
                 exp, ev, dr = num(r.get("expected")), num(r.get("archive_events")), num(r.get("dropped"))
-                if exp is not None and ev is not None and dr is not None and ev + dr != exp:
+                # circular keeps the newest records: those it overwrote are not drops
+                # (docs/buffer-layout.md), so there the archive holds at most what was issued
+                if exp is None or ev is None or dr is None:
+                    continue
+                wrong = (ev > exp or dr != 0) if mode == "circular" else ev + dr != exp
+                if wrong:
                     mismatches.append(f"{r['system']} {mode} {z} MiB round {r.get('round')}: "
                                       f"{ev:.0f} in the archive + {dr:.0f} dropped != {exp:.0f}")
             ns_f = [num(r["ns"]) for r in fr]
@@ -1000,8 +1011,11 @@ def filemode_section(args):
                 + f" | {kept(fr)} | {kept(mr)} |")
     L += ["", f"Target (issue 14): file mode's per-event cost within {FM_TARGET}× of the manager "
           f"path's, every mode and size: worst {fmt_x(worst)} ({worst_at}): {verdict(oks)}.", ""]
+    L += ["Every run is counted: events in the archive + dropped = events issued (oneshot, "
+          "streaming); circular keeps the newest records, overwriting the oldest, which are not "
+          "drops: there the archive holds at most the events issued and nothing is dropped.", ""]
     if mismatches:
-        L += ["**Events in the archive + dropped ≠ events issued:**", ""]
+        L += ["**Runs whose count does not add up:**", ""]
         L += [f"- {m}" for m in mismatches] + [""]
     notes = []
     if args.notes and os.path.exists(args.notes):
