@@ -9,19 +9,13 @@
 #include <stdint.h>
 #include <trace/tracepoint.h>
 
-TRACE_EVENT(bench_int2,
-  TP_PROTO(int64_t a, int64_t b),
-  TP_ARGS(a, b),
-  TP_STRUCT__entry(__field(int64_t, a) __field(int64_t, b)),
-  TP_fast_assign(__entry->a = a; __entry->b = b;),
-  TP_printk("a=%lld b=%lld", (long long)__entry->a, (long long)__entry->b))
+TRACE_EVENT(bench_int2, TP_PROTO(int64_t a, int64_t b), TP_ARGS(a, b),
+            TP_STRUCT__entry(__field(int64_t, a) __field(int64_t, b)),
+            TP_fast_assign(__entry->a = a; __entry->b = b;),
+            TP_printk("a=%lld b=%lld", (long long)__entry->a, (long long)__entry->b))
 
-TRACE_EVENT(bench_str,
-  TP_PROTO(const char* s),
-  TP_ARGS(s),
-  TP_STRUCT__entry(__string(s, s)),
-  TP_fast_assign(__assign_str(s, s);),
-  TP_printk("s=%s", __get_str(s)))
+TRACE_EVENT(bench_str, TP_PROTO(const char* s), TP_ARGS(s), TP_STRUCT__entry(__string(s, s)),
+            TP_fast_assign(__assign_str(s, s);), TP_printk("s=%s", __get_str(s)))
 
 #endif
 

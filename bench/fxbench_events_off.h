@@ -8,12 +8,10 @@
 #include <stdint.h>
 #include <trace/tracepoint.h>
 
-TRACE_EVENT(bench_off_int2,
-  TP_PROTO(int64_t a, int64_t b),
-  TP_ARGS(a, b),
-  TP_STRUCT__entry(__field(int64_t, a) __field(int64_t, b)),
-  TP_fast_assign(__entry->a = a; __entry->b = b;),
-  TP_printk("a=%lld b=%lld", (long long)__entry->a, (long long)__entry->b))
+TRACE_EVENT(bench_off_int2, TP_PROTO(int64_t a, int64_t b), TP_ARGS(a, b),
+            TP_STRUCT__entry(__field(int64_t, a) __field(int64_t, b)),
+            TP_fast_assign(__entry->a = a; __entry->b = b;),
+            TP_printk("a=%lld b=%lld", (long long)__entry->a, (long long)__entry->b))
 
 #endif
 

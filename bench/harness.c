@@ -49,15 +49,24 @@ void bench_parse_options(int argc, char** argv, bench_options_t* o, const char* 
     const char* a = argv[i];
     if (i + 1 >= argc) usage(argv[0], usage_extra);
     const char* v = argv[++i];
-    if (!strcmp(a, "--scenario")) o->scenario = v;
-    else if (!strcmp(a, "--threads")) o->threads = (int)parse_u64(argv[0], usage_extra, v);
-    else if (!strcmp(a, "--events")) o->events = parse_u64(argv[0], usage_extra, v);
-    else if (!strcmp(a, "--warmup")) o->warmup = parse_u64(argv[0], usage_extra, v);
-    else if (!strcmp(a, "--record-bytes")) o->record_bytes = parse_u64(argv[0], usage_extra, v);
-    else if (!strcmp(a, "--buffer-mib")) o->buffer_mib = parse_u64(argv[0], usage_extra, v);
-    else if (!strcmp(a, "--rate")) o->rate = parse_u64(argv[0], usage_extra, v);
-    else if (!strcmp(a, "--mode")) o->mode = v;
-    else usage(argv[0], usage_extra);
+    if (!strcmp(a, "--scenario"))
+      o->scenario = v;
+    else if (!strcmp(a, "--threads"))
+      o->threads = (int)parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--events"))
+      o->events = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--warmup"))
+      o->warmup = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--record-bytes"))
+      o->record_bytes = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--buffer-mib"))
+      o->buffer_mib = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--rate"))
+      o->rate = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--mode"))
+      o->mode = v;
+    else
+      usage(argv[0], usage_extra);
   }
   if (!o->scenario || o->threads < 1 || o->threads > BENCH_MAX_THREADS || o->events == 0)
     usage(argv[0], usage_extra);
@@ -104,8 +113,8 @@ typedef struct thread_slot {
   int index;
   int cpu;
   uint64_t t0, t1;
-  int64_t delay0, delay1; /* run_delay (ns) around the loop, -1 if unknown */
-  uint64_t cpu0, cpu1;     /* the thread's CPU time around the loop, ns */
+  int64_t delay0, delay1;    /* run_delay (ns) around the loop, -1 if unknown */
+  uint64_t cpu0, cpu1;       /* the thread's CPU time around the loop, ns */
   uint64_t minflt0, minflt1; /* the thread's minor page faults around the loop */
 } __attribute__((aligned(64))) thread_slot_t;
 
@@ -169,8 +178,8 @@ static void* thread_main(void* p) {
 
 typedef struct cpu_sample {
   int ok;
-  uint64_t busy_ticks;  /* all CPUs, not idle or iowait */
-  uint64_t own_ns;      /* this process */
+  uint64_t busy_ticks;     /* all CPUs, not idle or iowait */
+  uint64_t own_ns;         /* this process */
   uint64_t excluded_ticks; /* BENCH_EXCLUDE_PIDS */
 } cpu_sample_t;
 
@@ -209,8 +218,7 @@ static uint64_t pid_ticks(long pid) {
 
 static void cpu_sample(cpu_sample_t* s) {
   struct timespec ts;
-  s->ok = read_busy_ticks(&s->busy_ticks) == 0 &&
-          clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0;
+  s->ok = read_busy_ticks(&s->busy_ticks) == 0 && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0;
   s->own_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   s->excluded_ticks = 0;
   const char* env = getenv("BENCH_EXCLUDE_PIDS");
@@ -317,7 +325,7 @@ void bench_print_result(const char* system, const bench_options_t* o, const benc
 }
 
 void* bench_map_buffer(size_t size) {
-  void* p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE,
-                 -1, 0);
+  void* p =
+      mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   return p == MAP_FAILED ? NULL : p;
 }

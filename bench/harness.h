@@ -16,10 +16,10 @@
 enum { BENCH_MAX_THREADS = 8 };
 
 typedef struct bench_options {
-  const char* scenario; /* required */
-  int threads;          /* --threads, default 1 */
-  uint64_t events;      /* --events per thread, default 10M */
-  uint64_t warmup;      /* --warmup per thread (untimed), default 10000 */
+  const char* scenario;  /* required */
+  int threads;           /* --threads, default 1 */
+  uint64_t events;       /* --events per thread, default 10M */
+  uint64_t warmup;       /* --warmup per thread (untimed), default 10000 */
   uint64_t record_bytes; /* --record-bytes (floor scenarios), default 24 */
   uint64_t buffer_mib;   /* --buffer-mib (fxtrace; 0 = computed) */
   uint64_t rate;         /* --rate events/s per thread (paced scenarios; 0 = unpaced) */
@@ -36,10 +36,10 @@ typedef void (*bench_loop_fn)(uint64_t n, int thread_index, void* arg);
 
 typedef struct bench_timing {
   int threads;
-  uint64_t events;                        /* per thread */
-  uint64_t thread_ns[BENCH_MAX_THREADS];  /* each thread's timed loop */
-  uint64_t wall_ns;                       /* first start to last end */
-  int cpu[BENCH_MAX_THREADS];             /* pinned CPU, -1 if pinning failed */
+  uint64_t events;                       /* per thread */
+  uint64_t thread_ns[BENCH_MAX_THREADS]; /* each thread's timed loop */
+  uint64_t wall_ns;                      /* first start to last end */
+  int cpu[BENCH_MAX_THREADS];            /* pinned CPU, -1 if pinning failed */
   /* CPU time that other processes used while the threads ran, in CPUs
    * (0.5 = half a core on average), from /proc/stat's busy time minus this
    * process's own CPU time and that of the processes listed in the
@@ -72,8 +72,8 @@ double bench_ns_per_event(const bench_timing_t* t);
 double bench_events_per_second(const bench_timing_t* t);
 
 /* Prints "result system=S scenario=... threads=... events=... ns=...
- * wall_ns=... eps=... ns_t0=... cpus=a,b other_cpu=x wait=y" followed by `extra` (may be NULL or ""),
- * then a newline, and flushes stdout. */
+ * wall_ns=... eps=... ns_t0=... cpus=a,b other_cpu=x wait=y" followed by `extra` (may be NULL or
+ * ""), then a newline, and flushes stdout. */
 void bench_print_result(const char* system, const bench_options_t* o, const bench_timing_t* t,
                         const char* extra);
 
@@ -82,10 +82,10 @@ void bench_print_result(const char* system, const bench_options_t* o, const benc
  * at least 1; below 1000 events/s one event per 1/rate s). A loop that falls
  * behind does not sleep until it has caught up. */
 typedef struct bench_pacer {
-  uint64_t t0;        /* the first burst's time, ns */
-  uint64_t burst;     /* events per burst */
-  double period_ns;   /* between bursts */
-  uint64_t k;         /* bursts so far */
+  uint64_t t0;      /* the first burst's time, ns */
+  uint64_t burst;   /* events per burst */
+  double period_ns; /* between bursts */
+  uint64_t k;       /* bursts so far */
 } bench_pacer_t;
 void bench_pacer_init(bench_pacer_t* p, uint64_t rate);
 /* Sleeps until the next burst is due; returns its size (events). */

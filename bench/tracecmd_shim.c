@@ -11,9 +11,9 @@
 #include <string.h>
 
 static int redirected(const char* path) {
-  static const char* const kFiles[] = {"set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid",
-                                       "set_graph_function", "set_graph_notrace",
-                                       "/proc/sys/kernel/ftrace_enabled"};
+  static const char* const kFiles[] = {"set_ftrace_filter", "set_ftrace_notrace",
+                                       "set_ftrace_pid",    "set_graph_function",
+                                       "set_graph_notrace", "/proc/sys/kernel/ftrace_enabled"};
   size_t n = strlen(path);
   for (size_t i = 0; i < sizeof(kFiles) / sizeof(kFiles[0]); i++) {
     size_t m = strlen(kFiles[i]);

@@ -109,9 +109,9 @@ typedef struct trace_record {
       /* provider info and section: the provider's name; provider event: the
        * name of the provider the event is about, "" if never announced */
       trace_reader_string_t provider_name;
-      uint32_t event_id;                   /* provider event: 0 = buffer overflow */
-      uint32_t trace_info_type;            /* trace info: 0 = magic number */
-      uint64_t magic;                      /* magic number record */
+      uint32_t event_id;        /* provider event: 0 = buffer overflow */
+      uint32_t trace_info_type; /* trace info: 0 = magic number */
+      uint64_t magic;           /* magic number record */
     } metadata;
     struct {
       uint64_t ticks_per_second;
@@ -179,9 +179,9 @@ typedef struct trace_record {
       uint32_t blob_format; /* 0 event, 1 attachment */
       trace_reader_string_t category;
       trace_reader_string_t name;
-      uint64_t ticks;                        /* format 0 */
-      uint64_t process_koid, thread_koid;    /* format 0 */
-      trace_reader_args_t args;              /* format 0 */
+      uint64_t ticks;                     /* format 0 */
+      uint64_t process_koid, thread_koid; /* format 0 */
+      trace_reader_args_t args;           /* format 0 */
       const void* data;
       size_t size;
     } large;
@@ -219,8 +219,8 @@ TRACE_READER_EXPORT trace_reader_t* trace_reader_open_fd(int fd,
                                                          const trace_reader_options_t* options);
 TRACE_READER_EXPORT trace_reader_t* trace_reader_open_file(FILE* file,
                                                            const trace_reader_options_t* options);
-TRACE_READER_EXPORT trace_reader_t* trace_reader_open_memory(
-    const void* data, size_t size, const trace_reader_options_t* options);
+TRACE_READER_EXPORT trace_reader_t* trace_reader_open_memory(const void* data, size_t size,
+                                                             const trace_reader_options_t* options);
 
 /* Reads the next record into *record (see the result enum above). After
  * TRACE_READ_ERROR or TRACE_READ_END every later call returns the same. */

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/live_placeholder.h"
 #include "fxt/fxt_format.h"
 #include "reader/reader_internal.h"
 #include "reader/recover.h"
-#include "engine/live_placeholder.h"
 #include "trace-engine/types.h"
 
 /* The largest record decoded: the engine's largest large record, which is

@@ -8,8 +8,8 @@
 #include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
-#include "trace/time_range.h"
 #include "trace/thread_names.h"
+#include "trace/time_range.h"
 #include "trace/timestamp.h"
 
 static const char kUsage[] =

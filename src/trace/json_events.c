@@ -1,10 +1,10 @@
 /* FXT records → Chrome Trace Event JSON objects (docs/convert-json.md). */
 #include "trace/json_events.h"
-#include "trace/json_typed.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "trace/json_typed.h"
 #include "trace/thread_names.h"
 #include "trace/timestamp.h"
 

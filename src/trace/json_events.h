@@ -29,7 +29,7 @@ typedef struct json_converter {
   uint64_t omitted_blobs, omitted_objects, omitted_scheduling;
   uint64_t omitted_counter_args, unplaced_threads, overflows;
   trace_format_set_t* formats; /* typed-event formats seen so far (docs/event-formats.md) */
-  json_systrace_t systrace; /* kernel data: the systemTraceEvents string */
+  json_systrace_t systrace;    /* kernel data: the systemTraceEvents string */
 } json_converter_t;
 
 /* Writes `{"displayTimeUnit":"ns","traceEvents":[`. */

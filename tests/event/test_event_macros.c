@@ -36,8 +36,8 @@ static int g_struct_target;
  * (event_helpers.c); every record must still carry its own values, its
  * thread and the scope. Five arguments are more than the cache holds. */
 static void emit_cached(int k) {
-  TRACE_INSTANT("cat", "cached", TRACE_SCOPE_PROCESS, "k", TA_INT64(k), "b", TA_BOOL(k & 1),
-                "u32", TA_UINT32(1000u * (unsigned)k), "d", TA_DOUBLE(k + 0.5));
+  TRACE_INSTANT("cat", "cached", TRACE_SCOPE_PROCESS, "k", TA_INT64(k), "b", TA_BOOL(k & 1), "u32",
+                TA_UINT32(1000u * (unsigned)k), "d", TA_DOUBLE(k + 0.5));
   TRACE_INSTANT("cat", "cached5", TRACE_SCOPE_GLOBAL, "a", k, "b", k, "c", k, "d", k, "e", k);
   TRACE_INSTANT("cat", "cached_str", TRACE_SCOPE_THREAD, "s", TA_STRING(k & 1 ? "odd" : "even"));
 }
@@ -65,10 +65,10 @@ static void emit_all(void) {
   char buf[16] = "chars";
   TRACE_INSTANT("cat", "ta_all", TRACE_SCOPE_PROCESS, "null", TA_NULL(), "bool", TA_BOOL(true),
                 "i32", TA_INT32(-5), "u32", TA_UINT32(4000000000u), "i64",
-                TA_INT64(-((int64_t)1 << 40)), "u64", TA_UINT64(UINT64_MAX), "dbl",
-                TA_DOUBLE(2.5), "chars", TA_CHAR_ARRAY(buf, 3), "str", TA_STRING(buf), "lit",
-                TA_STRING_LITERAL("interned-literal"), "ptr", TA_POINTER(&g_struct_target),
-                "koid", TA_KOID(12345));
+                TA_INT64(-((int64_t)1 << 40)), "u64", TA_UINT64(UINT64_MAX), "dbl", TA_DOUBLE(2.5),
+                "chars", TA_CHAR_ARRAY(buf, 3), "str", TA_STRING(buf), "lit",
+                TA_STRING_LITERAL("interned-literal"), "ptr", TA_POINTER(&g_struct_target), "koid",
+                TA_KOID(12345));
   TRACE_INSTANT("cat", "instant0", TRACE_SCOPE_GLOBAL);
   for (int k = 0; k < 3; k++) emit_cached(k);
   pthread_t t;
@@ -96,8 +96,8 @@ static void emit_all(void) {
   TRACE_INSTANT("cat", "inline_only", TRACE_SCOPE_THREAD, "v", TA_STRING("copied-not-interned"));
 
   /* 15 pairs, the maximum */
-  TRACE_INSTANT("cat", "max_args", TRACE_SCOPE_THREAD, "a1", 1, "a2", 2, "a3", 3, "a4", 4, "a5",
-                5, "a6", 6, "a7", 7, "a8", 8, "a9", 9, "a10", 10, "a11", 11, "a12", 12, "a13", 13,
+  TRACE_INSTANT("cat", "max_args", TRACE_SCOPE_THREAD, "a1", 1, "a2", 2, "a3", 3, "a4", 4, "a5", 5,
+                "a6", 6, "a7", 7, "a8", 8, "a9", 9, "a10", 10, "a11", 11, "a12", 12, "a13", 13,
                 "a14", 14, "a15", 15);
 
   TRACE_COUNTER("cat", "counter", 42, "a", 1, "b", TA_DOUBLE(2.5));
@@ -170,9 +170,7 @@ static void emit_all(void) {
   g_evaluations = 0;
   TRACE_INSTANT("off", "off_instant", TRACE_SCOPE_THREAD, "v", evaluated(1));
   TRACE_COUNTER("off", "off_counter", evaluated(1), "v", evaluated(1));
-  {
-    TRACE_DURATION("off", "off_scope", "v", evaluated(1));
-  }
+  { TRACE_DURATION("off", "off_scope", "v", evaluated(1)); }
   TRACE_ASYNC_BEGIN("off", "off_async", evaluated(1), "v", evaluated(1));
   TRACE_VTHREAD_DURATION_BEGIN("off", "off_vthread", "v", evaluated(1), evaluated(1));
   ASSERT_EQ(g_evaluations, 0);

@@ -219,8 +219,8 @@ int main(void) {
     }
     /* a cut near the end still gives most of the records */
     read_pipe(z, z_size - z_size / 20, &got);
-    ASSERT_MSG(got.count > records / 2 && got.truncated, "%s cut at 95%%: %zu of %zu records",
-               name, got.count - 1, records);
+    ASSERT_MSG(got.count > records / 2 && got.truncated, "%s cut at 95%%: %zu of %zu records", name,
+               got.count - 1, records);
 
     /* damaged bytes: valid results, then an error; never a clean end */
     for (size_t at = 20; at < z_size; at += z_size / 23 + 7) {

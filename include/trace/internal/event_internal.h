@@ -39,10 +39,12 @@ extern "C" {
  * the scope's own array (they stay unregistered literals until the end
  * helper writes them), takes the start time and releases the context. The
  * scope is written at exit by trace_internal_duration_scope_end(). */
-static inline void trace_internal_duration_scope_start(
-    trace_internal_duration_scope_t* scope, trace_context_t* context,
-    const char* category_literal, const char* name_literal, trace_site_t* site,
-    trace_arg_t* storage, const trace_arg_t* args, size_t num_args) {
+static inline void trace_internal_duration_scope_start(trace_internal_duration_scope_t* scope,
+                                                       trace_context_t* context,
+                                                       const char* category_literal,
+                                                       const char* name_literal, trace_site_t* site,
+                                                       trace_arg_t* storage,
+                                                       const trace_arg_t* args, size_t num_args) {
   if (num_args != 0) memcpy(storage, args, num_args * sizeof(*args));
   scope->category_literal = category_literal;
   scope->name_literal = name_literal;
@@ -85,9 +87,9 @@ class DurationScope {
 #define TRACE_INTERNAL_SCOPE_DECLARE(label) ::trace_internal::DurationScope label
 #define TRACE_INTERNAL_SCOPE_PTR(label) (label.get())
 #else
-#define TRACE_INTERNAL_SCOPE_DECLARE(label)                                      \
-  __attribute__((cleanup(trace_internal_duration_scope_cleanup)))               \
-  trace_internal_duration_scope_t label;                                         \
+#define TRACE_INTERNAL_SCOPE_DECLARE(label)                       \
+  __attribute__((cleanup(trace_internal_duration_scope_cleanup))) \
+  trace_internal_duration_scope_t label;                          \
   label.start_time = 0
 #define TRACE_INTERNAL_SCOPE_PTR(label) (&label)
 #endif
@@ -104,7 +106,7 @@ class DurationScope {
 
 /* The trailing `args, num_args` of a write helper, from the items of the
  * event macro (call as TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)). */
-#define TRACE_INTERNAL_EVENT_ARGS(dummy, ...) \
+#define TRACE_INTERNAL_EVENT_ARGS(dummy, ...)                                                \
   TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_VALUE, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__), \
                       ##__VA_ARGS__)
 
@@ -117,7 +119,7 @@ class DurationScope {
 
 /* Cached like an event site; registers the category string (a string record
  * the first time on the thread) as a side effect, as in Fuchsia. */
-#define TRACE_INTERNAL_CATEGORY_ENABLED(category_literal)                                  \
+#define TRACE_INTERNAL_CATEGORY_ENABLED(category_literal)                                \
   (__extension__({                                                                       \
     static trace_site_t trace_internal_site;                                             \
     trace_string_ref_t trace_internal_category_ref;                                      \
@@ -130,16 +132,16 @@ class DurationScope {
 
 /* An event of one category: `call` is the write helper's call, n the item
  * count of the macro's argument list. */
-#define TRACE_INTERNAL_EVENT_RECORD(category_literal, n, call)                          \
-  do {                                                                                \
-    TRACE_INTERNAL_CHECK_ITEMS(n);                                                    \
-    static trace_site_t trace_internal_site;                                          \
-    trace_string_ref_t trace_internal_category_ref;                                   \
+#define TRACE_INTERNAL_EVENT_RECORD(category_literal, n, call)                           \
+  do {                                                                                   \
+    TRACE_INTERNAL_CHECK_ITEMS(n);                                                       \
+    static trace_site_t trace_internal_site;                                             \
+    trace_string_ref_t trace_internal_category_ref;                                      \
     trace_context_t* trace_internal_context = trace_acquire_context_for_category_cached( \
-        (category_literal), &trace_internal_site, &trace_internal_category_ref);      \
-    if (__builtin_expect(trace_internal_context != NULL, 0)) {                        \
-      call;                                                                           \
-    }                                                                                 \
+        (category_literal), &trace_internal_site, &trace_internal_category_ref);         \
+    if (__builtin_expect(trace_internal_context != NULL, 0)) {                           \
+      call;                                                                              \
+    }                                                                                    \
   } while (0)
 
 /* An event whose one call into the engine does the site check's
@@ -147,53 +149,53 @@ class DurationScope {
  * the site's state word and one predicted branch; `call` may use
  * TRACE_INTERNAL_SITE and TRACE_INTERNAL_SITE_STATE. */
 #define TRACE_INTERNAL_SITE_RECORD(category_literal, n, call)                            \
-  do {                                                                                 \
-    TRACE_INTERNAL_CHECK_ITEMS(n);                                                     \
-    static trace_site_t trace_internal_site;                                           \
-    uint64_t trace_internal_site_state;                                                \
+  do {                                                                                   \
+    TRACE_INTERNAL_CHECK_ITEMS(n);                                                       \
+    static trace_site_t trace_internal_site;                                             \
+    uint64_t trace_internal_site_state;                                                  \
     if (__builtin_expect(trace_site_is_enabled((category_literal), &trace_internal_site, \
-                                               &trace_internal_site_state),            \
-                         0)) {                                                         \
-      call;                                                                            \
-    }                                                                                  \
+                                               &trace_internal_site_state),              \
+                         0)) {                                                           \
+      call;                                                                              \
+    }                                                                                    \
   } while (0)
 
 /* A record with no category check (TRACE_BLOB, TRACE_KERNEL_OBJECT): written
  * whenever tracing is on. */
-#define TRACE_INTERNAL_CONTEXT_RECORD(n, call)                                \
-  do {                                                                      \
-    TRACE_INTERNAL_CHECK_ITEMS(n);                                          \
-    trace_context_t* trace_internal_context = trace_acquire_context();      \
-    if (__builtin_expect(trace_internal_context != NULL, 0)) {              \
-      call;                                                                 \
-    }                                                                       \
+#define TRACE_INTERNAL_CONTEXT_RECORD(n, call)                         \
+  do {                                                                 \
+    TRACE_INTERNAL_CHECK_ITEMS(n);                                     \
+    trace_context_t* trace_internal_context = trace_acquire_context(); \
+    if (__builtin_expect(trace_internal_context != NULL, 0)) {         \
+      call;                                                            \
+    }                                                                  \
   } while (0)
 
 /* TRACE_DURATION: declarations in the enclosing scope, named after a label
  * unique to the expansion (__COUNTER__), so several can share a block. The
  * argument array outlives the scope object (declared before it). The last
  * declaration takes the user's semicolon. */
-#define TRACE_INTERNAL_DURATION(category_literal, name_literal, ...)                       \
+#define TRACE_INTERNAL_DURATION(category_literal, name_literal, ...)                            \
   TRACE_INTERNAL_DURATION_SCOPE(TRACE_INTERNAL_UNIQUE(trace_internal_scope_), category_literal, \
                                 name_literal, ##__VA_ARGS__)
-#define TRACE_INTERNAL_DURATION_SCOPE(label, category_literal, name_literal, ...)          \
-  TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal,                    \
+#define TRACE_INTERNAL_DURATION_SCOPE(label, category_literal, name_literal, ...) \
+  TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal,           \
                                  TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__), ##__VA_ARGS__)
-#define TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal, n, ...)       \
-  static trace_site_t label##_site;                                                         \
-  trace_arg_t label##_args[(n) / 2 > 0 && (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 1];         \
-  TRACE_INTERNAL_SCOPE_DECLARE(label);                                                      \
-  {                                                                                         \
-    trace_string_ref_t trace_internal_category_ref;                                         \
-    trace_context_t* trace_internal_context = trace_acquire_context_for_category_cached(    \
-        (category_literal), &label##_site, &trace_internal_category_ref);                   \
-    if (__builtin_expect(trace_internal_context != NULL, 0)) {                              \
-      trace_internal_duration_scope_start(                                                  \
-          TRACE_INTERNAL_SCOPE_PTR(label), trace_internal_context, (category_literal),      \
-          (name_literal), &label##_site, label##_args,                                      \
-          TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__));         \
-    }                                                                                       \
-  }                                                                                         \
+#define TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal, n, ...)    \
+  static trace_site_t label##_site;                                                      \
+  trace_arg_t label##_args[(n) / 2 > 0 && (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 1];      \
+  TRACE_INTERNAL_SCOPE_DECLARE(label);                                                   \
+  {                                                                                      \
+    trace_string_ref_t trace_internal_category_ref;                                      \
+    trace_context_t* trace_internal_context = trace_acquire_context_for_category_cached( \
+        (category_literal), &label##_site, &trace_internal_category_ref);                \
+    if (__builtin_expect(trace_internal_context != NULL, 0)) {                           \
+      trace_internal_duration_scope_start(                                               \
+          TRACE_INTERNAL_SCOPE_PTR(label), trace_internal_context, (category_literal),   \
+          (name_literal), &label##_site, label##_args,                                   \
+          TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__));      \
+    }                                                                                    \
+  }                                                                                      \
   TRACE_INTERNAL_CHECK_ITEMS(n)
 
 #else /* NTRACE */
@@ -205,7 +207,7 @@ class DurationScope {
 #define TRACE_INTERNAL_ENABLED() (false)
 #define TRACE_INTERNAL_CATEGORY_ENABLED(category_literal) ((void)(category_literal), false)
 
-#define TRACE_INTERNAL_EVENT_RECORD(category_literal, n, call)                          \
+#define TRACE_INTERNAL_EVENT_RECORD(category_literal, n, call)                        \
   do {                                                                                \
     TRACE_INTERNAL_CHECK_ITEMS(n);                                                    \
     if (0) {                                                                          \
@@ -216,26 +218,26 @@ class DurationScope {
     }                                                                                 \
   } while (0)
 
-#define TRACE_INTERNAL_SITE_RECORD(category_literal, n, call)                  \
-  do {                                                                       \
-    TRACE_INTERNAL_CHECK_ITEMS(n);                                           \
-    if (0) {                                                                 \
-      (void)(category_literal);                                              \
-      trace_site_t* trace_internal_site_ptr = (trace_site_t*)0;              \
-      uint64_t trace_internal_site_state = 0;                                \
-      (void)trace_internal_site_ptr;                                         \
-      (void)trace_internal_site_state;                                       \
-      call;                                                                  \
-    }                                                                        \
+#define TRACE_INTERNAL_SITE_RECORD(category_literal, n, call)   \
+  do {                                                          \
+    TRACE_INTERNAL_CHECK_ITEMS(n);                              \
+    if (0) {                                                    \
+      (void)(category_literal);                                 \
+      trace_site_t* trace_internal_site_ptr = (trace_site_t*)0; \
+      uint64_t trace_internal_site_state = 0;                   \
+      (void)trace_internal_site_ptr;                            \
+      (void)trace_internal_site_state;                          \
+      call;                                                     \
+    }                                                           \
   } while (0)
 
-#define TRACE_INTERNAL_CONTEXT_RECORD(n, call)                               \
-  do {                                                                     \
-    TRACE_INTERNAL_CHECK_ITEMS(n);                                         \
-    if (0) {                                                               \
-      trace_context_t* trace_internal_context = (trace_context_t*)0;       \
-      call;                                                                \
-    }                                                                      \
+#define TRACE_INTERNAL_CONTEXT_RECORD(n, call)                       \
+  do {                                                               \
+    TRACE_INTERNAL_CHECK_ITEMS(n);                                   \
+    if (0) {                                                         \
+      trace_context_t* trace_internal_context = (trace_context_t*)0; \
+      call;                                                          \
+    }                                                                \
   } while (0)
 
 /* API.md §1: TRACE_DURATION falls back to the (disabled) begin form. */
@@ -246,147 +248,143 @@ class DurationScope {
 
 /* ---- the event macros, on top of the two record forms ----------------------- */
 
-#define TRACE_INTERNAL_INSTANT(category_literal, name_literal, scope, ...)                  \
-  TRACE_INTERNAL_SITE_RECORD(                                                              \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_instant_at_site(                                                \
+#define TRACE_INTERNAL_INSTANT(category_literal, name_literal, scope, ...)                    \
+  TRACE_INTERNAL_SITE_RECORD(                                                                 \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                           \
+      trace_internal_write_instant_at_site(                                                   \
           TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, (category_literal), (name_literal), \
           (trace_scope_t)(scope), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_COUNTER(category_literal, name_literal, counter_id, arg1, ...)      \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, arg1, ##__VA_ARGS__),                  \
-      trace_internal_write_counter_event_record_and_release_context(                       \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
+#define TRACE_INTERNAL_COUNTER(category_literal, name_literal, counter_id, arg1, ...) \
+  TRACE_INTERNAL_EVENT_RECORD(                                                        \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, arg1, ##__VA_ARGS__),             \
+      trace_internal_write_counter_event_record_and_release_context(                  \
+          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),        \
           (trace_counter_id_t)(counter_id), TRACE_INTERNAL_EVENT_ARGS(_, arg1, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_DURATION_BEGIN(category_literal, name_literal, ...)                  \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_duration_begin_event_record_and_release_context(                \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
+#define TRACE_INTERNAL_DURATION_BEGIN(category_literal, name_literal, ...)     \
+  TRACE_INTERNAL_EVENT_RECORD(                                                 \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),            \
+      trace_internal_write_duration_begin_event_record_and_release_context(    \
+          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal), \
           TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_DURATION_END(category_literal, name_literal, ...)                    \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_duration_end_event_record_and_release_context(                  \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
-          TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+#define TRACE_INTERNAL_DURATION_END(category_literal, name_literal, ...)                          \
+  TRACE_INTERNAL_EVENT_RECORD(category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),       \
+                              trace_internal_write_duration_end_event_record_and_release_context( \
+                                  TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF,            \
+                                  (name_literal), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
 /* Async and flow events: kind is async_begin, async_instant, async_end,
  * flow_begin, flow_step or flow_end. */
-#define TRACE_INTERNAL_ID_EVENT(kind, id_type, category_literal, name_literal, id, ...)     \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_##kind##_event_record_and_release_context(                      \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
-          (id_type)(id), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+#define TRACE_INTERNAL_ID_EVENT(kind, id_type, category_literal, name_literal, id, ...)       \
+  TRACE_INTERNAL_EVENT_RECORD(                                                                \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                           \
+      trace_internal_write_##kind##_event_record_and_release_context(                         \
+          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal), (id_type)(id), \
+          TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_ASYNC_BEGIN(category_literal, name_literal, async_id, ...)                \
-  TRACE_INTERNAL_ID_EVENT(async_begin, trace_async_id_t, category_literal, name_literal,      \
-                          async_id, ##__VA_ARGS__)
-#define TRACE_INTERNAL_ASYNC_INSTANT(category_literal, name_literal, async_id, ...)              \
-  TRACE_INTERNAL_ID_EVENT(async_instant, trace_async_id_t, category_literal, name_literal,    \
+#define TRACE_INTERNAL_ASYNC_BEGIN(category_literal, name_literal, async_id, ...)                  \
+  TRACE_INTERNAL_ID_EVENT(async_begin, trace_async_id_t, category_literal, name_literal, async_id, \
+                          ##__VA_ARGS__)
+#define TRACE_INTERNAL_ASYNC_INSTANT(category_literal, name_literal, async_id, ...)        \
+  TRACE_INTERNAL_ID_EVENT(async_instant, trace_async_id_t, category_literal, name_literal, \
                           async_id, ##__VA_ARGS__)
 #define TRACE_INTERNAL_ASYNC_END(category_literal, name_literal, async_id, ...)                  \
-  TRACE_INTERNAL_ID_EVENT(async_end, trace_async_id_t, category_literal, name_literal,        \
-                          async_id, ##__VA_ARGS__)
-#define TRACE_INTERNAL_FLOW_BEGIN(category_literal, name_literal, flow_id, ...)                  \
-  TRACE_INTERNAL_ID_EVENT(flow_begin, trace_flow_id_t, category_literal, name_literal,        \
-                          flow_id, ##__VA_ARGS__)
-#define TRACE_INTERNAL_FLOW_STEP(category_literal, name_literal, flow_id, ...)                   \
-  TRACE_INTERNAL_ID_EVENT(flow_step, trace_flow_id_t, category_literal, name_literal,         \
-                          flow_id, ##__VA_ARGS__)
-#define TRACE_INTERNAL_FLOW_END(category_literal, name_literal, flow_id, ...)                    \
-  TRACE_INTERNAL_ID_EVENT(flow_end, trace_flow_id_t, category_literal, name_literal,          \
-                          flow_id, ##__VA_ARGS__)
+  TRACE_INTERNAL_ID_EVENT(async_end, trace_async_id_t, category_literal, name_literal, async_id, \
+                          ##__VA_ARGS__)
+#define TRACE_INTERNAL_FLOW_BEGIN(category_literal, name_literal, flow_id, ...)                 \
+  TRACE_INTERNAL_ID_EVENT(flow_begin, trace_flow_id_t, category_literal, name_literal, flow_id, \
+                          ##__VA_ARGS__)
+#define TRACE_INTERNAL_FLOW_STEP(category_literal, name_literal, flow_id, ...)                 \
+  TRACE_INTERNAL_ID_EVENT(flow_step, trace_flow_id_t, category_literal, name_literal, flow_id, \
+                          ##__VA_ARGS__)
+#define TRACE_INTERNAL_FLOW_END(category_literal, name_literal, flow_id, ...)                 \
+  TRACE_INTERNAL_ID_EVENT(flow_end, trace_flow_id_t, category_literal, name_literal, flow_id, \
+                          ##__VA_ARGS__)
 
 /* FXT event types of the flow kinds (event_helpers.h flow_kind). */
 #define TRACE_INTERNAL_FLOW_KIND_BEGIN 8u
 #define TRACE_INTERNAL_FLOW_KIND_STEP 9u
 #define TRACE_INTERNAL_FLOW_KIND_END 10u
 
-#define TRACE_INTERNAL_INSTAFLOW(flow_kind, category_literal, name_literal, flow_id, ...)      \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_instaflow_and_release_context(                                  \
+#define TRACE_INTERNAL_INSTAFLOW(flow_kind, category_literal, name_literal, flow_id, ...)   \
+  TRACE_INTERNAL_EVENT_RECORD(                                                              \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                         \
+      trace_internal_write_instaflow_and_release_context(                                   \
           TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal), (flow_kind), \
           (trace_flow_id_t)(flow_id), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
-#define TRACE_INTERNAL_INSTAFLOW_BEGIN(category_literal, name_literal, flow_id, ...)             \
-  TRACE_INTERNAL_INSTAFLOW(TRACE_INTERNAL_FLOW_KIND_BEGIN, category_literal, name_literal,    \
+#define TRACE_INTERNAL_INSTAFLOW_BEGIN(category_literal, name_literal, flow_id, ...)       \
+  TRACE_INTERNAL_INSTAFLOW(TRACE_INTERNAL_FLOW_KIND_BEGIN, category_literal, name_literal, \
                            flow_id, ##__VA_ARGS__)
-#define TRACE_INTERNAL_INSTAFLOW_STEP(category_literal, name_literal, flow_id, ...)              \
-  TRACE_INTERNAL_INSTAFLOW(TRACE_INTERNAL_FLOW_KIND_STEP, category_literal, name_literal,     \
-                           flow_id, ##__VA_ARGS__)
-#define TRACE_INTERNAL_INSTAFLOW_END(category_literal, name_literal, flow_id, ...)               \
-  TRACE_INTERNAL_INSTAFLOW(TRACE_INTERNAL_FLOW_KIND_END, category_literal, name_literal,      \
-                           flow_id, ##__VA_ARGS__)
+#define TRACE_INTERNAL_INSTAFLOW_STEP(category_literal, name_literal, flow_id, ...)                \
+  TRACE_INTERNAL_INSTAFLOW(TRACE_INTERNAL_FLOW_KIND_STEP, category_literal, name_literal, flow_id, \
+                           ##__VA_ARGS__)
+#define TRACE_INTERNAL_INSTAFLOW_END(category_literal, name_literal, flow_id, ...)                \
+  TRACE_INTERNAL_INSTAFLOW(TRACE_INTERNAL_FLOW_KIND_END, category_literal, name_literal, flow_id, \
+                           ##__VA_ARGS__)
 
-#define TRACE_INTERNAL_BLOB_EVENT(category_literal, name_literal, blob, blob_size, ...)        \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_blob_event_record_and_release_context(                          \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
+#define TRACE_INTERNAL_BLOB_EVENT(category_literal, name_literal, blob, blob_size, ...) \
+  TRACE_INTERNAL_EVENT_RECORD(                                                          \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                     \
+      trace_internal_write_blob_event_record_and_release_context(                       \
+          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),          \
           (const void*)(blob), (size_t)(blob_size), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_BLOB_ATTACHMENT(category_literal, name_literal, blob, blob_size)         \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, 0,                                                                 \
-      trace_internal_write_blob_attachment_record_and_release_context(                     \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
-          (const void*)(blob), (size_t)(blob_size)))
+#define TRACE_INTERNAL_BLOB_ATTACHMENT(category_literal, name_literal, blob, blob_size)        \
+  TRACE_INTERNAL_EVENT_RECORD(category_literal, 0,                                             \
+                              trace_internal_write_blob_attachment_record_and_release_context( \
+                                  TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF,         \
+                                  (name_literal), (const void*)(blob), (size_t)(blob_size)))
 
-#define TRACE_INTERNAL_BLOB(type, name_literal, blob, blob_size)                             \
-  TRACE_INTERNAL_CONTEXT_RECORD(                                                           \
-      0, trace_internal_write_blob_record_and_release_context(                             \
-             TRACE_INTERNAL_CONTEXT, (trace_blob_type_t)(type), (name_literal),           \
-             (const void*)(blob), (size_t)(blob_size)))
+#define TRACE_INTERNAL_BLOB(type, name_literal, blob, blob_size)                          \
+  TRACE_INTERNAL_CONTEXT_RECORD(0, trace_internal_write_blob_record_and_release_context(  \
+                                       TRACE_INTERNAL_CONTEXT, (trace_blob_type_t)(type), \
+                                       (name_literal), (const void*)(blob), (size_t)(blob_size)))
 
-#define TRACE_INTERNAL_KERNEL_OBJECT(pid, tid, name, ...)                                   \
-  TRACE_INTERNAL_CONTEXT_RECORD(                                                           \
-      TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                                          \
-      trace_internal_write_kernel_object_record_and_release_context(                       \
-          TRACE_INTERNAL_CONTEXT, (trace_koid_t)(pid), (trace_koid_t)(tid), (name),        \
+#define TRACE_INTERNAL_KERNEL_OBJECT(pid, tid, name, ...)                           \
+  TRACE_INTERNAL_CONTEXT_RECORD(                                                    \
+      TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                                   \
+      trace_internal_write_kernel_object_record_and_release_context(                \
+          TRACE_INTERNAL_CONTEXT, (trace_koid_t)(pid), (trace_koid_t)(tid), (name), \
           TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_VTHREAD_DURATION(which, category_literal, name_literal, vthread_literal, \
-                                        vthread_id, timestamp, ...)                        \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_vthread_duration_##which##_event_record_and_release_context(    \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
-          (vthread_literal), (trace_vthread_id_t)(vthread_id), (trace_ticks_t)(timestamp), \
+#define TRACE_INTERNAL_VTHREAD_DURATION(which, category_literal, name_literal, vthread_literal,   \
+                                        vthread_id, timestamp, ...)                               \
+  TRACE_INTERNAL_EVENT_RECORD(                                                                    \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                               \
+      trace_internal_write_vthread_duration_##which##_event_record_and_release_context(           \
+          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal), (vthread_literal), \
+          (trace_vthread_id_t)(vthread_id), (trace_ticks_t)(timestamp),                           \
           TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 #define TRACE_INTERNAL_VTHREAD_DURATION_BEGIN(category_literal, name_literal, vthread_literal, \
-                                              vthread_id, timestamp, ...)                  \
-  TRACE_INTERNAL_VTHREAD_DURATION(begin, category_literal, name_literal, vthread_literal,  \
+                                              vthread_id, timestamp, ...)                      \
+  TRACE_INTERNAL_VTHREAD_DURATION(begin, category_literal, name_literal, vthread_literal,      \
                                   vthread_id, timestamp, ##__VA_ARGS__)
-#define TRACE_INTERNAL_VTHREAD_DURATION_END(category_literal, name_literal, vthread_literal,   \
-                                            vthread_id, timestamp, ...)                    \
-  TRACE_INTERNAL_VTHREAD_DURATION(end, category_literal, name_literal, vthread_literal,    \
+#define TRACE_INTERNAL_VTHREAD_DURATION_END(category_literal, name_literal, vthread_literal, \
+                                            vthread_id, timestamp, ...)                      \
+  TRACE_INTERNAL_VTHREAD_DURATION(end, category_literal, name_literal, vthread_literal,      \
                                   vthread_id, timestamp, ##__VA_ARGS__)
 
-#define TRACE_INTERNAL_VTHREAD_FLOW(flow_kind, category_literal, name_literal, vthread_literal, \
-                                    vthread_id, flow_id, timestamp, ...)                   \
-  TRACE_INTERNAL_EVENT_RECORD(                                                             \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                        \
-      trace_internal_write_vthread_flow_event_record_and_release_context(                 \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),             \
-          (vthread_literal), (trace_vthread_id_t)(vthread_id), (flow_kind),                \
-          (trace_flow_id_t)(flow_id), (trace_ticks_t)(timestamp),                          \
-          TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
-#define TRACE_INTERNAL_VTHREAD_FLOW_BEGIN(category_literal, name_literal, vthread_literal,     \
-                                          vthread_id, flow_id, timestamp, ...)             \
+#define TRACE_INTERNAL_VTHREAD_FLOW(flow_kind, category_literal, name_literal, vthread_literal,   \
+                                    vthread_id, flow_id, timestamp, ...)                          \
+  TRACE_INTERNAL_EVENT_RECORD(                                                                    \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                               \
+      trace_internal_write_vthread_flow_event_record_and_release_context(                         \
+          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal), (vthread_literal), \
+          (trace_vthread_id_t)(vthread_id), (flow_kind), (trace_flow_id_t)(flow_id),              \
+          (trace_ticks_t)(timestamp), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+#define TRACE_INTERNAL_VTHREAD_FLOW_BEGIN(category_literal, name_literal, vthread_literal,    \
+                                          vthread_id, flow_id, timestamp, ...)                \
   TRACE_INTERNAL_VTHREAD_FLOW(TRACE_INTERNAL_FLOW_KIND_BEGIN, category_literal, name_literal, \
                               vthread_literal, vthread_id, flow_id, timestamp, ##__VA_ARGS__)
-#define TRACE_INTERNAL_VTHREAD_FLOW_STEP(category_literal, name_literal, vthread_literal,      \
-                                         vthread_id, flow_id, timestamp, ...)              \
+#define TRACE_INTERNAL_VTHREAD_FLOW_STEP(category_literal, name_literal, vthread_literal,    \
+                                         vthread_id, flow_id, timestamp, ...)                \
   TRACE_INTERNAL_VTHREAD_FLOW(TRACE_INTERNAL_FLOW_KIND_STEP, category_literal, name_literal, \
                               vthread_literal, vthread_id, flow_id, timestamp, ##__VA_ARGS__)
-#define TRACE_INTERNAL_VTHREAD_FLOW_END(category_literal, name_literal, vthread_literal,       \
-                                        vthread_id, flow_id, timestamp, ...)               \
-  TRACE_INTERNAL_VTHREAD_FLOW(TRACE_INTERNAL_FLOW_KIND_END, category_literal, name_literal,  \
+#define TRACE_INTERNAL_VTHREAD_FLOW_END(category_literal, name_literal, vthread_literal,    \
+                                        vthread_id, flow_id, timestamp, ...)                \
+  TRACE_INTERNAL_VTHREAD_FLOW(TRACE_INTERNAL_FLOW_KIND_END, category_literal, name_literal, \
                               vthread_literal, vthread_id, flow_id, timestamp, ##__VA_ARGS__)
 
 /* ---- helpers for hand-written events (API.md §3, event_args.h in Fuchsia) -----
@@ -396,16 +394,16 @@ class DurationScope {
  * TRACE_COMPLETE_ARGS
  * registers the names (and literal string values) on an acquired context
  * before a trace_context_write_*_record call. */
-#define TRACE_INTERNAL_DECLARE_ARGS(context, var, ...)                                      \
-  TRACE_INTERNAL_DECLARE_ARGS_(context, var, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),   \
+#define TRACE_INTERNAL_DECLARE_ARGS(context, var, ...)                                   \
+  TRACE_INTERNAL_DECLARE_ARGS_(context, var, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__), \
                                ##__VA_ARGS__)
-#define TRACE_INTERNAL_DECLARE_ARGS_(context, var, n, ...)                                 \
-  TRACE_INTERNAL_CHECK_ITEMS(n);                                                          \
-  (void)(context);                                                                        \
-  trace_arg_t var[(n) / 2 > 0 && (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 1];                \
-  trace_internal_copy_args(var,                                                           \
-                           TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__)); \
-  const size_t var##_trace_internal_count = (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 0;      \
+#define TRACE_INTERNAL_DECLARE_ARGS_(context, var, n, ...)                           \
+  TRACE_INTERNAL_CHECK_ITEMS(n);                                                     \
+  (void)(context);                                                                   \
+  trace_arg_t var[(n) / 2 > 0 && (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 1];           \
+  trace_internal_copy_args(                                                          \
+      var, TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__)); \
+  const size_t var##_trace_internal_count = (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 0; \
   (void)var##_trace_internal_count
 #define TRACE_INTERNAL_NUM_ARGS(var) (var##_trace_internal_count)
 #define TRACE_INTERNAL_COMPLETE_ARGS(context, var, num_args) \
@@ -422,8 +420,8 @@ static inline void trace_internal_copy_args(trace_arg_t* storage, const trace_ar
 
 /* Registers each unregistered literal (encoded 0, inline_string set) among
  * the names and string values: the same rule the write helpers apply. */
-static inline void trace_internal_complete_args_inline(trace_context_t* context,
-                                                       trace_arg_t* args, size_t num_args) {
+static inline void trace_internal_complete_args_inline(trace_context_t* context, trace_arg_t* args,
+                                                       size_t num_args) {
   for (size_t i = 0; i < num_args; i++) {
     trace_string_ref_t* name = &args[i].name_ref;
     if (name->encoded_value == TRACE_ENCODED_STRING_REF_EMPTY && name->inline_string != NULL)
