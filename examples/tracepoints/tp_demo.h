@@ -1,3 +1,5 @@
+/* TRACE_EVENT() definitions keep the kernel's layout, one part a line: */
+/* clang-format off */
 /* The example's event header: every element macro and print helper of
  * <trace/tracepoint.h> (docs/trace-event.md). TRACE_SYSTEM is the category. */
 #undef TRACE_SYSTEM

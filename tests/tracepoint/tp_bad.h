@@ -1,3 +1,5 @@
+/* TRACE_EVENT() definitions keep the kernel's layout, one part a line: */
+/* clang-format off */
 /* Event definitions for test_tp_compile.sh: each CASE_* is one mistake (or
  * none: CASE_OK). Read by tp_bad.c, with and without CREATE_TRACE_POINTS. */
 #ifndef CASE_NO_SYSTEM

@@ -1,3 +1,5 @@
+/* TRACE_EVENT() definitions keep the kernel's layout, one part a line: */
+/* clang-format off */
 /* An event defined in a shared object loaded with dlopen (test_tp_dlopen.c). */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM tp_dso

@@ -1,3 +1,5 @@
+/* TRACE_EVENT() definitions keep the kernel's layout, one part a line: */
+/* clang-format off */
 /* The tests' event header: every element macro, every scalar kind and every
  * print helper (tests/tracepoint/tp_check.inc checks them). */
 #undef TRACE_SYSTEM

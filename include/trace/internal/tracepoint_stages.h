@@ -418,18 +418,18 @@
 #define __dynamic_array(type, item, len)
 #define __string(item, src)
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT(class_name, name, proto, args)                                   \
-  trace_tracepoint_t trace_internal_tp_##name = {                                     \
+#define DEFINE_EVENT(class_name, name, proto, args)                                        \
+  trace_tracepoint_t trace_internal_tp_##name = {                                          \
       {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, {0}, 0, 0, NULL}; \
-  void trace_internal_tp_record_##name(proto) {                                       \
-    trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);               \
-  }                                                                                   \
-  __attribute__((constructor)) static void trace_internal_tp_register_##name(void) {  \
-    trace_internal_tp_##name.event_class = trace_internal_tp_class_##class_name();    \
-    trace_engine__tp_register(&trace_internal_tp_##name);                             \
-  }                                                                                   \
-  __attribute__((destructor)) static void trace_internal_tp_unregister_##name(void) { \
-    trace_engine__tp_unregister(&trace_internal_tp_##name);                           \
+  void trace_internal_tp_record_##name(proto) {                                            \
+    trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);                    \
+  }                                                                                        \
+  __attribute__((constructor)) static void trace_internal_tp_register_##name(void) {       \
+    trace_internal_tp_##name.event_class = trace_internal_tp_class_##class_name();         \
+    trace_engine__tp_register(&trace_internal_tp_##name);                                  \
+  }                                                                                        \
+  __attribute__((destructor)) static void trace_internal_tp_unregister_##name(void) {      \
+    trace_engine__tp_unregister(&trace_internal_tp_##name);                                \
   }
 #include TRACE_INTERNAL_TP_INCLUDE
 
