@@ -52,12 +52,14 @@ int main(int argc, char** argv) {
     fprintf(stderr, "trace_kernel_provider: cannot create the provider\n");
     return 1;
   }
+  /* registered (synchronously) or not: asked at once, before the manager
+   * has much time to go away, so that the message below says which */
+  bool was_connected = trace_provider_is_connected(provider);
   kprovider__add_known_categories(provider);
   /* Until a signal, or until the manager goes away: a provider cannot
    * re-register, so the program ends (status 1) and its supervisor (systemd's
    * Restart=on-failure) starts it again for the next manager. */
   int status = 0;
-  bool was_connected = false;
   for (;;) {
     if (!trace_provider_is_connected(provider)) {
       fprintf(stderr, "trace_kernel_provider: %s\n",
@@ -65,7 +67,6 @@ int main(int argc, char** argv) {
       status = 1;
       break;
     }
-    was_connected = true;
     struct timespec poll = {0, 200 * 1000 * 1000};
     if (sigtimedwait(&set, NULL, &poll) >= 0) break;
   }
