@@ -4,6 +4,7 @@
  * Prints only; nothing is asserted. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 
 #include "engine/clock.h"

@@ -40,24 +40,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
-/* Read on every event; grouped in one cache line. mult and the product are
- * signed so that TSC values earlier than base_tsc (ftrace events recorded
- * before init) convert too; mult < 2^62 and |tsc - base_tsc| < 2^63 keep the
- * product inside 126 bits. */
-typedef struct trace_clock_params {
-  bool use_tsc;      /* false until init picks the TSC */
-  unsigned shift;    /* fixed-point position of mult */
-  int64_t mult;      /* ns per tick, scaled by 2^shift */
-  uint64_t base_tsc; /* a TSC value read during calibration */
-  uint64_t base_ns;  /* its CLOCK_MONOTONIC time (fitted) */
-} __attribute__((aligned(64))) trace_clock_params_t;
-
-extern trace_clock_params_t trace_clock__params;
+/* trace_clock_params_t, trace_clock__params and the inline readers
+ * (trace_clock__now_ns, trace_clock__monotonic_ns, trace_clock__tsc_line)
+ * are in the record path the macros inline. */
+#include "trace-engine/record_path.h"
 
 /* Picks and calibrates the source. FXTRACE_CLOCK=tsc|monotonic forces one
  * (tests): "tsc" skips the invariant-TSC and clocksource checks but still
@@ -79,31 +66,5 @@ uint64_t trace_clock__tsc_hz(void);
 /* Converts a raw TSC value (e.g. ftrace's x86-tsc clock) with the hot path's
  * line. Meaningful only when the source is "tsc"; returns 0 otherwise. */
 uint64_t trace_clock__tsc_to_ns(uint64_t tsc);
-
-static inline uint64_t trace_clock__monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO on x86_64: no syscall */
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The line, shared by the hot path and trace_clock__tsc_to_ns(). The right
- * shift of a negative product floors (gcc/clang: arithmetic), which keeps the
- * mapping monotonic on both sides of base_tsc. */
-static inline uint64_t trace_clock__tsc_line(const trace_clock_params_t* p, uint64_t tsc) {
-  int64_t delta = (int64_t)(tsc - p->base_tsc);
-  __int128 scaled = (__int128)delta * p->mult;
-  return p->base_ns + (uint64_t)(int64_t)(scaled >> p->shift);
-}
-
-/* The hot path: ~rdtsc + one 64x64->128 multiply on the TSC source. rdtsc is
- * not ordered against surrounding loads and stores; a few cycles of skew do
- * not matter for event timestamps. */
-static inline uint64_t trace_clock__now_ns(void) {
-#if defined(__x86_64__)
-  if (__builtin_expect(trace_clock__params.use_tsc, 1))
-    return trace_clock__tsc_line(&trace_clock__params, __rdtsc());
-#endif
-  return trace_clock__monotonic_ns();
-}
 
 #endif /* FXTRACE_ENGINE_CLOCK_H_ */

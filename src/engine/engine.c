@@ -31,6 +31,7 @@ engine_t engine__instance = {
     .wake_fd = -1,
 };
 uint64_t trace_engine__generation;
+trace_engine_hot_t trace_engine__hot;
 
 enum {
   QUIET_TIMEOUT_MS = 1000, /* PROTOCOL.md §8: how long writers get to leave */
@@ -234,7 +235,7 @@ static void* engine_thread_main(void* arg);
 static void after_fork_in_child(void) {
   /* The child shares the parent's buffer mapping: it must never write. */
   ATOMIC_STORE(&trace_engine__generation, 0);
-  ATOMIC_STORE(&engine__instance.epoch, 0);
+  ATOMIC_STORE(&trace_engine__hot.epoch, 0);
   engine__instance.initialized = false;
   engine__instance.thread_running = false;
   ATOMIC_STORE(&engine__instance.state, TRACE_STOPPED);
@@ -260,7 +261,7 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   }
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, process_setup);
-  e->fence_needed = !membarrier_registered;
+  trace_engine__hot.fence_needed = !membarrier_registered;
   e->mode = (uint32_t)mode;
   e->header = buffer;
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
@@ -341,7 +342,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     e->disposition = 0;
     e->engine_dropped = 0;
     ATOMIC_STORE(&e->state, TRACE_STARTED);
-    ATOMIC_STORE(&e->epoch, (e->generation << 24) | (sw & 0xffffff));
+    ATOMIC_STORE(&trace_engine__hot.epoch, (e->generation << 24) | (sw & 0xffffff));
     ATOMIC_RELEASE(&trace_engine__generation, e->generation);
     sites__reset(); /* sites that cached "disabled" ask again */
     e->started_pending = true;
@@ -357,7 +358,7 @@ static void begin_stop_locked(int disposition) {
   ATOMIC_STORE(&e->state, TRACE_STOPPING);
   e->disposition = disposition;
   ATOMIC_RELEASE(&trace_engine__generation, 0);
-  ATOMIC_STORE(&e->epoch, 0);
+  ATOMIC_STORE(&trace_engine__hot.epoch, 0);
   sites__reset(); /* enabled sites learn they are off (once each) */
   e->stop_pending = true;
   wake_engine_thread();

@@ -23,6 +23,7 @@
 #include "fxt/fxt_encode.h"
 #include "trace-engine/context.h"
 #include "trace-engine/handler.h"
+#include "trace-engine/record_path.h"
 
 #define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
@@ -32,83 +33,22 @@
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 enum {
-  WRITER_STRING_CACHE_SIZE = 256, /* per thread, by literal address (API.md §7) */
-  WRITER_SITE_CACHE_SIZE = 64,    /* per thread, by call-site address */
-  WRITER_SITE_CACHE_ARGS = 4,     /* arguments a cached site may have */
-  WRITER_VTHREAD_CACHE_SIZE = 4,
+  WRITER_STRING_CACHE_SIZE = TRACE_ENGINE_STRING_CACHE_SIZE,
+  WRITER_SITE_CACHE_SIZE = TRACE_ENGINE_SITE_CACHE_SIZE,
+  WRITER_VTHREAD_CACHE_SIZE = TRACE_ENGINE_VTHREAD_CACHE_SIZE,
   NO_CHUNK = UINT32_MAX,
 };
 
-typedef struct string_cache_entry {
-  const char* literal;
-  trace_encoded_string_ref_t ref; /* indexed, or 0 = string indexes ran out: inline */
-} string_cache_entry_t;
-
-/* A call site's record as this thread last wrote it (event_helpers.c): for
- * an event whose thread, category, name and argument names are indexed and
- * whose arguments are scalars (no string, no blob), everything but the
- * timestamp and the values is the same at every call of the site on the
- * thread while its string and thread tables last (cache_epoch): the header
- * word, each argument's header word without its value, which arguments
- * take a value word. A site's event type and argument types are fixed by
- * its macro expansion. */
-typedef struct site_cache_entry {
-  const trace_site_t* site;
-  uint64_t epoch; /* the writer's cache_epoch when filled */
-  uint64_t header;
-  uint64_t arg_headers[WRITER_SITE_CACHE_ARGS];
-  uint32_t words;
-  uint8_t num_args;
-  uint8_t value_words; /* bit i: argument i has a value word */
-  uint8_t payload_words;
-} site_cache_entry_t;
-
-typedef struct vthread_cache_entry {
-  const char* literal;
-  trace_koid_t process_koid;
-  trace_vthread_id_t id;
-  trace_thread_ref_t ref;
-} vthread_cache_entry_t;
-
-/* One per thread that records (the public trace_context_t). Fields are
- * written only by the owning thread; the engine thread reads `nesting` and
- * the counters with atomic loads. The struct outlives its thread: it stays
- * on engine.writers and is reused by a later thread, so the engine thread
- * never sees it freed while the engine is initialized. */
-struct trace_context {
-  /* the record path, in one cache line */
-  uint64_t* pos;            /* next free word of the owned chunk */
-  uint64_t* end;            /* end of the owned chunk */
-  uint64_t chunk_epoch;     /* engine epoch the chunk belongs to */
-  uint32_t chunk;           /* first owned chunk (index over both rolling buffers) or NO_CHUNK */
-  uint32_t nesting;         /* contexts held by the thread (atomic); > 0 = inside a record */
-  uint32_t chunk_count;     /* owned chunks from `chunk` on (> 1 for a large record) */
-  uint32_t reserving;       /* 1 while pos/end/chunk change (signal-handler guard) */
-  uint64_t generation;      /* trace the caches below belong to */
-  uint64_t records_written; /* this trace (atomic, owner increments) */
-  uint64_t records_dropped; /* this trace (atomic, owner increments) */
-  uint16_t token;           /* chunk ownership token: slot + 1 */
-  uint16_t* owners;         /* the token array `chunk` indexes */
-  bool thread_registered;
-  trace_thread_ref_t thread_ref;
-  trace_koid_t tid;
-  char name[16];        /* the thread's OS name, read when it attaches */
-  uint64_t cache_epoch; /* engine.cache_epoch the caches were filled in */
-  string_cache_entry_t strings[WRITER_STRING_CACHE_SIZE];
-  site_cache_entry_t sites[WRITER_SITE_CACHE_SIZE];
-  vthread_cache_entry_t vthreads[WRITER_VTHREAD_CACHE_SIZE];
-  unsigned vthread_next;
-  bool in_use;                /* a live thread owns it (engine.lock) */
-  struct trace_context* next; /* engine.writers (engine.lock) */
-} __attribute__((aligned(64)));
+/* The writer (struct trace_context), its caches and the record path the
+ * macros inline are in trace-engine/record_path.h. */
+typedef trace_engine_string_entry_t string_cache_entry_t;
+typedef trace_engine_site_record_t site_cache_entry_t;
+typedef trace_engine_vthread_entry_t vthread_cache_entry_t;
 
 typedef struct engine {
   /* Read by every record; written only at start, stop, switches. */
   struct {
-    /* (generation << 24) | switch count of the current rolling buffer; 0
-     * when no record may be written (stopped, durable full, oneshot full). A
-     * chunk is usable only while its epoch equals this. */
-    uint64_t epoch;
+    /* and trace_engine__hot (record_path.h): the epoch, fence_needed */
     trace_buffer_header_t* header;
     uint8_t* rolling[2];
     uint8_t* durable;
@@ -118,7 +58,6 @@ typedef struct engine {
     uint32_t mode;    /* trace_buffering_mode_t */
     uint16_t* owners; /* chunk tokens, private memory: 2 * chunks_per_buffer */
     uint32_t chunks_per_buffer;
-    bool fence_needed; /* no membarrier(2): writers fence themselves */
   } __attribute__((aligned(64)));
 
   /* Written by the switch winner (atomics). */
@@ -157,14 +96,13 @@ typedef struct engine {
 
 extern engine_t engine__instance;
 
-/* The calling thread's writer, or NULL before its first record. */
-extern __thread trace_context_t* writer__self __attribute__((tls_model("initial-exec")));
+/* The calling thread's writer (record_path.h). */
+#define writer__self trace_engine__self
 
 /* writer.c */
 trace_context_t* writer__attach(uint64_t generation);
 /* count: whether a failure counts as a dropped record (metadata records do
  * not: their users fall back to inline references). */
-uint64_t* writer__reserve_slow_counted(trace_context_t* w, size_t words, bool count);
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
 trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
@@ -194,9 +132,7 @@ void engine__set_stop_hook(void (*hook)(void* arg), void* arg);
  * dropped count (header num_records_dropped). */
 void engine__add_dropped(uint64_t count);
 
-static inline void writer__count_written(trace_context_t* w) {
-  ATOMIC_STORE(&w->records_written, w->records_written + 1);
-}
+static inline void writer__count_written(trace_context_t* w) { trace_engine__count_written(w); }
 
 /* A dropped record: the slow path only (buffer full, too big, a signal
  * handler inside a reservation). The shared header's counter is what the
@@ -208,29 +144,12 @@ static inline void writer__count_dropped(trace_context_t* w) {
   __atomic_fetch_add(&engine__instance.header->num_records_dropped, 1, __ATOMIC_RELAXED);
 }
 
-/* Reserves `words` in the thread's chunk (steps A, B and E of the design).
- * The record is then written with an fxt_write_* function, which stores the
- * header last (the commit, step D). NULL: dropped and counted.
- * `reserving` brackets the moment pos/end/chunk change: an event from a signal
- * handler that interrupts it is dropped (see enter() in engine.c); anywhere
- * else a nested record simply lands after the interrupted one's space. */
-static inline uint64_t* writer__reserve_counted(trace_context_t* w, size_t words, bool count) {
-  w->reserving = 1;
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  uint64_t* p = w->pos;
-  if (LIKELY(words <= (size_t)(w->end - p) &&
-             w->chunk_epoch == ATOMIC_LOAD(&engine__instance.epoch))) {
-    w->pos = p + words;
-  } else {
-    p = writer__reserve_slow_counted(w, words, count);
-  }
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  w->reserving = 0;
-  return p;
-}
-
+/* Reserves `words` in the thread's chunk (steps A, B and E of the design;
+ * record_path.h). The record is then written with an fxt_write_* function,
+ * which stores the header last (the commit, step D). NULL: dropped and
+ * counted. */
 static inline uint64_t* writer__reserve(trace_context_t* w, size_t words) {
-  return writer__reserve_counted(w, words, true);
+  return trace_engine__reserve(w, words);
 }
 
 /* Where durable records go: the durable buffer, or the thread's chunk in
@@ -240,7 +159,7 @@ static inline uint64_t* writer__reserve(trace_context_t* w, size_t words) {
 static inline uint64_t* writer__reserve_metadata(trace_context_t* w, size_t words) {
   if (engine__instance.mode != TRACE_BUFFERING_MODE_ONESHOT)
     return writer__reserve_durable(w, words);
-  return writer__reserve_counted(w, words, false);
+  return trace_engine__reserve_counted(w, words, false);
 }
 
 /* Acquire for `generation` (non-zero), the Dekker half on the writer side
@@ -252,21 +171,11 @@ static inline trace_context_t* writer__enter(uint64_t generation) {
     w = writer__attach(generation);
     if (w == NULL) return NULL;
   }
-  uint32_t nesting = w->nesting;
-  if (UNLIKELY(nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
+  if (UNLIKELY(w->nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
     writer__count_dropped(w);
     return NULL;
   }
-  ATOMIC_STORE(&w->nesting, nesting + 1);
-  if (UNLIKELY(engine__instance.fence_needed))
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  else
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (UNLIKELY(ATOMIC_LOAD(&trace_engine__generation) != generation)) {
-    ATOMIC_RELEASE(&w->nesting, nesting);
-    return NULL;
-  }
-  return w;
+  return trace_engine__enter(w, generation) ? w : NULL;
 }
 
 static inline uint32_t writer__string_home(const char* literal) {
@@ -296,9 +205,7 @@ static inline const trace_thread_ref_t* writer__current_thread(trace_context_t* 
 }
 
 /* trace_release_context(), inline for the engine's own callers. */
-static inline void writer__release(trace_context_t* w) {
-  ATOMIC_RELEASE(&w->nesting, w->nesting - 1);
-}
+static inline void writer__release(trace_context_t* w) { trace_engine__release(w); }
 
 /* The macros' argument names and literal string values (event_helpers.h). */
 static inline void writer__complete_args(trace_context_t* w, trace_arg_t* args, size_t num_args) {

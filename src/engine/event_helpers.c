@@ -62,34 +62,20 @@ static inline uint64_t* put_plain_arg(uint64_t* p, const trace_arg_t* arg) {
   return p + 1;
 }
 
-/* ---- the per-thread site cache (engine_internal.h, site_cache_entry_t) ---- */
+/* ---- the per-thread site cache (record_path.h, trace_engine_site_record_t) ---- */
 
-static inline site_cache_entry_t* site_entry(trace_context_t* w, const trace_site_t* site) {
-  uint64_t home = ((uint64_t)(uintptr_t)site * UINT64_C(0x9E3779B97F4A7C15)) >> 58;
-  return &w->sites[home & (WRITER_SITE_CACHE_SIZE - 1)];
-}
-
-/* Remembers a plain record just written at `site` if its arguments are
- * scalars: `header` is its header word, args their registered form. */
+/* Remembers the record just written at `site` (its header, and its
+ * arguments' name indexes) for the inline record path, which takes the
+ * sizes and the values from the call. */
 static void fill_site_entry(trace_context_t* w, const trace_site_t* site, uint64_t header,
-                            const trace_arg_t* args, size_t num_args, size_t words,
-                            unsigned payload_words) {
-  if (num_args > WRITER_SITE_CACHE_ARGS) return;
-  site_cache_entry_t e = {.site = site,
-                          .epoch = w->cache_epoch,
-                          .header = header,
-                          .words = (uint32_t)words,
-                          .num_args = (uint8_t)num_args,
-                          .payload_words = (uint8_t)payload_words};
+                            const trace_arg_t* args, size_t num_args) {
+  uint16_t names[TRACE_MAX_ARGS];
   for (size_t i = 0; i < num_args; i++) {
     unsigned type = args[i].value.type;
-    if (type == TRACE_ARG_STRING || type == TRACE_ARG_BLOB) return;
-    bool value_word = fxt_arg_has_value_word(type);
-    e.arg_headers[i] = FXT_FIELD(type, 0, 3) | FXT_FIELD(value_word ? 2u : 1u, 4, 15) |
-                       FXT_FIELD(args[i].name_ref.encoded_value, 16, 31);
-    if (value_word) e.value_words |= (uint8_t)(1u << i);
+    if (type == TRACE_ARG_STRING || type == TRACE_ARG_BLOB) return; /* never inline */
+    names[i] = args[i].name_ref.encoded_value;
   }
-  *site_entry(w, site) = e;
+  trace_engine__fill_record(w, site, header, names, num_args);
 }
 
 /* One event record at `ticks` on the current thread: the thread, the name
@@ -126,8 +112,7 @@ static inline __attribute__((always_inline)) void write_and_release(
                         FXT_FIELD(name_ref.encoded_value, 48, 63);
       fxt_commit(p, header);
       writer__count_written(w);
-      if (site)
-        fill_site_entry(w, site, header, args, num_args, words, fxt_event_payload_words(type));
+      if (site) fill_site_entry(w, site, header, args, num_args);
     }
   }
   writer__release(w);
@@ -140,54 +125,28 @@ static inline void event_and_release(trace_context_t* w, unsigned type,
   write_and_release(w, type, trace_clock__now_ns(), category, name, args, num_args, payload, NULL);
 }
 
-/* TRACE_INSTANT (event_helpers.h): the site check's out-of-line part, the
- * record and the release in one call. The common case — the site enabled
- * in this trace, its record cached for this thread — is: acquire, clock,
- * reserve, the cached header words with the values, commit, release. */
+/* TRACE_INSTANT's out-of-line path (event_helpers.h), for what the inline
+ * one (event_internal.h) does not do: the site's first visit in a trace, a
+ * thread's first record, a record not cached yet, a string or blob
+ * argument, a trace stopping. Writes the record and caches it for the
+ * thread. */
 void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
                                           const char* category_literal, const char* name_literal,
                                           trace_scope_t scope, trace_arg_t* args, size_t num_args) {
   /* acquire: orders the reads of the engine's set-up after its publication */
   uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
-  if (UNLIKELY(generation == 0 || state != TRACE_SITE_ENABLED(generation))) {
-    trace_string_ref_t category;
-    trace_context_t* w =
-        trace_engine__acquire_context_for_site(category_literal, site, &category, state);
-    if (w)
-      write_and_release(w, FXT_EVENT_INSTANT, trace_clock__now_ns(), &category, name_literal, args,
-                        num_args, (uint64_t)scope, site);
-    return;
+  trace_context_t* w;
+  trace_string_ref_t category;
+  if (LIKELY(generation != 0 && state == TRACE_SITE_ENABLED(generation))) {
+    w = writer__enter(generation); /* the common case here: string arguments */
+    if (UNLIKELY(w == NULL)) return;
+    category = writer__register_literal(w, category_literal);
+  } else {
+    w = trace_engine__acquire_context_for_site(category_literal, site, &category, state);
+    if (w == NULL) return;
   }
-  trace_context_t* w = writer__enter(generation);
-  if (UNLIKELY(w == NULL)) return;
-  trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
-  const site_cache_entry_t* e = site_entry(w, site);
-  if (LIKELY(e->site == site && e->epoch == w->cache_epoch && e->num_args == num_args)) {
-    uint64_t* p = writer__reserve(w, e->words);
-    if (LIKELY(p != NULL)) {
-      p[1] = ticks;
-      uint64_t* q = p + 2;
-      for (size_t i = 0; i < num_args; i++) {
-        const trace_arg_value_t* v = &args[i].value;
-        if (e->value_words & (1u << i)) {
-          q[0] = e->arg_headers[i];
-          q[1] = v->uint64_value;
-          q += 2;
-        } else {
-          q[0] = e->arg_headers[i] | fxt_arg_header_value(v);
-          q += 1;
-        }
-      }
-      if (e->payload_words) *q = (uint64_t)scope;
-      fxt_commit(p, e->header);
-      writer__count_written(w);
-    }
-    writer__release(w);
-    return;
-  }
-  trace_string_ref_t category = writer__register_literal(w, category_literal);
-  write_and_release(w, FXT_EVENT_INSTANT, ticks, &category, name_literal, args, num_args,
-                    (uint64_t)scope, site);
+  write_and_release(w, FXT_EVENT_INSTANT, trace_clock__now_ns(), &category, name_literal, args,
+                    num_args, (uint64_t)scope, site);
 }
 
 void trace_internal_write_instant_event_record_and_release_context(

@@ -4,10 +4,11 @@
  *
  * Per trace, each event is "prepared" once, under `lock`, by the first
  * thread that needs it (the engine thread at start, or a writer that got
- * there first): its category, name and field names get indexed strings, and
- * its format record goes into the durable buffer before any of its events
- * can be written. The generated code then builds every header from the
- * prepared words: nothing else is looked up per event. */
+ * there first): its format record goes into the durable buffer before any
+ * of its events can be written. Each thread then registers the event's
+ * category, name and field names itself on its first record of the event
+ * and caches the record's header and argument names (record_path.h); the
+ * generated code builds every later record from that cache, inline. */
 #include "engine/tracepoints.h"
 
 #include <pthread.h>
@@ -88,12 +89,6 @@ static size_t format_text(const trace_tracepoint_t* tp, char* out, size_t cap) {
   return len;
 }
 
-static uint64_t indexed_bits(trace_context_t* w, const char* literal, bool* usable) {
-  trace_string_ref_t ref = writer__register_literal(w, literal);
-  if (!trace_is_indexed_string_ref(&ref)) *usable = false;
-  return ref.encoded_value;
-}
-
 static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
   static char text[FORMAT_MAX + 1]; /* lock */
   size_t size = format_text(tp, text, sizeof(text));
@@ -113,25 +108,42 @@ static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
   writer__count_written(w);
 }
 
-/* Makes tp usable in trace `generation` (see the top of the file). */
+/* Writes tp's format record once in trace `generation` (see the top of the
+ * file). */
 static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
   pthread_mutex_lock(&lock);
-  if ((ATOMIC_LOAD(&tp->prepared) >> 1) != generation) {
+  if (ATOMIC_LOAD(&tp->prepared) != generation) {
     const trace_tp_class_t* c = tp->event_class;
-    bool usable = c != NULL && c->num_fields <= TRACE_MAX_ARGS;
-    uint64_t category = indexed_bits(w, tp->system, &usable);
-    uint64_t name = indexed_bits(w, tp->name, &usable);
-    uint32_t n = 0;
-    for (int pass = 0; usable && pass < 2; pass++) /* fixed fields, then variable */
-      for (uint32_t i = 0; i < c->num_fields; i++)
-        if (is_variable(c->fields[i].kind) == (pass == 1))
-          tp->name_bits[n++] = FXT_FIELD(indexed_bits(w, c->fields[i].name, &usable), 16, 31);
-    tp->header_bits = FXT_FIELD(FXT_RECORD_EVENT, 0, 3) | FXT_FIELD(FXT_EVENT_INSTANT, 16, 19) |
-                      FXT_FIELD(n, 20, 23) | FXT_FIELD(category, 32, 47) | FXT_FIELD(name, 48, 63);
-    if (usable) write_format(w, tp);
-    ATOMIC_RELEASE(&tp->prepared, (generation << 1) | (usable ? 1u : 0u));
+    if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) write_format(w, tp);
+    ATOMIC_RELEASE(&tp->prepared, generation);
   }
   pthread_mutex_unlock(&lock);
+}
+
+/* The record of tp as this thread writes it: the header (without the size)
+ * and the argument names, fixed fields first, then variable ones, each
+ * registered by this thread (so in oneshot mode, where string records go to
+ * the thread's own chunks, every definition precedes its uses). false: a
+ * string has no index (indexes ran out), the record cannot be written. */
+static bool thread_record(trace_tracepoint_t* tp, trace_context_t* w,
+                          const trace_thread_ref_t* thread, uint64_t* header, uint16_t* names) {
+  const trace_tp_class_t* c = tp->event_class;
+  if (c == NULL || c->num_fields > TRACE_MAX_ARGS) return false;
+  trace_string_ref_t category = writer__register_literal(w, tp->system);
+  trace_string_ref_t name = writer__register_literal(w, tp->name);
+  bool usable = trace_is_indexed_string_ref(&category) && trace_is_indexed_string_ref(&name);
+  uint32_t n = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < c->num_fields; i++)
+      if (is_variable(c->fields[i].kind) == (pass == 1)) {
+        trace_string_ref_t ref = writer__register_literal(w, c->fields[i].name);
+        usable &= trace_is_indexed_string_ref(&ref);
+        names[n++] = ref.encoded_value;
+      }
+  *header = FXT_FIELD(FXT_RECORD_EVENT, 0, 3) | FXT_FIELD(FXT_EVENT_INSTANT, 16, 19) |
+            FXT_FIELD(n, 20, 23) | FXT_FIELD(thread->encoded_value, 24, 31) |
+            FXT_FIELD(category.encoded_value, 32, 47) | FXT_FIELD(name.encoded_value, 48, 63);
+  return usable;
 }
 
 /* ---- the generated code's entry points ---- */
@@ -187,19 +199,18 @@ uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace
   if (w == NULL) return NULL;
   /* the generation this context was entered for: stays while it is held */
   uint64_t generation = ATOMIC_LOAD(&w->generation);
-  uint64_t prepared = ATOMIC_ACQUIRE(&tp->prepared);
-  if (UNLIKELY((prepared >> 1) != generation)) {
-    prepare(tp, w, generation);
-    prepared = ATOMIC_ACQUIRE(&tp->prepared);
-  }
+  if (UNLIKELY(ATOMIC_ACQUIRE(&tp->prepared) != generation)) prepare(tp, w, generation);
   const trace_thread_ref_t* thread = writer__current_thread(w);
   size_t head = 2 + fxt_thread_ref_words(thread);
   size_t words = head + arg_words + 1; /* + the instant's scope word */
-  if (UNLIKELY(!(prepared & 1) || words > FXT_MAX_RECORD_WORDS)) {
+  bool usable = thread_record(tp, w, thread, &r->header, r->names);
+  if (UNLIKELY(!usable || words > FXT_MAX_RECORD_WORDS)) {
     writer__count_dropped(w);
     writer__release(w);
     return NULL;
   }
+  /* the inline path takes it from here on this thread (an indexed thread) */
+  if (head == 2) trace_engine__fill_record(w, tp, r->header, r->names, tp->event_class->num_fields);
   uint64_t* p = writer__reserve(w, words);
   if (UNLIKELY(p == NULL)) {
     writer__release(w);
@@ -209,16 +220,12 @@ uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace
   fxt_put_thread_ref(p + 2, thread);
   r->record = p;
   r->context = w;
-  r->header = tp->header_bits | FXT_FIELD(thread->encoded_value, 24, 31);
   r->head_words = head;
   r->arg_words = arg_words;
   return p + head;
 }
 
-/* The k unused words at the end of a record: back to the chunk when nothing
- * was reserved after them (a signal handler may have), else a blob record of
- * type 1 (skipped by every reader) so the chunk stays a sequence of records. */
-static void give_back(trace_context_t* w, uint64_t* from, size_t k) {
+void trace_engine__tp_give_back(trace_context_t* w, uint64_t* from, size_t k) {
   memset(from, 0, k * 8);
   bool returned = false;
   w->reserving = 1;
@@ -229,19 +236,11 @@ static void give_back(trace_context_t* w, uint64_t* from, size_t k) {
   }
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   w->reserving = 0;
-  if (!returned)
+  if (!returned) /* something was reserved after them (a signal handler): a blob
+                  * record of type 1, skipped by every reader, keeps the chunk a
+                  * sequence of records */
     fxt_commit(from, fxt_header(FXT_RECORD_BLOB, k) | FXT_FIELD((k - 1) * 8, 32, 46) |
                          FXT_FIELD(TRACE_BLOB_TYPE_DATA, 48, 55));
-}
-
-void trace_engine__tp_end(trace_tp_record_t* r, size_t arg_words) {
-  trace_context_t* w = r->context;
-  size_t words = r->head_words + arg_words + 1;
-  r->record[words - 1] = TRACE_SCOPE_THREAD;
-  if (arg_words < r->arg_words) give_back(w, r->record + words, r->arg_words - arg_words);
-  fxt_commit(r->record, r->header | FXT_FIELD(words, 4, 15));
-  writer__count_written(w);
-  writer__release(w);
 }
 
 /* ---- engine side ---- */

@@ -12,7 +12,7 @@
 #include "engine/buffer_scan.h"
 #include "engine/engine_internal.h"
 
-__thread trace_context_t* writer__self __attribute__((tls_model("initial-exec")));
+__thread trace_context_t* trace_engine__self __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
@@ -30,7 +30,7 @@ static void scrub(uint8_t* chunk, uint64_t bytes);
  * the run is cleared, while this thread still owns it, before release. */
 static void clear_stale_run(trace_context_t* w) {
   engine_t* e = &engine__instance;
-  uint64_t epoch = ATOMIC_LOAD(&e->epoch);
+  uint64_t epoch = ATOMIC_LOAD(&trace_engine__hot.epoch);
   if ((epoch & ~UINT64_C(0xffffff)) != (w->chunk_epoch & ~UINT64_C(0xffffff))) return;
   uint64_t now = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
   if (((now - w->chunk_epoch) & 0xffffff) < 2) return; /* the data is still current */
@@ -133,9 +133,9 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
 /* Raises the epoch to `target` unless it is 0 (stopped) or already past it:
  * winners of successive switches may publish out of order. */
 static void publish_epoch(uint64_t target) {
-  uint64_t cur = ATOMIC_LOAD(&engine__instance.epoch);
+  uint64_t cur = ATOMIC_LOAD(&trace_engine__hot.epoch);
   while (cur != 0 && cur < target &&
-         !__atomic_compare_exchange_n(&engine__instance.epoch, &cur, target, true, __ATOMIC_RELEASE,
+         !__atomic_compare_exchange_n(&trace_engine__hot.epoch, &cur, target, true, __ATOMIC_RELEASE,
                                       __ATOMIC_RELAXED)) {
   }
 }
@@ -154,7 +154,7 @@ static void switched(uint64_t sw, uint64_t generation_bits) {
 
 /* Oneshot full, or the durable buffer full: no record is written any more in
  * this trace (PROTOCOL.md §7.5), so none can refer to a lost string. */
-static void stop_recording(void) { ATOMIC_STORE(&engine__instance.epoch, 0); }
+static void stop_recording(void) { ATOMIC_STORE(&trace_engine__hot.epoch, 0); }
 
 static uint64_t* take(trace_context_t* w, size_t words) {
   uint64_t* p = w->pos;
@@ -173,7 +173,7 @@ static uint64_t* take_run(trace_context_t* w, size_t words, uint64_t run_bytes) 
   return p;
 }
 
-uint64_t* writer__reserve_slow_counted(trace_context_t* w, size_t words, bool count) {
+uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count) {
   engine_t* e = &engine__instance;
   trace_buffer_header_t* h = e->header;
   uint64_t bytes = (uint64_t)words * 8;
@@ -182,7 +182,7 @@ uint64_t* writer__reserve_slow_counted(trace_context_t* w, size_t words, bool co
   if (words == 0 || bytes > TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE || need > e->rolling_size)
     goto drop;
   for (;;) {
-    uint64_t epoch = ATOMIC_LOAD(&e->epoch);
+    uint64_t epoch = ATOMIC_LOAD(&trace_engine__hot.epoch);
     if (epoch == 0) goto drop;
     uint64_t generation_bits = epoch & ~UINT64_C(0xffffff);
     uint64_t cur = ATOMIC_ACQUIRE(&h->rolling_alloc);
@@ -233,7 +233,7 @@ drop:
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words) {
   (void)w;
   engine_t* e = &engine__instance;
-  if (ATOMIC_LOAD(&e->epoch) == 0) return NULL;
+  if (ATOMIC_LOAD(&trace_engine__hot.epoch) == 0) return NULL;
   uint64_t bytes = (uint64_t)words * 8;
   uint64_t offset = __atomic_fetch_add(&e->header->durable_alloc, bytes, __ATOMIC_ACQ_REL);
   if (offset + bytes <= e->durable_size) return (uint64_t*)(e->durable + offset);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "fxt/fxt_format.h"
+#include "trace-engine/record_path.h"
 #include "trace-engine/types.h"
 
 /* ---- bodies shared by several records ---- */
@@ -62,34 +63,15 @@ static inline uint64_t* fxt_put_thread_ref(uint64_t* p, const trace_thread_ref_t
 
 /* ---- arguments (FXT.md §10) ---- */
 
-/* The argument types whose value is one word after the name. Their members
- * share the first word of the value union, so v->uint64_value reads any. */
+/* The argument types whose value is one word after the name (their
+ * members share the first word of the value union, so v->uint64_value reads
+ * any), and the value bits an int32, uint32 or bool argument keeps in its
+ * header word: the definitions the macros' inline record path uses. */
 static inline bool fxt_arg_has_value_word(unsigned type) {
-  switch (type) {
-    case TRACE_ARG_INT64:
-    case TRACE_ARG_UINT64:
-    case TRACE_ARG_DOUBLE:
-    case TRACE_ARG_POINTER:
-    case TRACE_ARG_KOID:
-      return true;
-    default:
-      return false;
-  }
+  return trace_engine__arg_has_value_word(type);
 }
-
-/* The value bits an int32, uint32 or bool argument keeps in its header
- * word; 0 for every other type. */
 static inline uint64_t fxt_arg_header_value(const trace_arg_value_t* v) {
-  switch (v->type) {
-    case TRACE_ARG_INT32:
-      return FXT_FIELD((uint32_t)v->int32_value, 32, 63);
-    case TRACE_ARG_UINT32:
-      return FXT_FIELD(v->uint32_value, 32, 63);
-    case TRACE_ARG_BOOL:
-      return FXT_FIELD(v->bool_value ? 1u : 0u, 32, 32);
-    default:
-      return 0;
-  }
+  return trace_engine__arg_header_value(v);
 }
 
 static inline size_t fxt_arg_words(const trace_arg_t* arg) {

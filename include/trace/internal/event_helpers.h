@@ -14,6 +14,7 @@
 #define TRACE_INTERNAL_EVENT_HELPERS_H_
 
 #include "trace-engine/context.h"
+#include "trace-engine/record_path.h"
 
 #ifdef __cplusplus
 extern "C" {

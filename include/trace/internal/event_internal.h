@@ -112,6 +112,65 @@ class DurationScope {
 
 #define TRACE_INTERNAL_NONCE() (trace_generate_nonce())
 
+/* TRACE_INSTANT, the record path inline (trace-engine/record_path.h): with
+ * the site enabled in this trace, the thread's record for it cached and
+ * every argument a scalar, the event is the enter, the clock, the
+ * reservation, the stores and the commit, all here; the argument types are
+ * constants of the expansion, so the loops below unroll into plain stores.
+ * Everything else goes to the out-of-line helper, which also fills the
+ * cache. */
+static inline __attribute__((always_inline)) void trace_internal_instant(
+    trace_site_t* site, uint64_t state, const char* category_literal, const char* name_literal,
+    trace_scope_t scope, trace_arg_t* args, size_t num_args) {
+  /* The argument words, read before anything is stored: no store can alias
+   * them, so the compiler folds the types and forwards the values. */
+  uint64_t header[TRACE_MAX_ARGS + 1], value[TRACE_MAX_ARGS + 1];
+  size_t words = 3; /* header, timestamp, scope */
+  bool scalar = true;
+#pragma GCC unroll 15
+  for (size_t i = 0; i < num_args; i++) {
+    const trace_arg_value_t* v = &args[i].value;
+    scalar &= v->type != TRACE_ARG_STRING && v->type != TRACE_ARG_BLOB;
+    bool value_word = trace_engine__arg_has_value_word(v->type);
+    header[i] = trace_engine__arg_header(v->type, 1u + value_word, 0) |
+                (value_word ? 0 : trace_engine__arg_header_value(v));
+    value[i] = value_word ? v->uint64_value : 0;
+    words += 1u + value_word;
+  }
+  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
+  trace_context_t* w = NULL;
+  uint64_t record_header;
+  uint16_t names[TRACE_MAX_ARGS + 1];
+  if (__builtin_expect(scalar && generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
+      __builtin_expect(
+          trace_engine__load_record(generation, site, num_args, &w, &record_header, names), 1) &&
+      __builtin_expect(trace_engine__enter(w, generation), 1)) {
+    trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
+    uint64_t* p = trace_engine__reserve(w, words);
+    if (__builtin_expect(p != NULL, 1)) {
+      p[1] = ticks;
+      uint64_t* q = p + 2;
+#pragma GCC unroll 15
+      for (size_t i = 0; i < num_args; i++) {
+        bool value_word = (header[i] >> 4 & 0xfff) == 2;
+        *q++ = header[i] | (uint64_t)names[i] << 16;
+        if (value_word) *q++ = value[i];
+      }
+      *q = (uint64_t)scope;
+      trace_engine__commit(p, record_header | ((uint64_t)words << 4));
+      trace_engine__count_written(w);
+    }
+    trace_engine__release(w);
+    return;
+  }
+  /* A copy for the call: the caller's array then never has its address
+   * taken, so on the path above it lives in registers, not on the stack. */
+  trace_arg_t copy[TRACE_MAX_ARGS];
+  if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
+  trace_internal_write_instant_at_site(site, state, category_literal, name_literal, scope, copy,
+                                       num_args);
+}
+
 #ifndef NTRACE
 /* ---- tracing compiled in ------------------------------------------------- */
 
@@ -251,7 +310,7 @@ class DurationScope {
 #define TRACE_INTERNAL_INSTANT(category_literal, name_literal, scope, ...)                    \
   TRACE_INTERNAL_SITE_RECORD(                                                                 \
       category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                           \
-      trace_internal_write_instant_at_site(                                                   \
+      trace_internal_instant(                                                                 \
           TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, (category_literal), (name_literal), \
           (trace_scope_t)(scope), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 

@@ -286,7 +286,7 @@
   static inline void trace_internal_tp_headers_##class_name(                                       \
       struct trace_internal_tp_entry_##class_name* trace_internal_tp_e, char* trace_internal_tp_a, \
       const struct trace_internal_tp_dyn_##class_name* trace_internal_tp_d,                        \
-      const uint64_t* trace_internal_tp_nb) {                                                      \
+      const uint16_t* trace_internal_tp_nb) {                                                      \
     unsigned trace_internal_tp_fi = 0;                                                             \
     unsigned trace_internal_tp_vi = trace_internal_tp_nfixed_##class_name;                         \
     (void)trace_internal_tp_fi;                                                                    \
@@ -341,7 +341,7 @@
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print) \
   static inline size_t trace_internal_tp_compact_##class_name(               \
       struct trace_internal_tp_entry_##class_name* trace_internal_tp_e,      \
-      char* trace_internal_tp_end, const uint64_t* trace_internal_tp_nb) {   \
+      char* trace_internal_tp_end, const uint16_t* trace_internal_tp_nb) {   \
     unsigned trace_internal_tp_fi = 0;                                       \
     size_t trace_internal_tp_freed = 0;                                      \
     (void)trace_internal_tp_e;                                               \
@@ -383,19 +383,21 @@
     trace_internal_tp_sizes_##class_name(&trace_internal_tp_dyn, &trace_internal_tp_bytes, args);  \
     if (trace_internal_tp_dyn.trace_internal_tp_too_big) trace_internal_tp_bytes = 0x10000;        \
     trace_tp_record_t trace_internal_tp_record;                                                    \
-    uint64_t* trace_internal_tp_args = trace_engine__tp_begin(                                     \
-        trace_internal_tp, trace_internal_tp_bytes / 8, &trace_internal_tp_record);                \
+    uint64_t* trace_internal_tp_args =                                                             \
+        trace_internal_tp_begin(trace_internal_tp, trace_internal_tp_bytes / 8,                    \
+                                trace_internal_tp_nargs_##class_name, &trace_internal_tp_record);  \
     if (trace_internal_tp_args == NULL) return;                                                    \
     struct trace_internal_tp_entry_##class_name* trace_internal_tp_entry =                         \
         (struct trace_internal_tp_entry_##class_name*)(void*)trace_internal_tp_args;               \
     trace_internal_tp_headers_##class_name(trace_internal_tp_entry, (char*)trace_internal_tp_args, \
-                                           &trace_internal_tp_dyn, trace_internal_tp->name_bits);  \
+                                           &trace_internal_tp_dyn,                                 \
+                                           trace_internal_tp_record.names);                        \
     {assign} trace_internal_tp_widen_##class_name(trace_internal_tp_entry);                        \
     size_t trace_internal_tp_freed = trace_internal_tp_compact_##class_name(                       \
         trace_internal_tp_entry, (char*)trace_internal_tp_args + trace_internal_tp_bytes,          \
-        trace_internal_tp->name_bits);                                                             \
-    trace_engine__tp_end(&trace_internal_tp_record,                                                \
-                         (trace_internal_tp_bytes - trace_internal_tp_freed) / 8);                 \
+        trace_internal_tp_record.names);                                                           \
+    trace_internal_tp_end(&trace_internal_tp_record,                                               \
+                          (trace_internal_tp_bytes - trace_internal_tp_freed) / 8);                \
   }
 #include TRACE_INTERNAL_TP_INCLUDE
 #undef __entry
@@ -420,7 +422,7 @@
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)
 #define DEFINE_EVENT(class_name, name, proto, args)                                        \
   trace_tracepoint_t trace_internal_tp_##name = {                                          \
-      {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, {0}, 0, 0, NULL}; \
+      {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, 0, NULL};         \
   void trace_internal_tp_record_##name(proto) {                                            \
     trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);                    \
   }                                                                                        \

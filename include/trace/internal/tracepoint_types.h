@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "trace-engine/instrumentation.h"
+#include "trace-engine/record_path.h"
 #include "trace-engine/types.h"
 
 #ifdef __cplusplus
@@ -59,29 +60,29 @@ typedef struct trace_tp_class {
 } trace_tp_class_t;
 
 /* One per DEFINE_EVENT (static storage, zero-initialised but for the
- * constant part). The site comes first: it is the disabled check. The
- * `prepared` part is the engine's, valid for one trace. */
+ * constant part). The site comes first: it is the disabled check. Its
+ * record (header and argument names) is cached per thread, keyed by the
+ * tracepoint's address (trace-engine/record_path.h). */
 typedef struct trace_tracepoint {
   trace_site_t site;
   const char* system; /* TRACE_SYSTEM: the category */
   const char* name;
   const trace_tp_class_t* event_class;
   /* engine-owned */
-  uint64_t prepared;    /* generation << 1 | usable (atomic; release after the rest) */
-  uint64_t header_bits; /* record header: type, event type, argument count, category, name */
-  uint64_t name_bits[TRACE_MAX_ARGS]; /* argument name refs, in header position (bits 16-31) */
+  uint64_t prepared; /* the generation whose format record is written (atomic) */
   uint32_t id;
   uint32_t registered;
   struct trace_tracepoint* next;
 } trace_tracepoint_t;
 
-/* A reserved record between trace_engine__tp_begin() and _end(). */
+/* A reserved record between trace_internal_tp_begin() and _end(). */
 typedef struct trace_tp_record {
   uint64_t* record;
   trace_context_t* context;
   uint64_t header;   /* all but the size */
   size_t head_words; /* header, timestamp, inline thread */
   size_t arg_words;  /* as reserved */
+  uint16_t names[TRACE_MAX_ARGS]; /* argument name indexes: fixed fields, then variable ones */
 } trace_tp_record_t;
 
 /* Registers an event (from a constructor; idempotent). When tracing is on
@@ -95,15 +96,17 @@ TRACE_EXPORT void trace_engine__tp_unregister(trace_tracepoint_t* tp);
 /* Exact answer for trace_<name>_enabled(): tracing on and category enabled. */
 TRACE_EXPORT bool trace_engine__tp_enabled(trace_tracepoint_t* tp);
 
-/* Reserves an instant event with `arg_words` words of arguments for `tp`
- * and returns where the arguments go, or NULL (off, category disabled, no
- * room: nothing to do, no context held). */
+/* The out-of-line begin (trace_internal_tp_begin): the event's first
+ * record on the thread in a trace (its format, its strings, its cached
+ * record), an unindexed thread, a trace starting or stopping. Returns where
+ * the arguments go, or NULL (off, category disabled, no room: nothing to
+ * do, no context held). */
 TRACE_EXPORT uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words,
                                               trace_tp_record_t* r);
 
-/* Commits the record begun with trace_engine__tp_begin(): `arg_words` <= the
- * reserved words (char arrays can shrink it); releases the context. */
-TRACE_EXPORT void trace_engine__tp_end(trace_tp_record_t* r, size_t arg_words);
+/* The k unused words at `from`, the end of a record that shrank, back to
+ * the thread's chunk (or covered by a record readers skip). */
+TRACE_EXPORT void trace_engine__tp_give_back(trace_context_t* w, uint64_t* from, size_t k);
 
 /* The disabled check of trace_<name>(): one relaxed load of the event's
  * site word and one predicted branch, the check every category call site
@@ -114,6 +117,56 @@ TRACE_EXPORT void trace_engine__tp_end(trace_tp_record_t* r, size_t arg_words);
  * decides exactly. The one place to change the call-site check. */
 static inline bool trace_internal_tp_active(trace_tracepoint_t* tp) {
   return __atomic_load_n(&tp->site.state, __ATOMIC_RELAXED) != TRACE_SITE_DISABLED;
+}
+
+/* Reserves the instant event of `tp` with `arg_words` words for its
+ * `num_args` arguments (the record path inline, trace-engine/record_path.h:
+ * the enter, the clock, the reservation, the thread's cached header and
+ * argument names) and returns where the arguments go, or NULL (nothing
+ * held). Anything but the common case is trace_engine__tp_begin(). */
+static inline __attribute__((always_inline)) uint64_t* trace_internal_tp_begin(
+    trace_tracepoint_t* tp, size_t arg_words, size_t num_args, trace_tp_record_t* r) {
+  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
+  uint64_t state = __atomic_load_n(&tp->site.state, __ATOMIC_RELAXED);
+  size_t words = 2 + arg_words + 1; /* header, timestamp, arguments, scope */
+  trace_context_t* w = NULL;
+  if (__builtin_expect(generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
+      __builtin_expect(words <= 0xfff, 1) &&
+      __builtin_expect(
+          trace_engine__load_record(generation, tp, num_args, &w, &r->header, r->names), 1) &&
+      __builtin_expect(trace_engine__enter(w, generation), 1)) {
+    trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
+    uint64_t* p = trace_engine__reserve(w, words);
+    if (__builtin_expect(p == NULL, 0)) {
+      trace_engine__release(w);
+      return NULL;
+    }
+    p[1] = ticks;
+    r->record = p;
+    r->context = w;
+    r->head_words = 2;
+    r->arg_words = arg_words;
+    return p + 2;
+  }
+  /* through a copy, so that `r` itself never has its address taken and
+   * stays in registers on the path above */
+  trace_tp_record_t slow;
+  uint64_t* args = trace_engine__tp_begin(tp, arg_words, &slow);
+  if (args != NULL) *r = slow;
+  return args;
+}
+
+/* Commits the record begun with trace_internal_tp_begin(): `arg_words` <=
+ * the reserved words (char arrays can shrink it); releases the context. */
+static inline __attribute__((always_inline)) void trace_internal_tp_end(trace_tp_record_t* r,
+                                                                       size_t arg_words) {
+  size_t words = r->head_words + arg_words + 1;
+  r->record[words - 1] = TRACE_SCOPE_THREAD;
+  if (__builtin_expect(arg_words < r->arg_words, 0))
+    trace_engine__tp_give_back(r->context, r->record + words, r->arg_words - arg_words);
+  trace_engine__commit(r->record, r->header | ((uint64_t)words << 4));
+  trace_engine__count_written(r->context);
+  trace_engine__release(r->context);
 }
 
 /* ---- compile-time classification of a field's type ----
@@ -142,9 +195,9 @@ static inline bool trace_internal_tp_active(trace_tracepoint_t* tp) {
 static inline size_t trace_internal_tp_words(size_t bytes) { return (bytes + 7) / 8; }
 
 /* An argument header word: type, size in words, name, inline string length. */
-static inline uint64_t trace_internal_tp_header(unsigned type, size_t words, uint64_t name_bits,
+static inline uint64_t trace_internal_tp_header(unsigned type, size_t words, uint16_t name,
                                                 size_t string_length) {
-  uint64_t h = (uint64_t)type | ((uint64_t)words << 4) | name_bits;
+  uint64_t h = (uint64_t)type | ((uint64_t)words << 4) | ((uint64_t)name << 16);
   if (type == TRACE_ARG_STRING) h |= (uint64_t)(0x8000u | (string_length & 0x7fffu)) << 32;
   return h;
 }
@@ -199,13 +252,13 @@ static inline size_t trace_internal_tp_str_len(const char* s) {
  * array's header word, `capacity` its length, `end` the end of the data.
  * Returns the bytes freed (a multiple of 8). */
 static inline size_t trace_internal_tp_compact_chars(uint64_t* slot, size_t capacity,
-                                                     uint64_t name_bits, char* end) {
+                                                     uint16_t name, char* end) {
   char* data = (char*)(slot + 1);
   size_t length = 0;
   while (length < capacity && data[length] != '\0') length++;
   size_t old_words = trace_internal_tp_words(capacity);
   size_t new_words = trace_internal_tp_words(length);
-  *slot = trace_internal_tp_header(TRACE_ARG_STRING, 1 + new_words, name_bits, length);
+  *slot = trace_internal_tp_header(TRACE_ARG_STRING, 1 + new_words, name, length);
   if (length % 8 != 0) memset(data + length, 0, 8 - length % 8);
   size_t freed = (old_words - new_words) * 8;
   if (freed != 0) {
