@@ -337,10 +337,11 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     h->flags &= ~TRACE_BUFFER_FLAG_STOPPED;
     /* drops are counted per start, as the writers' own counts (no writer is
      * in the buffer: the last stop waited for them) */
-    ATOMIC_STORE(&h->num_records_dropped, 0);
+    uint64_t missed = engine__take_pending_locked(); /* events before this start */
+    ATOMIC_STORE(&h->num_records_dropped, missed);
     e->generation = ++e->generations;
     e->disposition = 0;
-    e->engine_dropped = 0;
+    e->engine_dropped = missed;
     ATOMIC_STORE(&e->state, TRACE_STARTED);
     ATOMIC_STORE(&trace_engine__hot.epoch, (e->generation << 24) | (sw & 0xffffff));
     ATOMIC_RELEASE(&trace_engine__generation, e->generation);
@@ -620,6 +621,8 @@ static trace_context_t* enter(uint64_t generation) { return writer__enter(genera
 uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site) {
   /* acquire: orders the reads of the engine's set-up after its publication */
   uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  if (generation == 0 && engine__count_if_pending(category_literal))
+    return TRACE_SITE_DISABLED; /* not cached: the next event asks again */
   if (generation == 0 || !writer__category_enabled(category_literal)) {
     sites__set_disabled(site, generation);
     return TRACE_SITE_DISABLED;

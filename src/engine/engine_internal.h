@@ -20,6 +20,7 @@
 
 #include "engine/buffer_header.h"
 #include "engine/clock.h"
+#include "engine/engine.h"
 #include "fxt/fxt_encode.h"
 #include "trace-engine/context.h"
 #include "trace-engine/handler.h"
@@ -118,6 +119,16 @@ void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_
 void sites__set_disabled(trace_site_t* site, uint64_t generation);
 void sites__reset(void); /* after publishing a new generation (or 0), under engine.lock */
 void sites__forget(void);
+
+/* pending.c: events before a start the process waits for (docs/provider.md) */
+extern bool engine__start_pending; /* engine__begin_pending(), engine.h */
+/* From trace_engine__resolve_site() with no trace started: true (and the
+ * event counted when its category is enabled) while a start is pending;
+ * the site must then not cache "disabled". */
+bool engine__count_if_pending(const char* category_literal);
+/* At start, under engine.lock: the count (reported on stderr), now owned by
+ * the trace's dropped records; 0 when nothing was pending. */
+uint64_t engine__take_pending_locked(void);
 
 /* engine.c */
 void engine__request_save(uint64_t switch_count);

@@ -21,7 +21,9 @@
  * repairs, or the engine's head load sees the push, and then the thread's
  * DISABLED store (before its fence, which precedes the engine's fence in the
  * fences' total order) comes before the engine's 0 in the word's order. A
- * repair only ever costs one more slow-path visit. */
+ * repair only ever costs one more slow-path visit. A pending start
+ * (pending.c) is published the same way (store the flag, fence, reset the
+ * list), and the thread checks the flag with the generation. */
 #include "engine/engine_internal.h"
 
 /* The pushed sites, newest first, linked through trace_site_t.next; the
@@ -48,7 +50,8 @@ void sites__set_disabled(trace_site_t* site, uint64_t generation) {
   push(site);
   __atomic_store_n(&site->state, (uint64_t)TRACE_SITE_DISABLED, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (UNLIKELY(__atomic_load_n(&trace_engine__generation, __ATOMIC_SEQ_CST) != generation)) {
+  if (UNLIKELY(__atomic_load_n(&trace_engine__generation, __ATOMIC_SEQ_CST) != generation ||
+               __atomic_load_n(&engine__start_pending, __ATOMIC_SEQ_CST))) {
     uint64_t disabled = TRACE_SITE_DISABLED;
     __atomic_compare_exchange_n(&site->state, &disabled, 0, false, __ATOMIC_SEQ_CST,
                                 __ATOMIC_RELAXED);

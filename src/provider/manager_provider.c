@@ -33,6 +33,9 @@
 
 enum {
   REGISTER_TIMEOUT_MS = 5000, /* trace_provider_create_synchronously(): the answer */
+  /* finish with events counted while a start was pending: how long the
+   * buffer they are counted in may take to arrive */
+  PENDING_HANDOVER_MS = 2000,
   /* FXTRACE_REGISTER_TIMEOUT: how long a provider created while a trace runs
    * waits to be started (docs/provider.md) */
   REGISTER_WAIT_DEFAULT_MS = 3000,
@@ -65,6 +68,7 @@ struct manager_session {
    * trace running: START (started or not), a STOP or TERMINATE first, or
    * the end of the connection. Ends the registration's wait. */
   bool start_settled;
+  bool buffer_ready; /* INITIALIZE handed the buffer over (under lock) */
   bool quit;
   bool lost;              /* the control thread ended without being asked: the manager went away */
   uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
@@ -271,6 +275,7 @@ static void wait_pending_save(manager_session_t* s) {
 /* Stop if needed, terminate, unmap the buffer and close the FIFO. `exiting`:
  * the program ends its provider (destroy, exit), not the manager. */
 static void end_trace(manager_session_t* s, bool exiting) {
+  engine__end_pending(true); /* while the buffer is still there for the count */
   if (s->engine_initialized) {
     if (exiting && trace_state() == TRACE_STARTED) wait_pending_save(s);
     stop_engine(s);
@@ -342,6 +347,10 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
     return true;
   }
   s->engine_initialized = true;
+  pthread_mutex_lock(&s->lock);
+  s->buffer_ready = true; /* for a finish waiting to count pending events (finish) */
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->lock);
   return true;
 }
 
@@ -387,6 +396,7 @@ static void reply_known_categories(manager_session_t* s, uint32_t request_id, wi
 
 static void settle_start(manager_session_t* s) {
   pthread_mutex_lock(&s->lock);
+  engine__end_pending(true); /* the start came (and took the count) or will not */
   s->start_settled = true;
   pthread_cond_broadcast(&s->cond);
   pthread_mutex_unlock(&s->lock);
@@ -398,6 +408,7 @@ static void set_registered(manager_session_t* s, int status, bool started) {
     s->registered = true;
     s->register_status = status;
     s->register_started = started;
+    if (!started) engine__end_pending(false); /* no trace to wait for */
     pthread_cond_broadcast(&s->cond);
   }
   pthread_mutex_unlock(&s->lock);
@@ -599,7 +610,14 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->cond, NULL);
   pthread_mutex_init(&s->fifo_lock, NULL);
-  pthread_rwlock_init(&s->categories_lock, NULL);
+  /* writers first: while a start is pending (engine pending.c) every event
+   * asks for its category, and a stream of readers must not keep INITIALIZE
+   * from ever taking the lock */
+  pthread_rwlockattr_t rwattr;
+  pthread_rwlockattr_init(&rwattr);
+  pthread_rwlockattr_setkind_np(&rwattr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_init(&s->categories_lock, &rwattr);
+  pthread_rwlockattr_destroy(&rwattr);
   s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   s->buffer = malloc(WIRE_MAX_MESSAGE);
   s->w = malloc(sizeof(*s->w));
@@ -641,6 +659,12 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
       while (!s->start_settled && !late)
         late = pthread_cond_timedwait(&s->cond, &s->lock, &wait_deadline) == ETIMEDOUT;
     }
+    /* Past the wait, a start that may still come: the events until then
+     * are counted as dropped in it rather than silently absent (pending.c).
+     * Under s->lock, so that the control thread's settle or "no trace"
+     * ends it only after it began. */
+    bool awaited = s->registered ? s->register_status == 0 && s->register_started : !synchronous;
+    if (awaited && !s->start_settled) engine__begin_pending();
     pthread_mutex_unlock(&s->lock);
     if (synchronous && !ok) {
       fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n", path,
@@ -651,13 +675,14 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
     if (late)
       fprintf(stderr,
               "fxtrace: the trace manager did not start this provider within %ld ms "
-              "(FXTRACE_REGISTER_TIMEOUT); events until it does are not recorded\n",
+              "(FXTRACE_REGISTER_TIMEOUT); events until it does are not recorded (they are "
+              "counted as dropped)\n",
               wait_ms);
     else if (!registered && !synchronous)
       fprintf(stderr,
               "fxtrace: the trace manager did not answer the registration within %ld ms "
               "(FXTRACE_REGISTER_TIMEOUT); if a trace runs, events until this provider "
-              "starts are not recorded\n",
+              "starts are not recorded (they are counted as dropped)\n",
               wait_ms);
     if (out_started) *out_started = started;
   }
@@ -676,6 +701,15 @@ bool manager_session__finish(manager_session_t* s) {
     return true;
   }
   pthread_mutex_lock(&s->lock);
+  /* Events counted while the start was pending (pending.c) are counted in
+   * the buffer's header; if the manager has not handed the buffer over
+   * yet, give it a moment to, so that the count reaches the trace. */
+  if (engine__pending_count() > 0) {
+    struct timespec deadline = deadline_after_ms(PENDING_HANDOVER_MS);
+    while (!s->buffer_ready && !s->start_settled && !s->lost &&
+           !(s->registered && !s->register_started))
+      if (pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT) break;
+  }
   s->quit = true;
   pthread_mutex_unlock(&s->lock);
   uint64_t one = 1;

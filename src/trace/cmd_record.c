@@ -601,7 +601,10 @@ static void print_summary(archive_t* a, const char* output, const char* codec,
   for (size_t i = 0; i < count; i++) {
     const controller_stats_t* s = &stats[i];
     if (s->records_dropped > 0)
-      fprintf(stderr, "trace record: warning: provider '%s' (pid %llu) dropped %llu records: %s\n",
+      fprintf(stderr,
+              "trace record: warning: provider '%s' (pid %llu) dropped %llu records: %s; or its "
+              "events came before the trace started in it (its registration wait, "
+              "FXTRACE_REGISTER_TIMEOUT, ran out: it says so on its standard error)\n",
               s->name, (unsigned long long)s->pid, (unsigned long long)s->records_dropped,
               drop_reason(s->buffering_mode));
     if (s->state == CONTROLLER_NOT_STOPPED_IN_TIME)

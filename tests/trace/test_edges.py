@@ -9,6 +9,8 @@ TRACE_INSTANT "counter"/"tick" with the argument "counter" = 0, 1, 2, ...).
 1. the start: `trace record -- counter_program 1000`: the first counter in the archive is 0 and
    all 1000 events are there, nothing dropped; the same for a provider created 300 ms into the
    program (`--sleep-ms 300`).
+   When the wait runs out (FXTRACE_REGISTER_TIMEOUT=1), the events before the start are counted
+   as dropped: counters first..COUNT-1 in the archive and DROPPED == first.
    With the trace_manager daemon (when given): a program started on its own while a
    `trace record --duration` runs is traced from its first event too; with no trace running it
    does not wait (FXTRACE_REGISTER_TIMEOUT=10000, and it is done well before that).
@@ -102,6 +104,43 @@ def test_start(sleep_ms):
     check(counters == list(range(1000)), '%s: %d events, expected counters 0..999'
           % (what, len(counters)))
     check(overflows == 0, '%s: an overflow event, nothing was dropped' % what)
+
+
+def test_start_timeout(count):
+    """A registration wait that runs out (FXTRACE_REGISTER_TIMEOUT=1): the events before the
+    start are not in the archive but counted as dropped, so the archive holds counters
+    first .. COUNT-1 without a gap and DROPPED == first."""
+    what = 'start after a wait that ran out'
+    out_file = os.path.join(TMP, 'late.fxt')
+    e = dict(env(), FXTRACE_REGISTER_TIMEOUT='1')
+    late = 0
+    for attempt in range(5):  # until the 1 ms wait does run out (it nearly always does)
+        p = subprocess.run([TRACE, 'record', '--buffering-mode=oneshot', '--buffer-size=64',
+                            '-o', out_file, '--', PROGRAM, str(count)], env=e,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        err = p.stderr.decode('utf-8', 'replace')
+        if not check(p.returncode == 0, '%s: status %d: %s' % (what, p.returncode, err)):
+            return
+        row = summary_row(err, 'counter_program')
+        got = ticks_of(out_file, what)
+        if not check(row is not None and got is not None, '%s: no summary row or archive: %s'
+                     % (what, err)):
+            return
+        counters, _ = got
+        first = counters[0] if counters else count
+        check(counters == list(range(first, count)),
+              '%s: the archive holds %d events, not counters %d..%d without a gap'
+              % (what, len(counters), first, count - 1))
+        check(len(counters) + row[1] == count,
+              '%s: %d events in the archive + %d dropped != %d attempted (stderr: %s)'
+              % (what, len(counters), row[1], count, err))
+        if 'did not start this provider within 1 ms' in err and first > 0:
+            check('counted as dropped' in err, '%s: the missed events are not reported: %s'
+                  % (what, err))
+            late += 1
+            break
+    check(late == 1, '%s: the 1 ms registration wait never ran out with events missed in 5 '
+          'attempts' % what)
 
 
 def test_daemon():
@@ -232,6 +271,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix='fxtrace-edges-') as TMP:
         tests = [('first event, provider created at the top of main', test_start, (0,)),
                  ('first event, provider created 300 ms later', test_start, (300,)),
+                 ('events before a start the wait gave up on are counted as dropped',
+                  test_start_timeout, (300000,)),
                  ('the trace_manager daemon: joining a running trace, no trace', test_daemon,
                   ()),
                  ('killed provider, oneshot', test_killed, ('oneshot', 200000)),

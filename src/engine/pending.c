@@ -1,0 +1,79 @@
+/* Events that come before a start the process is waiting for.
+ *
+ * A provider that registers while a trace runs waits (bounded by
+ * FXTRACE_REGISTER_TIMEOUT, docs/provider.md) for its engine to start;
+ * when the wait runs out first, the events until the start would be
+ * silently absent. Instead the provider marks the start "pending": until it
+ * comes (or the trace turns out not to include this process), no call site
+ * caches "disabled" (sites.c re-checks the flag like the generation), so
+ * every event reaches trace_engine__resolve_site(), which counts it as
+ * missed when its category is enabled (every category while the provider
+ * does not know them yet). The start makes the count part of the trace's
+ * dropped records, which the manager reports per provider. Nothing here is
+ * on the record path: while pending, events take the slow path anyway. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "engine/engine_internal.h"
+
+bool engine__start_pending; /* atomic; written under engine.lock */
+static uint64_t missed;     /* atomic */
+
+void engine__begin_pending(void) {
+  engine_t* e = &engine__instance;
+  pthread_mutex_lock(&e->lock);
+  if (ATOMIC_LOAD(&e->state) == TRACE_STOPPED && !engine__start_pending) {
+    ATOMIC_STORE(&missed, 0);
+    __atomic_store_n(&engine__start_pending, true, __ATOMIC_SEQ_CST);
+    sites__reset(); /* sites that cached "disabled" ask again */
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
+void engine__end_pending(bool trace_ran) {
+  engine_t* e = &engine__instance;
+  pthread_mutex_lock(&e->lock);
+  if (engine__start_pending) {
+    __atomic_store_n(&engine__start_pending, false, __ATOMIC_SEQ_CST);
+    uint64_t count = __atomic_exchange_n(&missed, 0, __ATOMIC_RELAXED);
+    if (trace_ran && count != 0) {
+      /* The trace ran but never started here (it stopped first, or this
+       * process is leaving): the count goes into the buffer's header, where
+       * the manager reads the provider's drops, when there is a buffer. */
+      if (e->header != NULL)
+        __atomic_fetch_add(&e->header->num_records_dropped, count, __ATOMIC_RELAXED);
+      fprintf(stderr,
+              "fxtrace: %" PRIu64
+              " events of this process were not recorded: its trace had not started here "
+              "yet%s\n",
+              count, e->header != NULL ? " (counted as dropped)" : "");
+    }
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
+uint64_t engine__pending_count(void) {
+  if (!__atomic_load_n(&engine__start_pending, __ATOMIC_SEQ_CST)) return 0;
+  return ATOMIC_LOAD(&missed);
+}
+
+bool engine__count_if_pending(const char* category_literal) {
+  if (!__atomic_load_n(&engine__start_pending, __ATOMIC_SEQ_CST)) return false;
+  if (ATOMIC_ACQUIRE(&engine__instance.handler) == NULL ||
+      writer__category_enabled(category_literal))
+    __atomic_fetch_add(&missed, 1, __ATOMIC_RELAXED);
+  return true;
+}
+
+uint64_t engine__take_pending_locked(void) {
+  if (!engine__start_pending) return 0;
+  __atomic_store_n(&engine__start_pending, false, __ATOMIC_SEQ_CST);
+  uint64_t count = __atomic_exchange_n(&missed, 0, __ATOMIC_RELAXED);
+  if (count != 0)
+    fprintf(stderr,
+            "fxtrace: %" PRIu64
+            " events of this process came before its trace started (the registration wait, "
+            "FXTRACE_REGISTER_TIMEOUT, ran out); they are counted as dropped\n",
+            count);
+  return count;
+}
