@@ -14,6 +14,11 @@
  *   record            one engine clock read + a record of --record-bytes
  *                     whose second word is the timestamp (an event's floor)
  *   record2           two clock reads + the record (a duration's floor)
+ *   record_str        one clock read + a string argument's record: strlen of a
+ *                     16-byte string (opaque to the compiler) and its copy,
+ *                     header, timestamp, argument header, scope (48 bytes;
+ *                     a string event's floor: any recorder measures and
+ *                     copies the string)
  *
  * --record-bytes must be a multiple of 8 between 8 and 256. */
 #include <stdio.h>
@@ -127,12 +132,40 @@ static void loop_record2(uint64_t n, int t, void* arg) {
   a->cursor[t] = p;
 }
 
+char g_floor_string[17] = "0123456789abcdef";
+
+static void loop_record_str(uint64_t n, int t, void* arg) {
+  store_args_t* a = arg;
+  uint64_t* p = a->cursor[t];
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t ts = trace_clock__now_ns();
+    const char* s = g_floor_string;
+    __asm__("" : "+r"(s)); /* a string the compiler does not know */
+    size_t len = strlen(s);
+    size_t sw = (len + 7) / 8, w = 4 + sw;
+    p[1] = ts;
+    p[2] = ((uint64_t)(0x8000 | len) << 32) | ((1 + sw) << 4) | 6;
+    p[2 + sw] = 0;
+    if (len >= 16 && len <= 32) { /* the string's bytes, as two overlapping copies */
+      memcpy(p + 3, s, 16);
+      memcpy((char*)(p + 3) + len - 16, s + len - 16, 16);
+    } else {
+      memcpy(p + 3, s, len);
+    }
+    p[w - 1] = 0;
+    __asm__ volatile("" ::: "memory");
+    __atomic_store_n(&p[0], (w << 4) | 4 | (i << 32), __ATOMIC_RELEASE);
+    p += w;
+  }
+  a->cursor[t] = p;
+}
+
 int main(int argc, char** argv) {
   bench_options_t o;
   bench_parse_options(argc, argv, &o,
                       " [--record-bytes N]\n"
                       "  scenarios: load_branch clock clock_vdso fetch_add fetch_add_shared\n"
-                      "             store record record2\n"
+                      "             store record record2 record_str\n"
                       "  --record-bytes N  record size for store/record/record2 (default 24)");
   trace_clock__init();
   static const struct {
@@ -148,6 +181,7 @@ int main(int argc, char** argv) {
       {"store", loop_store, 1},
       {"record", loop_record, 1},
       {"record2", loop_record2, 1},
+      {"record_str", loop_record_str, 1},
   };
   bench_loop_fn fn = NULL;
   int stores = 0;
@@ -161,6 +195,7 @@ int main(int argc, char** argv) {
   char extra[128] = "";
   if (stores) {
     uint64_t min_words = !strcmp(o.scenario, "record2") ? 3 : !strcmp(o.scenario, "record") ? 2 : 1;
+    if (!strcmp(o.scenario, "record_str")) o.record_bytes = 48; /* the 16-byte string's */
     if (o.record_bytes % 8 || o.record_bytes / 8 < min_words || o.record_bytes > 256) {
       fprintf(stderr, "bench_floor: bad --record-bytes %llu\n", (unsigned long long)o.record_bytes);
       return 2;
@@ -177,7 +212,7 @@ int main(int argc, char** argv) {
     snprintf(extra, sizeof extra, "record_bytes=%llu", (unsigned long long)o.record_bytes);
   }
   if (!strcmp(o.scenario, "clock") || !strcmp(o.scenario, "record") ||
-      !strcmp(o.scenario, "record2"))
+      !strcmp(o.scenario, "record2") || !strcmp(o.scenario, "record_str"))
     snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%sclock_source=%s",
              *extra ? " " : "", trace_clock__source_name());
   bench_timing_t t;

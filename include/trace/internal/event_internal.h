@@ -122,20 +122,14 @@ class DurationScope {
 static inline __attribute__((always_inline)) void trace_internal_instant(
     trace_site_t* site, uint64_t state, const char* category_literal, const char* name_literal,
     trace_scope_t scope, trace_arg_t* args, size_t num_args) {
-  /* The argument words, read before anything is stored: no store can alias
-   * them, so the compiler folds the types and forwards the values. */
-  uint64_t header[TRACE_MAX_ARGS + 1], value[TRACE_MAX_ARGS + 1];
+  /* The types are constants of the expansion: the loops unroll and fold. */
   size_t words = 3; /* header, timestamp, scope */
   bool scalar = true;
 #pragma GCC unroll 15
   for (size_t i = 0; i < num_args; i++) {
-    const trace_arg_value_t* v = &args[i].value;
-    scalar &= v->type != TRACE_ARG_STRING && v->type != TRACE_ARG_BLOB;
-    bool value_word = trace_engine__arg_has_value_word(v->type);
-    header[i] = trace_engine__arg_header(v->type, 1u + value_word, 0) |
-                (value_word ? 0 : trace_engine__arg_header_value(v));
-    value[i] = value_word ? v->uint64_value : 0;
-    words += 1u + value_word;
+    unsigned type = args[i].value.type;
+    scalar &= type != TRACE_ARG_STRING && type != TRACE_ARG_BLOB;
+    words += 1u + trace_engine__arg_has_value_word(type);
   }
   uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   trace_context_t* w = NULL;
@@ -152,9 +146,14 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
       uint64_t* q = p + 2;
 #pragma GCC unroll 15
       for (size_t i = 0; i < num_args; i++) {
-        bool value_word = (header[i] >> 4 & 0xfff) == 2;
-        *q++ = header[i] | (uint64_t)names[i] << 16;
-        if (value_word) *q++ = value[i];
+        const trace_arg_value_t* v = &args[i].value;
+        if (trace_engine__arg_has_value_word(v->type)) {
+          *q++ = trace_engine__arg_header(v->type, 2, names[i]);
+          *q++ = v->uint64_value;
+        } else {
+          *q++ = trace_engine__arg_header(v->type, 1, names[i]) |
+                 trace_engine__arg_header_value(v);
+        }
       }
       *q = (uint64_t)scope;
       trace_engine__commit(p, record_header | ((uint64_t)words << 4));
@@ -164,7 +163,8 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
     return;
   }
   /* A copy for the call: the caller's array then never has its address
-   * taken, so on the path above it lives in registers, not on the stack. */
+   * taken, so on the path above it lives in registers, not on the stack,
+   * and no store into the record can alias it. */
   trace_arg_t copy[TRACE_MAX_ARGS];
   if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
   trace_internal_write_instant_at_site(site, state, category_literal, name_literal, scope, copy,

@@ -372,8 +372,9 @@
 #define __get_dynamic_array(field) \
   ((void*)((char*)trace_internal_tp_args + trace_internal_tp_dyn.field##_off))
 #define __get_dynamic_array_len(field) (trace_internal_tp_dyn.field##_len)
-#define __assign_str(field, src) \
-  memcpy(__get_str(field), trace_internal_tp_str_src(src), trace_internal_tp_dyn.field##_len)
+#define __assign_str(field, src)                                             \
+  trace_internal_tp_copy_str(__get_str(field), trace_internal_tp_str_src(src), \
+                             trace_internal_tp_dyn.field##_len)
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)                       \
   static void trace_internal_tp_do_##class_name(trace_tracepoint_t* trace_internal_tp, proto) {    \
     struct trace_internal_tp_dyn_##class_name trace_internal_tp_dyn;                               \

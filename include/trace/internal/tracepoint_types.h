@@ -241,6 +241,30 @@ static inline void trace_internal_tp_widen(void* value, size_t size, bool is_sig
 /* A __string's source: NULL prints as the kernel does. */
 static inline const char* trace_internal_tp_str_src(const char* s) { return s ? s : "(null)"; }
 
+/* __assign_str's copy into the record: strings up to 32 bytes (the common
+ * case) inline, as two fixed-size copies that overlap in the middle (each
+ * reads and writes only bytes of the string), longer ones by memcpy. */
+static inline void trace_internal_tp_copy_str(char* dst, const char* src, size_t n) {
+  if (n >= 16) {
+    if (n > 32) {
+      memcpy(dst, src, n);
+      return;
+    }
+    memcpy(dst, src, 16);
+    memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  }
+}
+
 /* Bytes of a __string: strlen, at most what one argument holds. */
 static inline size_t trace_internal_tp_str_len(const char* s) {
   size_t n = strlen(trace_internal_tp_str_src(s));
