@@ -6,11 +6,10 @@
  * not the common case (a thread's first record, a new chunk, a record not
  * cached yet, a trace stopping) is one out-of-line call.
  *
- * The layouts below are shared with the library (src/engine), which defines
- * its writer with TRACE_ENGINE_WRITER_HOT_FIELDS as its first fields and
- * checks the offsets at compile time: they are part of libfxtrace's ABI and
- * change only with its SONAME. docs/buffer-layout.md argues the protocol
- * (the Dekker pair of enter and stop, the epoch check, the commit). */
+ * The layouts below are the library's own (src/engine uses these very
+ * definitions): they are part of libfxtrace's ABI and change only with its
+ * SONAME. docs/buffer-layout.md argues the protocol (the Dekker pair of
+ * enter and stop, the epoch check, the commit). */
 #ifndef TRACE_ENGINE_RECORD_PATH_H_
 #define TRACE_ENGINE_RECORD_PATH_H_
 
@@ -91,10 +90,11 @@ enum {
  * cache_epoch). Filled by the library's slow path for events whose thread,
  * category, name and argument names are all indexed. */
 typedef struct trace_engine_site_record {
-  const void* key; /* the site: a trace_site_t (TRACE_INSTANT) or a trace_tracepoint_t */
-  uint64_t epoch;  /* the writer's cache_epoch when filled */
-  uint64_t header; /* record type, event type, argument count, thread, category, name */
+  const void* key;     /* the site: a trace_site_t (TRACE_INSTANT) or a trace_tracepoint_t */
+  uint64_t generation; /* the trace it was filled in: valid for that trace only */
+  uint64_t header;     /* record type, event type, argument count, thread, category, name */
   uint16_t names[TRACE_MAX_ARGS]; /* argument name indexes, in argument order */
+  uint8_t num_args;
 } __attribute__((aligned(64))) trace_engine_site_record_t;
 
 typedef struct trace_engine_string_entry {
@@ -110,7 +110,10 @@ typedef struct trace_engine_vthread_entry {
 } trace_engine_vthread_entry_t;
 
 enum {
-  TRACE_ENGINE_STRING_CACHE_SIZE = 256, /* per thread, by literal address (API.md §7) */
+  /* per thread, by literal address (API.md §7); a power of 2. A full table
+   * leaves later literals inline in TRACE_INSTANT's records and drops (and
+   * counts) TRACE_EVENT() records, whose argument names must be indexed. */
+  TRACE_ENGINE_STRING_CACHE_SIZE = 1024,
   TRACE_ENGINE_VTHREAD_CACHE_SIZE = 4,
 };
 
@@ -164,8 +167,9 @@ static inline trace_engine_site_record_t* trace_engine__site_record(trace_contex
 }
 
 /* Copies this thread's cached record of `key` for trace `generation`: its
- * header (without the size) and its first `num_names` argument names.
- * false: not attached yet, another trace, not cached. A signal handler that
+ * header (without the size) and its `num_names` argument names. false: not
+ * attached yet, another trace, not cached (or cached for another argument
+ * count: a site address reused by a library loaded since). A signal handler that
  * runs on this thread meanwhile and fills the same slot for another site
  * (trace_engine__fill_record) is caught by the second look at the key; the
  * copies are then never used. */
@@ -177,7 +181,9 @@ static inline bool trace_engine__load_record(uint64_t generation, const void* ke
       __builtin_expect(__atomic_load_n(&w->generation, __ATOMIC_RELAXED) != generation, 0))
     return false;
   const trace_engine_site_record_t* r = trace_engine__site_record(w, key);
-  if (__builtin_expect(r->key != key || r->epoch != w->cache_epoch, 0)) return false;
+  if (__builtin_expect(r->key != key || r->generation != generation || r->num_args != num_names,
+                       0))
+    return false;
   *header = r->header;
 #pragma GCC unroll 15
   for (size_t i = 0; i < num_names; i++) names[i] = r->names[i];
@@ -187,15 +193,19 @@ static inline bool trace_engine__load_record(uint64_t generation, const void* ke
   return true;
 }
 
-/* Fills this thread's slot for `key` (the library's slow paths). The key
- * is cleared first and set last, so a signal handler that interrupts the
- * fill and looks the slot up sees no record rather than half of one. */
+/* Fills this thread's slot for `key` (the library's slow paths, with the
+ * context held). The key is cleared first and set last, so a signal
+ * handler that interrupts the fill and looks the slot up sees no record
+ * rather than half of one; a handler's own record (nesting > 1) never
+ * fills, so it cannot mix its names into an interrupted fill. */
 static inline void trace_engine__fill_record(trace_context_t* w, const void* key, uint64_t header,
                                              const uint16_t* names, size_t num_names) {
+  if (w->nesting != 1) return;
   trace_engine_site_record_t* r = trace_engine__site_record(w, key);
   r->key = NULL;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  r->epoch = w->cache_epoch;
+  r->generation = w->generation;
+  r->num_args = (uint8_t)num_names;
   r->header = header & ~((uint64_t)0xfff << 4); /* the size is the caller's */
   for (size_t i = 0; i < num_names; i++) r->names[i] = names[i];
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -268,7 +278,7 @@ static inline void trace_engine__release(trace_context_t* w) {
  * named by string index `name`, with a value of `size_words` - 1 words. */
 static inline uint64_t trace_engine__arg_header(unsigned type, unsigned size_words,
                                                 uint16_t name) {
-  return (uint64_t)type | ((uint64_t)size_words << 4) | ((uint64_t)name << 16);
+  return (uint64_t)(type & 0xf) | ((uint64_t)size_words << 4) | ((uint64_t)name << 16);
 }
 
 /* Whether an argument of `type` has a value word (FXT.md §8.2): 64-bit

@@ -240,6 +240,7 @@ static void after_fork_in_child(void) {
   engine__instance.thread_running = false;
   ATOMIC_STORE(&engine__instance.state, TRACE_STOPPED);
   engine__instance.forked = true;
+  engine__forget_pending(); /* and the call sites then cache "disabled" again */
   writer__self = NULL;
 }
 
@@ -337,15 +338,22 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     h->flags &= ~TRACE_BUFFER_FLAG_STOPPED;
     /* drops are counted per start, as the writers' own counts (no writer is
      * in the buffer: the last stop waited for them) */
-    uint64_t missed = engine__take_pending_locked(); /* events before this start */
-    ATOMIC_STORE(&h->num_records_dropped, missed);
+    ATOMIC_STORE(&h->num_records_dropped, 0);
     e->generation = ++e->generations;
     e->disposition = 0;
-    e->engine_dropped = missed;
+    e->engine_dropped = 0;
     ATOMIC_STORE(&e->state, TRACE_STARTED);
     ATOMIC_STORE(&trace_engine__hot.epoch, (e->generation << 24) | (sw & 0xffffff));
     ATOMIC_RELEASE(&trace_engine__generation, e->generation);
     sites__reset(); /* sites that cached "disabled" ask again */
+    /* Events before this start that the process waited for (pending.c):
+     * taken after the generation is out, so that every event either saw
+     * the generation (and records) or was counted before the take. */
+    uint64_t missed = engine__take_pending_locked();
+    if (missed != 0) {
+      __atomic_fetch_add(&h->num_records_dropped, missed, __ATOMIC_RELAXED);
+      e->engine_dropped += missed;
+    }
     e->started_pending = true;
     wake_engine_thread();
   }

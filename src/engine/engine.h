@@ -26,5 +26,6 @@ void engine__begin_pending(void);
 void engine__end_pending(bool trace_ran);
 /* The events counted so far while a start is pending (0 when none is). */
 uint64_t engine__pending_count(void);
+bool engine__pending_active(void);
 
 #endif /* FXTRACE_ENGINE_ENGINE_H_ */

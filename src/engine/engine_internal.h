@@ -121,14 +121,17 @@ void sites__reset(void); /* after publishing a new generation (or 0), under engi
 void sites__forget(void);
 
 /* pending.c: events before a start the process waits for (docs/provider.md) */
-extern bool engine__start_pending; /* engine__begin_pending(), engine.h */
+extern uint64_t engine__pending_word; /* engine__begin_pending(), engine.h; bit 63: pending */
 /* From trace_engine__resolve_site() with no trace started: true (and the
  * event counted when its category is enabled) while a start is pending;
  * the site must then not cache "disabled". */
 bool engine__count_if_pending(const char* category_literal);
-/* At start, under engine.lock: the count (reported on stderr), now owned by
- * the trace's dropped records; 0 when nothing was pending. */
+/* At start, under engine.lock, after the new generation is published: the
+ * count (reported on stderr), now owned by the trace's dropped records; 0
+ * when nothing was pending. */
 uint64_t engine__take_pending_locked(void);
+/* A fork child: nothing is pending there. */
+void engine__forget_pending(void);
 
 /* engine.c */
 void engine__request_save(uint64_t switch_count);
@@ -190,7 +193,8 @@ static inline trace_context_t* writer__enter(uint64_t generation) {
 }
 
 static inline uint32_t writer__string_home(const char* literal) {
-  return (uint32_t)(((uint64_t)(uintptr_t)literal * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
+  uint64_t h = (uint64_t)(uintptr_t)literal * UINT64_C(0x9E3779B97F4A7C15);
+  return (uint32_t)(h >> (64 - __builtin_ctz(WRITER_STRING_CACHE_SIZE)));
 }
 
 /* A literal's ref: one probe when it was seen before on this thread (and

@@ -16,15 +16,17 @@
 
 #include "engine/engine_internal.h"
 
-bool engine__start_pending; /* atomic; written under engine.lock */
-static uint64_t missed;     /* atomic */
+/* The flag and the count in one word, so that a count is never added
+ * after the start took it: PENDING_FLAG | events counted. */
+uint64_t engine__pending_word; /* atomic */
+#define PENDING_FLAG (UINT64_C(1) << 63)
 
 void engine__begin_pending(void) {
   engine_t* e = &engine__instance;
   pthread_mutex_lock(&e->lock);
-  if (ATOMIC_LOAD(&e->state) == TRACE_STOPPED && !engine__start_pending) {
-    ATOMIC_STORE(&missed, 0);
-    __atomic_store_n(&engine__start_pending, true, __ATOMIC_SEQ_CST);
+  if (ATOMIC_LOAD(&e->state) == TRACE_STOPPED && !e->forked &&
+      !(__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) & PENDING_FLAG)) {
+    __atomic_store_n(&engine__pending_word, PENDING_FLAG, __ATOMIC_SEQ_CST);
     sites__reset(); /* sites that cached "disabled" ask again */
   }
   pthread_mutex_unlock(&e->lock);
@@ -33,42 +35,47 @@ void engine__begin_pending(void) {
 void engine__end_pending(bool trace_ran) {
   engine_t* e = &engine__instance;
   pthread_mutex_lock(&e->lock);
-  if (engine__start_pending) {
-    __atomic_store_n(&engine__start_pending, false, __ATOMIC_SEQ_CST);
-    uint64_t count = __atomic_exchange_n(&missed, 0, __ATOMIC_RELAXED);
-    if (trace_ran && count != 0) {
-      /* The trace ran but never started here (it stopped first, or this
-       * process is leaving): the count goes into the buffer's header, where
-       * the manager reads the provider's drops, when there is a buffer. */
-      if (e->header != NULL)
-        __atomic_fetch_add(&e->header->num_records_dropped, count, __ATOMIC_RELAXED);
-      fprintf(stderr,
-              "fxtrace: %" PRIu64
-              " events of this process were not recorded: its trace had not started here "
-              "yet%s\n",
-              count, e->header != NULL ? " (counted as dropped)" : "");
-    }
+  uint64_t word = __atomic_exchange_n(&engine__pending_word, 0, __ATOMIC_SEQ_CST);
+  uint64_t count = word & ~PENDING_FLAG;
+  if (trace_ran && count != 0) {
+    /* The trace ran but never started here (it stopped first, or this
+     * process is leaving, or the start never came): the count goes into the
+     * buffer's header, where the manager reads the provider's drops, when
+     * there is a buffer. */
+    if (e->header != NULL)
+      __atomic_fetch_add(&e->header->num_records_dropped, count, __ATOMIC_RELAXED);
+    fprintf(stderr,
+            "fxtrace: %" PRIu64
+            " events of this process were not recorded: its trace had not started here "
+            "yet%s\n",
+            count, e->header != NULL ? " (counted as dropped)" : "");
   }
   pthread_mutex_unlock(&e->lock);
 }
 
+bool engine__pending_active(void) {
+  return (__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) & PENDING_FLAG) != 0;
+}
+
 uint64_t engine__pending_count(void) {
-  if (!__atomic_load_n(&engine__start_pending, __ATOMIC_SEQ_CST)) return 0;
-  return ATOMIC_LOAD(&missed);
+  return __atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) & ~PENDING_FLAG;
 }
 
 bool engine__count_if_pending(const char* category_literal) {
-  if (!__atomic_load_n(&engine__start_pending, __ATOMIC_SEQ_CST)) return false;
-  if (ATOMIC_ACQUIRE(&engine__instance.handler) == NULL ||
-      writer__category_enabled(category_literal))
-    __atomic_fetch_add(&missed, 1, __ATOMIC_RELAXED);
+  uint64_t word = __atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST);
+  if (!(word & PENDING_FLAG)) return false;
+  if (ATOMIC_ACQUIRE(&engine__instance.handler) != NULL &&
+      !writer__category_enabled(category_literal))
+    return true; /* not an event of this trace; still not cached */
+  while (!__atomic_compare_exchange_n(&engine__pending_word, &word, word + 1, true,
+                                      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    if (!(word & PENDING_FLAG)) return false; /* the start took the count meanwhile */
   return true;
 }
 
 uint64_t engine__take_pending_locked(void) {
-  if (!engine__start_pending) return 0;
-  __atomic_store_n(&engine__start_pending, false, __ATOMIC_SEQ_CST);
-  uint64_t count = __atomic_exchange_n(&missed, 0, __ATOMIC_RELAXED);
+  uint64_t word = __atomic_exchange_n(&engine__pending_word, 0, __ATOMIC_SEQ_CST);
+  uint64_t count = word & ~PENDING_FLAG;
   if (count != 0)
     fprintf(stderr,
             "fxtrace: %" PRIu64
@@ -77,3 +84,5 @@ uint64_t engine__take_pending_locked(void) {
             count);
   return count;
 }
+
+void engine__forget_pending(void) { __atomic_store_n(&engine__pending_word, 0, __ATOMIC_SEQ_CST); }

@@ -51,7 +51,7 @@ void sites__set_disabled(trace_site_t* site, uint64_t generation) {
   __atomic_store_n(&site->state, (uint64_t)TRACE_SITE_DISABLED, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (UNLIKELY(__atomic_load_n(&trace_engine__generation, __ATOMIC_SEQ_CST) != generation ||
-               __atomic_load_n(&engine__start_pending, __ATOMIC_SEQ_CST))) {
+               (__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) >> 63) != 0)) {
     uint64_t disabled = TRACE_SITE_DISABLED;
     __atomic_compare_exchange_n(&site->state, &disabled, 0, false, __ATOMIC_SEQ_CST,
                                 __ATOMIC_RELAXED);

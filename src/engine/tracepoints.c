@@ -158,8 +158,10 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
     registered = tp;
   }
   pthread_mutex_unlock(&list_lock);
-  /* registered while tracing (dlopen): its format now, if it is enabled */
-  if (fresh && trace_engine__tp_enabled(tp)) {
+  /* registered while tracing (dlopen): its format now, if it is enabled
+   * (not asked otherwise: a start pending would count the question as an
+   * event, pending.c) */
+  if (fresh && ATOMIC_LOAD(&trace_engine__generation) != 0 && trace_engine__tp_enabled(tp)) {
     trace_string_ref_t category;
     trace_context_t* w = trace_engine__acquire_context_for_site(tp->system, &tp->site, &category,
                                                                 ATOMIC_LOAD(&tp->site.state));
@@ -205,6 +207,12 @@ uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace
   size_t words = head + arg_words + 1; /* + the instant's scope word */
   bool usable = thread_record(tp, w, thread, &r->header, r->names);
   if (UNLIKELY(!usable || words > FXT_MAX_RECORD_WORDS)) {
+    static bool told; /* once per process: the drops themselves are counted */
+    if (!usable && !__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+      fprintf(stderr,
+              "fxtrace: TRACE_EVENT() records dropped: a thread's string table is full or the "
+              "trace's string indexes ran out (%s)\n",
+              tp->name);
     writer__count_dropped(w);
     writer__release(w);
     return NULL;

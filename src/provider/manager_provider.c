@@ -36,6 +36,9 @@ enum {
   /* finish with events counted while a start was pending: how long the
    * buffer they are counted in may take to arrive */
   PENDING_HANDOVER_MS = 2000,
+  /* the longest a start may stay pending (events on the engine's slow path,
+   * counted) before the provider gives up on it */
+  PENDING_MAX_MS = 10000,
   /* FXTRACE_REGISTER_TIMEOUT: how long a provider created while a trace runs
    * waits to be started (docs/provider.md) */
   REGISTER_WAIT_DEFAULT_MS = 3000,
@@ -69,6 +72,7 @@ struct manager_session {
    * the end of the connection. Ends the registration's wait. */
   bool start_settled;
   bool buffer_ready; /* INITIALIZE handed the buffer over (under lock) */
+  struct timespec pending_deadline; /* when a pending start is given up (under lock) */
   bool quit;
   bool lost;              /* the control thread ended without being asked: the manager went away */
   uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
@@ -470,6 +474,28 @@ static void on_fifo(manager_session_t* s) {
   if (read_fifo(s) < 0) end_trace(s, false);
 }
 
+/* A start pending for PENDING_MAX_MS (the manager answered "started" but
+ * sent no START, or never answered) is given up: the events counted so far
+ * go into the buffer's header if there is one, and call sites cache their
+ * answers again. true: given up now. */
+static bool give_up_pending(manager_session_t* s) {
+  pthread_mutex_lock(&s->lock);
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  bool expired = s->pending_deadline.tv_sec != 0 &&
+                 (now.tv_sec > s->pending_deadline.tv_sec ||
+                  (now.tv_sec == s->pending_deadline.tv_sec &&
+                   now.tv_nsec >= s->pending_deadline.tv_nsec));
+  pthread_mutex_unlock(&s->lock);
+  if (!expired) return false;
+  fprintf(stderr,
+          "fxtrace: the trace manager has not started this provider in %d s; events are no "
+          "longer counted until it does\n",
+          PENDING_MAX_MS / 1000);
+  engine__end_pending(true);
+  return true;
+}
+
 static void* control_main(void* arg) {
   manager_session_t* s = arg;
   uint8_t* buffer = s->buffer;
@@ -478,10 +504,14 @@ static void* control_main(void* arg) {
   while (connected) {
     struct pollfd pfd[3] = {{s->wake_fd, POLLIN, 0}, {s->sock, POLLIN, 0}, {s->fifo, POLLIN, 0}};
     nfds_t count = s->fifo >= 0 ? 3 : 2;
-    if (poll(pfd, count, -1) < 0) {
+    /* a pending start (pending.c) is bounded: checked once a second */
+    bool pending = engine__pending_active();
+    int ready = poll(pfd, count, pending ? 1000 : -1);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
+    if (pending && give_up_pending(s)) continue;
     if (pfd[0].revents) {
       uint64_t value;
       if (read(s->wake_fd, &value, sizeof(value)) < 0) { /* EAGAIN: spurious */
@@ -664,7 +694,10 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
      * Under s->lock, so that the control thread's settle or "no trace"
      * ends it only after it began. */
     bool awaited = s->registered ? s->register_status == 0 && s->register_started : !synchronous;
-    if (awaited && !s->start_settled) engine__begin_pending();
+    if (awaited && !s->start_settled) {
+      s->pending_deadline = deadline_after_ms(PENDING_MAX_MS);
+      engine__begin_pending();
+    }
     pthread_mutex_unlock(&s->lock);
     if (synchronous && !ok) {
       fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n", path,

@@ -6,11 +6,19 @@
  *   - a small blob record whose inline name would overflow the 12-bit size
  *     field is dropped and counted, never written with a wrapped size;
  *   - a multi-chunk record that is reserved but never committed is skipped
- *     by the scan as a whole, never read from its middle as records. */
+ *     by the scan as a whole, never read from its middle as records;
+ *   - the inline record path's per-thread record of a site is valid for one
+ *     trace only: a site address that another expansion uses in a later
+ *     trace whose string tables were kept (a library reloaded between two
+ *     traces) gets its own header and argument names;
+ *   - a record written from a signal handler that interrupts another record
+ *     does not fill the thread's cache (it could mix its names into the
+ *     interrupted fill). */
 #include <pthread.h>
 
 #include "engine_test_util.h"
 #include "harness.h"
+#include "trace/event.h" /* trace_internal_instant, the inline record path */
 
 static void finish(harness_t* h, archive_summary_t* s) {
   harness_stop(h);
@@ -111,11 +119,92 @@ static void test_uncommitted_large_record(void) {
   harness_free(&h);
 }
 
+/* TRACE_INSTANT's expansion, by hand, with a given site (event_internal.h). */
+static void instant_at(trace_site_t* site, const char* name, trace_arg_t* args, size_t n) {
+  uint64_t state;
+  if (trace_site_is_enabled("test", site, &state))
+    trace_internal_instant(site, state, "test", name, TRACE_SCOPE_THREAD, args, n);
+}
+
+static void restart(harness_t* h, trace_start_mode_t mode) {
+  h->stopped = h->started = false;
+  ASSERT_EQ(trace_engine_start(mode), 0);
+  pthread_mutex_lock(&h->lock);
+  while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
+  pthread_mutex_unlock(&h->lock);
+}
+
+static void test_site_record_per_trace(void) {
+  harness_t h;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, NULL), 0);
+  static trace_site_t site;
+  trace_arg_t one[1] = {trace_make_arg(trace_internal_make_literal_ref("x"),
+                                       trace_make_uint64_arg_value(1))};
+  for (int i = 0; i < 3; i++) instant_at(&site, "evA", one, 1); /* cached from the 2nd on */
+  harness_stop(&h);
+  restart(&h, TRACE_START_CLEAR_NONDURABLE_BUFFER); /* string tables (and caches) kept */
+  emit_seq(1); /* the thread joins the new trace through another site */
+  trace_arg_t two[2] = {
+      trace_make_arg(trace_internal_make_literal_ref("y"), trace_make_uint64_arg_value(2)),
+      trace_make_arg(trace_internal_make_literal_ref("z"), trace_make_int32_arg_value(-3))};
+  for (int i = 0; i < 3; i++) instant_at(&site, "evB", two, 2);
+  harness_stop(&h);
+  size_t length;
+  const uint8_t* fxt = harness_archive(&h, &length);
+  trace_reader_t* r = trace_reader_open_memory(fxt, length, NULL);
+  ASSERT_TRUE(r != NULL);
+  trace_record_t rec;
+  int status, evb = 0;
+  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
+    ASSERT_EQ(status, TRACE_READ_RECORD);
+    if (rec.type != 4 || strcmp(rec.event.name.data, "seq") == 0) continue;
+    ASSERT_STREQ(rec.event.name.data, "evB"); /* the first trace's events were cleared */
+    ASSERT_EQ(rec.event.args.count, 2u);
+    ASSERT_STREQ(rec.event.args.items[0].name.data, "y");
+    ASSERT_EQ(rec.event.args.items[0].uint64_value, 2u);
+    ASSERT_STREQ(rec.event.args.items[1].name.data, "z");
+    ASSERT_EQ(rec.event.args.items[1].int32_value, -3);
+    evb++;
+  }
+  ASSERT_EQ(evb, 3);
+  trace_reader_close(r);
+  harness_free(&h);
+}
+
+/* The first record of a site on the thread, from a "signal handler" that
+ * interrupts another record: it is written, but not cached (the cache
+ * fills only outside nested records), and the site's next record outside
+ * is cached and correct. */
+static void test_nested_record_does_not_fill(void) {
+  harness_t h;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL), 0);
+  static trace_site_t site;
+  trace_arg_t one[1] = {trace_make_arg(trace_internal_make_literal_ref("n"),
+                                       trace_make_uint64_arg_value(7))};
+  trace_context_t* outer = trace_acquire_context(); /* as if inside a record */
+  ASSERT_TRUE(outer != NULL);
+  instant_at(&site, "nested", one, 1);
+  const trace_engine_site_record_t* slot = trace_engine__site_record(outer, &site);
+  ASSERT_TRUE(slot->key != &site);
+  trace_release_context(outer);
+  instant_at(&site, "nested", one, 1); /* fills */
+  ASSERT_TRUE(slot->key == &site);
+  instant_at(&site, "nested", one, 1); /* inline */
+  archive_summary_t s;
+  finish(&h, &s);
+  ASSERT_EQ(s.events, 3u);
+  ASSERT_EQ(h.stats.records_dropped, 0u);
+  free(s.seqs);
+  harness_free(&h);
+}
+
 int main(void) {
   test_nested_contexts();
   test_thread_exit_holding_context();
   test_blob_with_long_name();
   test_uncommitted_large_record();
+  test_site_record_per_trace();
+  test_nested_record_does_not_fill();
   printf("engine edges: ok\n");
   return 0;
 }
