@@ -629,8 +629,13 @@ static trace_context_t* enter(uint64_t generation) { return writer__enter(genera
 uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site) {
   /* acquire: orders the reads of the engine's set-up after its publication */
   uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
-  if (generation == 0 && engine__count_if_pending(category_literal))
-    return TRACE_SITE_DISABLED; /* not cached: the next event asks again */
+  if (generation == 0) {
+    if (engine__count_if_pending(category_literal))
+      return TRACE_SITE_DISABLED; /* counted, not cached: the next event asks again */
+    /* not pending, or a start took the count meanwhile: then its generation
+     * is out (pending.c), and this event belongs to the trace */
+    generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  }
   if (generation == 0 || !writer__category_enabled(category_literal)) {
     sites__set_disabled(site, generation);
     return TRACE_SITE_DISABLED;

@@ -67,9 +67,11 @@ bool engine__count_if_pending(const char* category_literal) {
   if (ATOMIC_ACQUIRE(&engine__instance.handler) != NULL &&
       !writer__category_enabled(category_literal))
     return true; /* not an event of this trace; still not cached */
+  /* acquire on failure: a start that took the count meanwhile published its
+   * generation before, so the caller, asking again, sees the trace */
   while (!__atomic_compare_exchange_n(&engine__pending_word, &word, word + 1, true,
-                                      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-    if (!(word & PENDING_FLAG)) return false; /* the start took the count meanwhile */
+                                      __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
+    if (!(word & PENDING_FLAG)) return false;
   return true;
 }
 
