@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "test.h"
+
 #include "engine/buffer_scan.h"
 #include "engine/categories.h"
 #include "trace-engine/handler.h"
@@ -170,6 +172,15 @@ static inline int harness_start(harness_t* h, trace_buffering_mode_t mode, size_
   while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
   pthread_mutex_unlock(&h->lock);
   return 0;
+}
+
+/* Starts again after harness_stop(), with `mode` (what the buffer keeps). */
+static inline void harness_restart(harness_t* h, trace_start_mode_t mode) {
+  h->stopped = h->started = false;
+  ASSERT_EQ(trace_engine_start(mode), 0);
+  pthread_mutex_lock(&h->lock);
+  while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
+  pthread_mutex_unlock(&h->lock);
 }
 
 /* Stops and builds the archive (prologue, streamed saves, the buffer). */

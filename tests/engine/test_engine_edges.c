@@ -126,14 +126,6 @@ static void instant_at(trace_site_t* site, const char* name, trace_arg_t* args, 
     trace_internal_instant(site, state, "test", name, TRACE_SCOPE_THREAD, args, n);
 }
 
-static void restart(harness_t* h, trace_start_mode_t mode) {
-  h->stopped = h->started = false;
-  ASSERT_EQ(trace_engine_start(mode), 0);
-  pthread_mutex_lock(&h->lock);
-  while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
-  pthread_mutex_unlock(&h->lock);
-}
-
 static void test_site_record_per_trace(void) {
   harness_t h;
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, NULL), 0);
@@ -142,7 +134,7 @@ static void test_site_record_per_trace(void) {
                                        trace_make_uint64_arg_value(1))};
   for (int i = 0; i < 3; i++) instant_at(&site, "evA", one, 1); /* cached from the 2nd on */
   harness_stop(&h);
-  restart(&h, TRACE_START_CLEAR_NONDURABLE_BUFFER); /* string tables (and caches) kept */
+  harness_restart(&h, TRACE_START_CLEAR_NONDURABLE_BUFFER); /* string tables (and caches) kept */
   emit_seq(1); /* the thread joins the new trace through another site */
   trace_arg_t two[2] = {
       trace_make_arg(trace_internal_make_literal_ref("y"), trace_make_uint64_arg_value(2)),

@@ -129,26 +129,18 @@ static size_t count_seqs(harness_t* h) {
   return s.seq_count;
 }
 
-static void restart(harness_t* h, trace_start_mode_t mode) {
-  h->stopped = h->started = false;
-  ASSERT_EQ(trace_engine_start(mode), 0);
-  pthread_mutex_lock(&h->lock);
-  while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
-  pthread_mutex_unlock(&h->lock);
-}
-
 static void test_start_dispositions(trace_buffering_mode_t mode) {
   harness_t h;
   ASSERT_EQ(harness_start(&h, mode, 1 << 20, NULL), 0);
   for (int i = 0; i < 100; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 100u);
-  restart(&h, TRACE_START_RETAIN_BUFFER); /* appends */
+  harness_restart(&h, TRACE_START_RETAIN_BUFFER); /* appends */
   for (int i = 0; i < 50; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 150u);
-  restart(&h, TRACE_START_CLEAR_NONDURABLE_BUFFER); /* events go, tables stay */
+  harness_restart(&h, TRACE_START_CLEAR_NONDURABLE_BUFFER); /* events go, tables stay */
   for (int i = 0; i < 30; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 30u);
-  restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
+  harness_restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   for (int i = 0; i < 20; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 20u);
   harness_free(&h);
@@ -163,12 +155,12 @@ static void test_site_cache_follows_categories(void) {
   ASSERT_EQ(count_seqs(&h), 10u);
   categories__free(&h.categories);
   ASSERT_EQ(categories__parse(&h.categories, "other,te*x"), 0); /* "test" now off */
-  restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
+  harness_restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   for (int i = 0; i < 10; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 0u);
   categories__free(&h.categories);
   ASSERT_EQ(categories__parse(&h.categories, "te*"), 0);
-  restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
+  harness_restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   for (int i = 0; i < 10; i++) emit_seq((uint64_t)i);
   ASSERT_EQ(count_seqs(&h), 10u);
   harness_free(&h);
@@ -209,7 +201,7 @@ static void test_site_words(void) {
   ASSERT_EQ(off.state, (uint64_t)TRACE_SITE_DISABLED);
   categories__free(&h.categories);
   ASSERT_EQ(categories__parse(&h.categories, "other"), 0);
-  restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
+  harness_restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   ASSERT_TRUE(!visit(&on, "test"));
   ASSERT_TRUE(visit(&off, "other"));
   ASSERT_TRUE(__atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED) > generation);
@@ -264,7 +256,7 @@ static void test_site_disabled_races_start(void) {
     /* stopped: let the thread visit (and cache "disabled") */
     wait_for_more(&r.visits, __atomic_load_n(&r.visits, __ATOMIC_RELAXED) + 2, "visit", cycle);
     uint64_t acquired = __atomic_load_n(&r.acquired, __ATOMIC_RELAXED);
-    restart(&h, TRACE_START_RETAIN_BUFFER);
+    harness_restart(&h, TRACE_START_RETAIN_BUFFER);
     wait_for_more(&r.acquired, acquired, "acquisition in the trace", cycle);
     harness_stop(&h);
   }
@@ -322,7 +314,7 @@ static void test_site_disabled_after_start(void) {
   while (gate.phase != 1) pthread_cond_wait(&gate.cond, &gate.lock);
   pthread_mutex_unlock(&gate.lock);
   harness_stop(&h);
-  restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
+  harness_restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   pthread_mutex_lock(&gate.lock);
   gate.phase = 2;
   pthread_cond_broadcast(&gate.cond);
