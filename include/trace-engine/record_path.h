@@ -256,6 +256,25 @@ static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t
   return p;
 }
 
+/* The reservation's common case only: NULL when the chunk has no room (or
+ * belongs to another epoch), nothing reserved, nothing counted; the caller
+ * then takes its out-of-line path, which reserves with trace_engine__reserve. */
+static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t words) {
+  w->reserving = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  uint64_t* p = w->pos;
+  if (__builtin_expect(words <= (size_t)(w->end - p) &&
+                           w->chunk_epoch == __atomic_load_n(&trace_engine__hot.epoch,
+                                                             __ATOMIC_RELAXED),
+                       1))
+    w->pos = p + words;
+  else
+    p = NULL;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  w->reserving = 0;
+  return p;
+}
+
 static inline uint64_t* trace_engine__reserve(trace_context_t* w, size_t words) {
   return trace_engine__reserve_counted(w, words, true);
 }

@@ -377,7 +377,7 @@ def part_daemon(tmp):
         for _ in range(100):
             listed = subprocess.run([TRACE, 'list-categories'], env=env, capture_output=True,
                                     text=True).stdout
-            if 'kernel:sched' in listed:
+            if 'kernel:SYSTEM/EVENT' in listed:  # the provider adds it last
                 break
             subprocess.run(['sleep', '0.05'])
         print(listed)

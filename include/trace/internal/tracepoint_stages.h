@@ -375,8 +375,10 @@
 #define __assign_str(field, src)                                             \
   trace_internal_tp_copy_str(__get_str(field), trace_internal_tp_str_src(src), \
                              trace_internal_tp_dyn.field##_len)
-#define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)                       \
-  static void trace_internal_tp_do_##class_name(trace_tracepoint_t* trace_internal_tp, proto) {    \
+/* One record function: `begin` reserves (NULL: nothing held), `on_miss`
+ * runs when it did not. */
+#define TRACE_INTERNAL_TP_RECORD_FN(class_name, fn, proto, args, assign, begin, on_miss)            \
+  fn(trace_tracepoint_t* trace_internal_tp, proto) {                                               \
     struct trace_internal_tp_dyn_##class_name trace_internal_tp_dyn;                               \
     size_t trace_internal_tp_bytes = trace_internal_tp_nfixed_##class_name != 0                    \
                                          ? sizeof(struct trace_internal_tp_entry_##class_name)     \
@@ -385,9 +387,12 @@
     if (trace_internal_tp_dyn.trace_internal_tp_too_big) trace_internal_tp_bytes = 0x10000;        \
     trace_tp_record_t trace_internal_tp_record;                                                    \
     uint64_t* trace_internal_tp_args =                                                             \
-        trace_internal_tp_begin(trace_internal_tp, trace_internal_tp_bytes / 8,                    \
-                                trace_internal_tp_nargs_##class_name, &trace_internal_tp_record);  \
-    if (trace_internal_tp_args == NULL) return;                                                    \
+        begin(trace_internal_tp, trace_internal_tp_bytes / 8,                                      \
+              trace_internal_tp_nargs_##class_name, &trace_internal_tp_record);                    \
+    if (trace_internal_tp_args == NULL) {                                                          \
+      on_miss;                                                                                     \
+      return;                                                                                      \
+    }                                                                                              \
     struct trace_internal_tp_entry_##class_name* trace_internal_tp_entry =                         \
         (struct trace_internal_tp_entry_##class_name*)(void*)trace_internal_tp_args;               \
     trace_internal_tp_headers_##class_name(trace_internal_tp_entry, (char*)trace_internal_tp_args, \
@@ -400,6 +405,19 @@
     trace_internal_tp_end(&trace_internal_tp_record,                                               \
                           (trace_internal_tp_bytes - trace_internal_tp_freed) / 8);                \
   }
+/* Two per class: the common case calls nothing but strlen (for __string)
+ * and goes to the other, out of line, for anything else (a tail call), so
+ * it keeps its values in the caller-saved registers and needs no frame. */
+#define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)                   \
+  TRACE_INTERNAL_TP_RECORD_FN(class_name,                                                      \
+                              __attribute__((noinline, cold)) static void                      \
+                                  trace_internal_tp_slow_##class_name,                         \
+                              TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), \
+                              assign, trace_internal_tp_begin_slow, (void)0)                   \
+  TRACE_INTERNAL_TP_RECORD_FN(                                                                 \
+      class_name, static inline void trace_internal_tp_do_##class_name,                        \
+      TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), assign,                 \
+      trace_internal_tp_begin_fast, trace_internal_tp_slow_##class_name(trace_internal_tp, args))
 #include TRACE_INTERNAL_TP_INCLUDE
 #undef __entry
 #undef __get_str

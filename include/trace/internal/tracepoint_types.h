@@ -75,7 +75,7 @@ typedef struct trace_tracepoint {
   struct trace_tracepoint* next;
 } trace_tracepoint_t;
 
-/* A reserved record between trace_internal_tp_begin() and _end(). */
+/* A reserved record between trace_internal_tp_begin_fast() (or _slow()) and _end(). */
 typedef struct trace_tp_record {
   uint64_t* record;
   trace_context_t* context;
@@ -121,42 +121,51 @@ static inline bool trace_internal_tp_active(trace_tracepoint_t* tp) {
 
 /* Reserves the instant event of `tp` with `arg_words` words for its
  * `num_args` arguments (the record path inline, trace-engine/record_path.h:
- * the enter, the clock, the reservation, the thread's cached header and
- * argument names) and returns where the arguments go, or NULL (nothing
- * held). Anything but the common case is trace_engine__tp_begin(). */
-static inline __attribute__((always_inline)) uint64_t* trace_internal_tp_begin(
+ * the enter, the clock, the reservation in the thread's chunk, the
+ * thread's cached header and argument names) and returns where the
+ * arguments go, or NULL, nothing held: anything but the common case (the
+ * event's first record on the thread in this trace, a new chunk, tracing
+ * off or stopping) is the out-of-line record function's, which calls
+ * nothing here. */
+static inline __attribute__((always_inline)) uint64_t* trace_internal_tp_begin_fast(
     trace_tracepoint_t* tp, size_t arg_words, size_t num_args, trace_tp_record_t* r) {
   uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   uint64_t state = __atomic_load_n(&tp->site.state, __ATOMIC_RELAXED);
   size_t words = 2 + arg_words + 1; /* header, timestamp, arguments, scope */
   trace_context_t* w = NULL;
-  if (__builtin_expect(generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
-      __builtin_expect(words <= 0xfff, 1) &&
+  if (__builtin_expect(generation == 0 || state != TRACE_SITE_ENABLED(generation), 0) ||
+      __builtin_expect(words > 0xfff, 0) ||
       __builtin_expect(
-          trace_engine__load_record(generation, tp, num_args, &w, &r->header, r->names), 1) &&
-      __builtin_expect(trace_engine__enter(w, generation), 1)) {
-    trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
-    uint64_t* p = trace_engine__reserve(w, words);
-    if (__builtin_expect(p == NULL, 0)) {
-      trace_engine__release(w);
-      return NULL;
-    }
-    p[1] = ticks;
-    r->record = p;
-    r->context = w;
-    r->head_words = 2;
-    r->arg_words = arg_words;
-    return p + 2;
+          !trace_engine__load_record(generation, tp, num_args, &w, &r->header, r->names), 0) ||
+      __builtin_expect(!trace_engine__enter(w, generation), 0))
+    return NULL;
+  trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
+  uint64_t* p = trace_engine__try_reserve(w, words);
+  if (__builtin_expect(p == NULL, 0)) { /* a new chunk: the out-of-line path's */
+    trace_engine__release(w);
+    return NULL;
   }
-  /* through a copy, so that `r` itself never has its address taken and
-   * stays in registers on the path above */
+  p[1] = ticks;
+  r->record = p;
+  r->context = w;
+  r->head_words = 2;
+  r->arg_words = arg_words;
+  return p + 2;
+}
+
+/* The out-of-line record function's begin: trace_engine__tp_begin(),
+ * which decides everything, through a copy of `r` (whose address then
+ * stays in this function). */
+static inline uint64_t* trace_internal_tp_begin_slow(trace_tracepoint_t* tp, size_t arg_words,
+                                                     size_t num_args, trace_tp_record_t* r) {
+  (void)num_args;
   trace_tp_record_t slow;
   uint64_t* args = trace_engine__tp_begin(tp, arg_words, &slow);
   if (args != NULL) *r = slow;
   return args;
 }
 
-/* Commits the record begun with trace_internal_tp_begin(): `arg_words` <=
+/* Commits the record begun with trace_internal_tp_begin_fast() or _slow(): `arg_words` <=
  * the reserved words (char arrays can shrink it); releases the context. */
 static inline __attribute__((always_inline)) void trace_internal_tp_end(trace_tp_record_t* r,
                                                                        size_t arg_words) {
