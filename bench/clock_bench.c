@@ -4,8 +4,8 @@
  * Prints only; nothing is asserted. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "engine/clock.h"
 

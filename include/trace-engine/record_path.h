@@ -157,8 +157,7 @@ TRACE_EXPORT extern __thread trace_context_t* trace_engine__self
     __attribute__((tls_model("initial-exec")));
 
 /* Out of line: a new chunk for `words` (NULL: dropped; counted if `count`). */
-TRACE_EXPORT uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words,
-                                                  bool count);
+TRACE_EXPORT uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count);
 
 static inline trace_engine_site_record_t* trace_engine__site_record(trace_context_t* w,
                                                                     const void* key) {
@@ -173,16 +172,15 @@ static inline trace_engine_site_record_t* trace_engine__site_record(trace_contex
  * runs on this thread meanwhile and fills the same slot for another site
  * (trace_engine__fill_record) is caught by the second look at the key; the
  * copies are then never used. */
-static inline bool trace_engine__load_record(uint64_t generation, const void* key,
-                                             size_t num_names, trace_context_t** out,
-                                             uint64_t* header, uint16_t* names) {
+static inline bool trace_engine__load_record(uint64_t generation, const void* key, size_t num_names,
+                                             trace_context_t** out, uint64_t* header,
+                                             uint16_t* names) {
   trace_context_t* w = trace_engine__self;
   if (__builtin_expect(w == NULL, 0) ||
       __builtin_expect(__atomic_load_n(&w->generation, __ATOMIC_RELAXED) != generation, 0))
     return false;
   const trace_engine_site_record_t* r = trace_engine__site_record(w, key);
-  if (__builtin_expect(r->key != key || r->generation != generation || r->num_args != num_names,
-                       0))
+  if (__builtin_expect(r->key != key || r->generation != generation || r->num_args != num_names, 0))
     return false;
   *header = r->header;
 #pragma GCC unroll 15
@@ -225,8 +223,8 @@ static inline bool trace_engine__enter(trace_context_t* w, uint64_t generation) 
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
   else
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (__builtin_expect(
-          __atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED) != generation, 0)) {
+  if (__builtin_expect(__atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED) != generation,
+                       0)) {
     __atomic_store_n(&w->nesting, nesting, __ATOMIC_RELEASE);
     return false;
   }
@@ -243,10 +241,10 @@ static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   uint64_t* p = w->pos;
-  if (__builtin_expect(words <= (size_t)(w->end - p) &&
-                           w->chunk_epoch == __atomic_load_n(&trace_engine__hot.epoch,
-                                                             __ATOMIC_RELAXED),
-                       1)) {
+  if (__builtin_expect(
+          words <= (size_t)(w->end - p) &&
+              w->chunk_epoch == __atomic_load_n(&trace_engine__hot.epoch, __ATOMIC_RELAXED),
+          1)) {
     w->pos = p + words;
   } else {
     p = trace_engine__reserve_slow(w, words, count);
@@ -263,10 +261,10 @@ static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t wor
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   uint64_t* p = w->pos;
-  if (__builtin_expect(words <= (size_t)(w->end - p) &&
-                           w->chunk_epoch == __atomic_load_n(&trace_engine__hot.epoch,
-                                                             __ATOMIC_RELAXED),
-                       1))
+  if (__builtin_expect(
+          words <= (size_t)(w->end - p) &&
+              w->chunk_epoch == __atomic_load_n(&trace_engine__hot.epoch, __ATOMIC_RELAXED),
+          1))
     w->pos = p + words;
   else
     p = NULL;
@@ -295,8 +293,7 @@ static inline void trace_engine__release(trace_context_t* w) {
 
 /* An argument's header word (FXT.md §8.2) for a scalar argument of `type`
  * named by string index `name`, with a value of `size_words` - 1 words. */
-static inline uint64_t trace_engine__arg_header(unsigned type, unsigned size_words,
-                                                uint16_t name) {
+static inline uint64_t trace_engine__arg_header(unsigned type, unsigned size_words, uint16_t name) {
   return (uint64_t)(type & 0xf) | ((uint64_t)size_words << 4) | ((uint64_t)name << 16);
 }
 

@@ -135,8 +135,8 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
 static void publish_epoch(uint64_t target) {
   uint64_t cur = ATOMIC_LOAD(&trace_engine__hot.epoch);
   while (cur != 0 && cur < target &&
-         !__atomic_compare_exchange_n(&trace_engine__hot.epoch, &cur, target, true, __ATOMIC_RELEASE,
-                                      __ATOMIC_RELAXED)) {
+         !__atomic_compare_exchange_n(&trace_engine__hot.epoch, &cur, target, true,
+                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
   }
 }
 

@@ -71,7 +71,7 @@ struct manager_session {
    * trace running: START (started or not), a STOP or TERMINATE first, or
    * the end of the connection. Ends the registration's wait. */
   bool start_settled;
-  bool buffer_ready; /* INITIALIZE handed the buffer over (under lock) */
+  bool buffer_ready;                /* INITIALIZE handed the buffer over (under lock) */
   struct timespec pending_deadline; /* when a pending start is given up (under lock) */
   bool quit;
   bool lost;              /* the control thread ended without being asked: the manager went away */
@@ -482,10 +482,10 @@ static bool give_up_pending(manager_session_t* s) {
   pthread_mutex_lock(&s->lock);
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
-  bool expired = s->pending_deadline.tv_sec != 0 &&
-                 (now.tv_sec > s->pending_deadline.tv_sec ||
-                  (now.tv_sec == s->pending_deadline.tv_sec &&
-                   now.tv_nsec >= s->pending_deadline.tv_nsec));
+  bool expired =
+      s->pending_deadline.tv_sec != 0 &&
+      (now.tv_sec > s->pending_deadline.tv_sec ||
+       (now.tv_sec == s->pending_deadline.tv_sec && now.tv_nsec >= s->pending_deadline.tv_nsec));
   pthread_mutex_unlock(&s->lock);
   if (!expired) return false;
   fprintf(stderr,

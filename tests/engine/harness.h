@@ -20,10 +20,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "test.h"
-
 #include "engine/buffer_scan.h"
 #include "engine/categories.h"
+#include "test.h"
 #include "trace-engine/handler.h"
 
 typedef struct harness {

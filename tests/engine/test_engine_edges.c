@@ -130,8 +130,8 @@ static void test_site_record_per_trace(void) {
   harness_t h;
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, NULL), 0);
   static trace_site_t site;
-  trace_arg_t one[1] = {trace_make_arg(trace_internal_make_literal_ref("x"),
-                                       trace_make_uint64_arg_value(1))};
+  trace_arg_t one[1] = {
+      trace_make_arg(trace_internal_make_literal_ref("x"), trace_make_uint64_arg_value(1))};
   for (int i = 0; i < 3; i++) instant_at(&site, "evA", one, 1); /* cached from the 2nd on */
   harness_stop(&h);
   harness_restart(&h, TRACE_START_CLEAR_NONDURABLE_BUFFER); /* string tables (and caches) kept */
@@ -171,8 +171,8 @@ static void test_nested_record_does_not_fill(void) {
   harness_t h;
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL), 0);
   static trace_site_t site;
-  trace_arg_t one[1] = {trace_make_arg(trace_internal_make_literal_ref("n"),
-                                       trace_make_uint64_arg_value(7))};
+  trace_arg_t one[1] = {
+      trace_make_arg(trace_internal_make_literal_ref("n"), trace_make_uint64_arg_value(7))};
   trace_context_t* outer = trace_acquire_context(); /* as if inside a record */
   ASSERT_TRUE(outer != NULL);
   instant_at(&site, "nested", one, 1);

@@ -151,8 +151,7 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
           *q++ = trace_engine__arg_header(v->type, 2, names[i]);
           *q++ = v->uint64_value;
         } else {
-          *q++ = trace_engine__arg_header(v->type, 1, names[i]) |
-                 trace_engine__arg_header_value(v);
+          *q++ = trace_engine__arg_header(v->type, 1, names[i]) | trace_engine__arg_header_value(v);
         }
       }
       *q = (uint64_t)scope;
@@ -307,12 +306,12 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
 
 /* ---- the event macros, on top of the two record forms ----------------------- */
 
-#define TRACE_INTERNAL_INSTANT(category_literal, name_literal, scope, ...)                    \
-  TRACE_INTERNAL_SITE_RECORD(                                                                 \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                           \
-      trace_internal_instant(                                                                 \
-          TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, (category_literal), (name_literal), \
-          (trace_scope_t)(scope), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+#define TRACE_INTERNAL_INSTANT(category_literal, name_literal, scope, ...)                       \
+  TRACE_INTERNAL_SITE_RECORD(                                                                    \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                              \
+      trace_internal_instant(TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, (category_literal), \
+                             (name_literal), (trace_scope_t)(scope),                             \
+                             TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
 #define TRACE_INTERNAL_COUNTER(category_literal, name_literal, counter_id, arg1, ...) \
   TRACE_INTERNAL_EVENT_RECORD(                                                        \

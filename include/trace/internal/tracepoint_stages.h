@@ -372,12 +372,12 @@
 #define __get_dynamic_array(field) \
   ((void*)((char*)trace_internal_tp_args + trace_internal_tp_dyn.field##_off))
 #define __get_dynamic_array_len(field) (trace_internal_tp_dyn.field##_len)
-#define __assign_str(field, src)                                             \
+#define __assign_str(field, src)                                               \
   trace_internal_tp_copy_str(__get_str(field), trace_internal_tp_str_src(src), \
                              trace_internal_tp_dyn.field##_len)
 /* One record function: `begin` reserves (NULL: nothing held), `on_miss`
  * runs when it did not. */
-#define TRACE_INTERNAL_TP_RECORD_FN(class_name, fn, proto, args, assign, begin, on_miss)            \
+#define TRACE_INTERNAL_TP_RECORD_FN(class_name, fn, proto, args, assign, begin, on_miss)           \
   fn(trace_tracepoint_t* trace_internal_tp, proto) {                                               \
     struct trace_internal_tp_dyn_##class_name trace_internal_tp_dyn;                               \
     size_t trace_internal_tp_bytes = trace_internal_tp_nfixed_##class_name != 0                    \
@@ -408,16 +408,15 @@
 /* Two per class: the common case calls nothing but strlen (for __string)
  * and goes to the other, out of line, for anything else (a tail call), so
  * it keeps its values in the caller-saved registers and needs no frame. */
-#define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)                   \
-  TRACE_INTERNAL_TP_RECORD_FN(class_name,                                                      \
-                              __attribute__((noinline, cold)) static void                      \
-                                  trace_internal_tp_slow_##class_name,                         \
-                              TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), \
-                              assign, trace_internal_tp_begin_slow, (void)0)                   \
-  TRACE_INTERNAL_TP_RECORD_FN(                                                                 \
-      class_name, static inline void trace_internal_tp_do_##class_name,                        \
-      TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), assign,                 \
-      trace_internal_tp_begin_fast, trace_internal_tp_slow_##class_name(trace_internal_tp, args))
+#define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)                       \
+  TRACE_INTERNAL_TP_RECORD_FN(                                                                     \
+      class_name, __attribute__((noinline, cold)) static void trace_internal_tp_slow_##class_name, \
+      TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), assign,                     \
+      trace_internal_tp_begin_slow, (void)0)                                                       \
+  TRACE_INTERNAL_TP_RECORD_FN(class_name, static inline void trace_internal_tp_do_##class_name,    \
+                              TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args),     \
+                              assign, trace_internal_tp_begin_fast,                                \
+                              trace_internal_tp_slow_##class_name(trace_internal_tp, args))
 #include TRACE_INTERNAL_TP_INCLUDE
 #undef __entry
 #undef __get_str
@@ -439,18 +438,18 @@
 #define __dynamic_array(type, item, len)
 #define __string(item, src)
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT(class_name, name, proto, args)                                        \
-  trace_tracepoint_t trace_internal_tp_##name = {                                          \
-      {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, 0, NULL};         \
-  void trace_internal_tp_record_##name(proto) {                                            \
-    trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);                    \
-  }                                                                                        \
-  __attribute__((constructor)) static void trace_internal_tp_register_##name(void) {       \
-    trace_internal_tp_##name.event_class = trace_internal_tp_class_##class_name();         \
-    trace_engine__tp_register(&trace_internal_tp_##name);                                  \
-  }                                                                                        \
-  __attribute__((destructor)) static void trace_internal_tp_unregister_##name(void) {      \
-    trace_engine__tp_unregister(&trace_internal_tp_##name);                                \
+#define DEFINE_EVENT(class_name, name, proto, args)                                   \
+  trace_tracepoint_t trace_internal_tp_##name = {                                     \
+      {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, 0, NULL};    \
+  void trace_internal_tp_record_##name(proto) {                                       \
+    trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);               \
+  }                                                                                   \
+  __attribute__((constructor)) static void trace_internal_tp_register_##name(void) {  \
+    trace_internal_tp_##name.event_class = trace_internal_tp_class_##class_name();    \
+    trace_engine__tp_register(&trace_internal_tp_##name);                             \
+  }                                                                                   \
+  __attribute__((destructor)) static void trace_internal_tp_unregister_##name(void) { \
+    trace_engine__tp_unregister(&trace_internal_tp_##name);                           \
   }
 #include TRACE_INTERNAL_TP_INCLUDE
 

@@ -79,9 +79,9 @@ typedef struct trace_tracepoint {
 typedef struct trace_tp_record {
   uint64_t* record;
   trace_context_t* context;
-  uint64_t header;   /* all but the size */
-  size_t head_words; /* header, timestamp, inline thread */
-  size_t arg_words;  /* as reserved */
+  uint64_t header;                /* all but the size */
+  size_t head_words;              /* header, timestamp, inline thread */
+  size_t arg_words;               /* as reserved */
   uint16_t names[TRACE_MAX_ARGS]; /* argument name indexes: fixed fields, then variable ones */
 } trace_tp_record_t;
 
@@ -168,7 +168,7 @@ static inline uint64_t* trace_internal_tp_begin_slow(trace_tracepoint_t* tp, siz
 /* Commits the record begun with trace_internal_tp_begin_fast() or _slow(): `arg_words` <=
  * the reserved words (char arrays can shrink it); releases the context. */
 static inline __attribute__((always_inline)) void trace_internal_tp_end(trace_tp_record_t* r,
-                                                                       size_t arg_words) {
+                                                                        size_t arg_words) {
   size_t words = r->head_words + arg_words + 1;
   r->record[words - 1] = TRACE_SCOPE_THREAD;
   if (__builtin_expect(arg_words < r->arg_words, 0))
@@ -284,8 +284,8 @@ static inline size_t trace_internal_tp_str_len(const char* s) {
  * bytes before the first NUL and the data after it moves down. `slot` is the
  * array's header word, `capacity` its length, `end` the end of the data.
  * Returns the bytes freed (a multiple of 8). */
-static inline size_t trace_internal_tp_compact_chars(uint64_t* slot, size_t capacity,
-                                                     uint16_t name, char* end) {
+static inline size_t trace_internal_tp_compact_chars(uint64_t* slot, size_t capacity, uint16_t name,
+                                                     char* end) {
   char* data = (char*)(slot + 1);
   size_t length = 0;
   while (length < capacity && data[length] != '\0') length++;
