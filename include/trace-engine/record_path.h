@@ -231,32 +231,13 @@ static inline bool trace_engine__enter(trace_context_t* w, uint64_t generation) 
   return true;
 }
 
-/* Reserves `words` in the thread's chunk; the record is then stored and
- * committed (header last). NULL: dropped (counted if `count`). `reserving`
- * brackets the moment pos/end/chunk change: an event from a signal handler
- * that interrupts it is dropped (trace_engine__enter); anywhere else a
- * nested record simply lands after the interrupted one's space. */
-static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t words,
-                                                      bool count) {
-  w->reserving = 1;
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  uint64_t* p = w->pos;
-  if (__builtin_expect(
-          words <= (size_t)(w->end - p) &&
-              w->chunk_epoch == __atomic_load_n(&trace_engine__hot.epoch, __ATOMIC_RELAXED),
-          1)) {
-    w->pos = p + words;
-  } else {
-    p = trace_engine__reserve_slow(w, words, count);
-  }
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  w->reserving = 0;
-  return p;
-}
-
-/* The reservation's common case only: NULL when the chunk has no room (or
- * belongs to another epoch), nothing reserved, nothing counted; the caller
- * then takes its out-of-line path, which reserves with trace_engine__reserve. */
+/* Reserves `words` in the thread's chunk, the common case only: NULL when
+ * the chunk has no room (or belongs to another epoch), nothing reserved,
+ * nothing counted. The record is then stored and committed (header last).
+ * `reserving` brackets the moment pos/end/chunk change: an event from a
+ * signal handler that interrupts it is dropped (trace_engine__enter);
+ * anywhere else a nested record simply lands after the interrupted one's
+ * space. */
 static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t words) {
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -268,6 +249,22 @@ static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t wor
     w->pos = p + words;
   else
     p = NULL;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  w->reserving = 0;
+  return p;
+}
+
+/* The same, then a new chunk out of line (in its own `reserving` bracket:
+ * the slow path computes from the current pos/end, so a handler's record
+ * between the two brackets is harmless). NULL: dropped (counted if
+ * `count`). */
+static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t words,
+                                                      bool count) {
+  uint64_t* p = trace_engine__try_reserve(w, words);
+  if (__builtin_expect(p != NULL, 1)) return p;
+  w->reserving = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  p = trace_engine__reserve_slow(w, words, count);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   w->reserving = 0;
   return p;
