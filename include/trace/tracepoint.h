@@ -17,10 +17,11 @@
  *   #define TRACE_INCLUDE_FILE net_trace
  *   #include <trace/define_trace.h>           // outside the guard
  *
- * Every file that includes it gets `static inline void trace_net_send(...)`
- * and `trace_net_send_enabled()`; exactly one .c or .cc file defines
- * CREATE_TRACE_POINTS first, which defines the record functions and the
- * descriptors (a second one is a link error: multiple definition). With
+ * Every file that includes it gets `static inline void trace_net_send(...)`,
+ * `trace_net_send_enabled()` and the static record functions they inline;
+ * exactly one .c or .cc file defines CREATE_TRACE_POINTS, which defines the
+ * descriptors and formats (a second one is a link error: multiple
+ * definition). With
  * NTRACE every trace_<name>() compiles to nothing, its arguments still
  * type-checked against TP_PROTO.
  *
@@ -92,14 +93,18 @@
                            TRACE_INTERNAL_TP_PARAMS(args), tstruct);
 
 #ifndef NTRACE
+/* trace_<name>() calls its class's record function, which define_trace.h
+ * defines further down in this same translation unit (static inline, so
+ * the call site writes the record itself: no call into another file). */
 #define TRACE_INTERNAL_TP_DECLARE(class_name, name, proto, args, tstruct, cond)                   \
   TRACE_INTERNAL_TP_CHECKS(name, TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), \
                            tstruct);                                                              \
   TRACE_INTERNAL_TP_EXTERN_C trace_tracepoint_t trace_internal_tp_##name;                         \
-  TRACE_INTERNAL_TP_EXTERN_C void trace_internal_tp_record_##name(proto);                         \
+  static inline void trace_internal_tp_do_##class_name(trace_tracepoint_t* trace_internal_tp,     \
+                                                       proto);                                    \
   static inline void trace_##name(proto) {                                                        \
     if (__builtin_expect(trace_internal_tp_active(&trace_internal_tp_##name), 0) && (cond))       \
-      trace_internal_tp_record_##name(args);                                                      \
+      trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);                         \
   }                                                                                               \
   static inline bool trace_##name##_enabled(void) {                                               \
     return trace_internal_tp_active(&trace_internal_tp_##name) &&                                 \
@@ -111,9 +116,9 @@
 #define TRACE_INTERNAL_TP_DECLARE(class_name, name, proto, args, tstruct, cond)                   \
   TRACE_INTERNAL_TP_CHECKS(name, TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), \
                            tstruct);                                                              \
-  TRACE_INTERNAL_TP_EXTERN_C void trace_internal_tp_record_##name(proto);                         \
+  TRACE_INTERNAL_TP_EXTERN_C void trace_internal_tp_check_##name(proto);                          \
   static inline void trace_##name(proto) {                                                        \
-    if (0 && (cond)) trace_internal_tp_record_##name(args);                                       \
+    if (0 && (cond)) trace_internal_tp_check_##name(args);                                        \
   }                                                                                               \
   static inline bool trace_##name##_enabled(void) { return false; }
 #endif
@@ -136,3 +141,12 @@
                             TRACE_INTERNAL_TP_PARAMS(cond))
 
 #endif /* TRACE_EVENT */
+
+/* ---- a fresh read of an event header ----
+ * Set each time an event header's guarded body includes this file outside
+ * define_trace.h's re-reads, so that the define_trace.h ending that header
+ * expands the record functions once per translation unit, and not again
+ * when the header is included a second time (its body then skipped). */
+#ifndef TRACE_HEADER_MULTI_READ
+#define TRACE_INTERNAL_TP_FRESH
+#endif

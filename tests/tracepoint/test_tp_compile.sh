@@ -71,3 +71,23 @@ for lang in c cxx; do
     echo "ok: NTRACE $lang $opt: no engine symbol"
   done
 done
+
+# An event header read twice in a file (its body skipped the second time),
+# and CREATE_TRACE_POINTS after such reads: each compiles cleanly, and only
+# the CREATE_TRACE_POINTS file defines the descriptors.
+for lang in c cxx; do
+  if [ $lang = c ]; then compiler=$CC; flags="-std=c11 -x c"
+  else compiler=$CXX; flags="-std=c++17 -x c++"; fi
+  # shellcheck disable=SC2086
+  $compiler $flags -O2 -Wall -Wextra -Werror -I"$INCLUDE" -I"$SRC" -DCASE_OK -DTWICE -DPLAIN \
+    -c "$SRC/tp_bad.c" -o "$WORK/twice_plain.o" || fail "$lang: header read twice does not compile"
+  # shellcheck disable=SC2086
+  $compiler $flags -O2 -Wall -Wextra -Werror -I"$INCLUDE" -I"$SRC" -DCASE_OK -DTWICE -DLATE_CREATE \
+    -c "$SRC/tp_bad.c" -o "$WORK/twice_create.o" || fail "$lang: late CREATE_TRACE_POINTS does not compile"
+  if nm "$WORK/twice_plain.o" | grep -q ' [DBd] trace_internal_tp_tp_bad_event$'; then
+    fail "$lang: a file without CREATE_TRACE_POINTS defines the descriptor"
+  fi
+  nm "$WORK/twice_create.o" | grep -q ' [DB] trace_internal_tp_tp_bad_event$' ||
+    fail "$lang: late CREATE_TRACE_POINTS defines no descriptor"
+  echo "ok: $lang: header read twice; CREATE_TRACE_POINTS after earlier reads"
+done

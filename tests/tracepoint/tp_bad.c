@@ -1,9 +1,18 @@
 /* test_tp_compile.sh: tp_bad.h instantiated (CREATE_TRACE_POINTS unless
- * PLAIN) and called. */
+ * PLAIN) and called. TWICE reads it twice first (with LATE_CREATE, then
+ * defines CREATE_TRACE_POINTS and reads it a third time). */
+#ifdef TWICE
+#include "tp_bad.h"
+#ifdef LATE_CREATE
+#define CREATE_TRACE_POINTS
+#include "tp_bad.h"
+#endif
+#else
 #ifndef PLAIN
 #define CREATE_TRACE_POINTS
 #endif
 #include "tp_bad.h"
+#endif
 
 #ifdef CASE_TYPE
 struct not_an_int {

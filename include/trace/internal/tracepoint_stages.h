@@ -1,18 +1,22 @@
-/* Not part of the public API: read by <trace/define_trace.h> in the file
- * that defines CREATE_TRACE_POINTS; no include guard (it runs once per event
- * header). Each stage gives the TRACE_EVENT family and the element macros
- * one meaning and re-reads the event header (TRACE_INTERNAL_TP_INCLUDE);
- * every name it defines carries the class or event name, so several event
- * headers can be instantiated in one file.
+/* Not part of the public API: read by <trace/define_trace.h>; no include
+ * guard (it runs once per event header and file). Each stage gives the
+ * TRACE_EVENT family and the element macros one meaning and re-reads the
+ * event header (TRACE_INTERNAL_TP_INCLUDE); every name it defines carries
+ * the class or event name, so several event headers can be expanded in one
+ * file. Stages marked R run when TRACE_INTERNAL_TP_STAGES_RECORD is defined
+ * (in every file, after the header's first read there: all they define is
+ * static), those marked C when TRACE_INTERNAL_TP_STAGES_CREATE is (in the
+ * file that defines CREATE_TRACE_POINTS, whose R stages may have run at an
+ * earlier include of the header).
  *
- *   1 entry struct: the FXT argument area (tracepoint_types.h)
- *   2 layout struct: the binary entry the format describes (offsets)
- *   3 lengths of the variable-length fields, before reserving
- *   4 field counts (fixed fields come first among the arguments)
- *   5 the format: field table and print format
- *   6 helpers: sizes, argument headers, widening, char-array compaction
- *   7 the class's record function (TP_fast_assign runs here)
- *   8 per event: descriptor, record function, registration */
+ *   1 R entry struct: the FXT argument area (tracepoint_types.h)
+ *   2 C layout struct: the binary entry the format describes (offsets)
+ *   3 R lengths of the variable-length fields, before reserving
+ *   4 R field counts (fixed fields come first among the arguments)
+ *   5 C the format: field table and print format
+ *   6 R helpers: sizes, argument headers, widening, char-array compaction
+ *   7 R the class's record functions (TP_fast_assign runs here)
+ *   8 C per event: descriptor and registration */
 
 /* ---- common to every stage ---- */
 #undef TRACE_EVENT
@@ -31,6 +35,8 @@
               TRACE_INTERNAL_TP_PARAMS(print))
 #define DEFINE_EVENT_CONDITION(class_name, name, proto, args, cond) \
   DEFINE_EVENT(class_name, name, TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args))
+/* Only stage 8 has something per event. */
+#define DEFINE_EVENT(class_name, name, proto, args)
 
 #undef __field
 #undef __field_struct
@@ -47,6 +53,7 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wunused-local-typedefs" /* a class without fields */
 
+#ifdef TRACE_INTERNAL_TP_STAGES_RECORD
 /* ---- 1: the entry struct ---- */
 #define __field(type, item)                                                                   \
   TRACE_INTERNAL_TP_SLOT uint32_t trace_internal_tp_h_##item[TRACE_INTERNAL_TP_HALVES(type)]; \
@@ -63,9 +70,11 @@
   struct trace_internal_tp_entry_##class_name {                              \
     tstruct                                                                  \
   };
-#define DEFINE_EVENT(class_name, name, proto, args)
 #include TRACE_INTERNAL_TP_INCLUDE
 
+#endif /* TRACE_INTERNAL_TP_STAGES_RECORD */
+
+#ifdef TRACE_INTERNAL_TP_STAGES_CREATE
 /* ---- 2: the binary entry of the format (kernel layout, common fields first) ---- */
 #undef __field
 #undef __field_struct
@@ -88,6 +97,9 @@
   };
 #include TRACE_INTERNAL_TP_INCLUDE
 
+#endif /* TRACE_INTERNAL_TP_STAGES_CREATE */
+
+#ifdef TRACE_INTERNAL_TP_STAGES_RECORD
 /* ---- 3: where the variable-length fields go ---- */
 #undef __field
 #undef __field_struct
@@ -144,6 +156,9 @@
                                   ": at most 15 fields (an FXT record holds 15 arguments)");
 #include TRACE_INTERNAL_TP_INCLUDE
 
+#endif /* TRACE_INTERNAL_TP_STAGES_RECORD */
+
+#ifdef TRACE_INTERNAL_TP_STAGES_CREATE
 /* ---- 5: the format ----
  * A function per class holds the table, so that offsetof can name the
  * class's layout through a block-scope typedef while tstruct expands. */
@@ -203,6 +218,9 @@
 #undef __get_dynamic_array
 #undef __get_dynamic_array_len
 
+#endif /* TRACE_INTERNAL_TP_STAGES_CREATE */
+
+#ifdef TRACE_INTERNAL_TP_STAGES_RECORD
 /* ---- 6a: lengths of the variable-length fields, from the arguments ----
  * Offsets count from the start of the argument area; `bytes` is its size so
  * far (the entry struct, then each variable field's header and data). */
@@ -424,6 +442,9 @@
 #undef __get_dynamic_array_len
 #undef __assign_str
 
+#endif /* TRACE_INTERNAL_TP_STAGES_RECORD */
+
+#ifdef TRACE_INTERNAL_TP_STAGES_CREATE
 /* ---- 8: per event ---- */
 #undef __field
 #undef __field_struct
@@ -441,9 +462,6 @@
 #define DEFINE_EVENT(class_name, name, proto, args)                                   \
   trace_tracepoint_t trace_internal_tp_##name = {                                     \
       {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, 0, NULL};    \
-  void trace_internal_tp_record_##name(proto) {                                       \
-    trace_internal_tp_do_##class_name(&trace_internal_tp_##name, args);               \
-  }                                                                                   \
   __attribute__((constructor)) static void trace_internal_tp_register_##name(void) {  \
     trace_internal_tp_##name.event_class = trace_internal_tp_class_##class_name();    \
     trace_engine__tp_register(&trace_internal_tp_##name);                             \
@@ -452,6 +470,8 @@
     trace_engine__tp_unregister(&trace_internal_tp_##name);                           \
   }
 #include TRACE_INTERNAL_TP_INCLUDE
+
+#endif /* TRACE_INTERNAL_TP_STAGES_CREATE */
 
 #pragma GCC diagnostic pop
 
