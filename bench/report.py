@@ -213,7 +213,9 @@ class Report:
         self.a = args
         self.g = group(parse_raw(args.raw))
         self.threads = sorted({k[2] for k in self.g})
-        self.sustained = parse_raw(args.sustained, "result ")
+        self.sustained = [r for r in parse_raw(args.sustained, "result ") if r.get("evidence") != "1"]
+        self.resources = parse_raw(args.sustained, "resources ")
+        self.zbytes = parse_raw(args.sustained, "zbytes ")
         self.sustained_best = {r["system"]: r for r in parse_raw(args.sustained, "sustained ")}
         self.callgrind = parse_raw(args.callgrind, "callgrind ")
         self.notes = []
@@ -753,6 +755,7 @@ class Report:
             L += ["", f"Archive bytes per event on disk: fxtrace compressed {fz_bpe:.2f} (zstd of "
                   "56-byte FXT records)" + (f", LTTng-UST {lt_bpe:.1f} (CTF, uncompressed)" if lt_bpe
                                            else "") + "."]
+        L += self.resources_lines()
         L += ["", "Every trial, in order:", "",
               "| system | length (s) | rate asked (events/s) | achieved | lost | bytes/event written | "
               "result |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
@@ -777,6 +780,74 @@ class Report:
                                                        "FAIL (producer fell behind)")
             L.append(f"| {sysname} | {r.get('seconds')} | {rate:,.0f} | {eps:,.0f} | {lost} | {bpe} | "
                      f"{res} |")
+        L.append("")
+        return L
+
+    def resources_lines(self):
+        """The evidence trials: which resource a sustained stream used up."""
+        if not self.resources:
+            return []
+        L = ["", "Where the limit lies: one more full trial at the rate kept and one at the rate that "
+             "failed, under `bench/resource_sample.py` (not counted in the search). CPU columns are CPU "
+             "seconds per second (1.00 = one CPU all the time) of `trace record`'s threads: "
+             "`trace-manager` (the in-process manager: buffer saves, record checks, the archive "
+             "pipe), `trace-archive` (the client: pipe read, framing scan, file write), `trace-zstd` "
+             "(libzstd's worker), and of the producer (`bench_fxtrace`). Machine: CPUs in use of "
+             "the machine's; PSI: the share of the time some task waited for a CPU or stalled on "
+             "I/O (/proc/pressure); disk: MB/s written to the block devices.", "",
+             "| system | rate (M events/s) | result | trace-manager | trace-archive | trace-zstd | "
+             "producer | machine CPUs busy | PSI cpu some | PSI io some / full | disk MB/s |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for r in self.resources:
+            th = {}
+            for item in (r.get("threads") or "").split(","):
+                name, _, v = item.rpartition(":")
+                if name:
+                    th[name] = th.get(name, 0.0) + (num(v) or 0.0)
+            name = {"fx": "fxtrace", "fx_zstd": "fxtrace zstd"}.get(r.get("system"), r.get("system"))
+            res = ("pass" if r.get("pass") == "1" else "FAIL") + f" ({r.get('which')})"
+            cell = lambda k: f"{th[k]:.2f}" if k in th else "—"
+            L.append(f"| {name} | {fmt_meps(num(r.get('rate')))} | {res} | {cell('trace-manager')} | "
+                     f"{cell('trace-archive')} | {cell('trace-zstd')} | {cell('bench_fxtrace')} | "
+                     f"{r.get('busy', '?')} of {r.get('cpus', '?')} | {r.get('psi_cpu_some', '?')} | "
+                     f"{r.get('psi_io_some', '?')} / {r.get('psi_io_full', '?')} | "
+                     f"{r.get('disk_write_mb_s', '?')} |")
+        return L
+
+    def archive_bytes_section(self):
+        """Archive bytes per event, plain and zstd, next to LTTng-UST's CTF (issue 12)."""
+        if not self.zbytes:
+            return []
+        peers = {"tp_int2": "instant2", "tp_str": "instant_str"}
+        L = ["### Archive bytes per event", "",
+             "Each scenario recorded through the manager (`trace record --buffering-mode=streaming "
+             "--buffer-size=64`, 1 thread, unpaced: the engine drops what the saves cannot keep up "
+             "with) to a plain archive and to one written with `--compress=zstd`; bytes = the "
+             "archive file's size (metadata, strings and thread records included) over the event "
+             "records in it. LTTng-UST: the CTF packets' content per event in the engine rounds "
+             "(uncompressed; LTTng-UST does not compress), for the TRACE_EVENT() scenarios that of "
+             "its TRACEPOINT_EVENT peer with the same payload.", "",
+             "| scenario | events in the archive (plain / zstd) | fxtrace plain | fxtrace zstd | "
+             "LTTng-UST CTF | zstd / CTF |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        by = {}
+        for r in self.zbytes:
+            by.setdefault(r.get("scenario"), {})[r.get("codec")] = r
+        for sc in ("instant0", "instant2", "instant_str", "duration", "tp_int2", "tp_str"):
+            rows = by.get(sc)
+            if not rows:
+                continue
+            cells, evs = {}, []
+            for z in ("plain", "zstd"):
+                r = rows.get(z)
+                ev, fb = (num(r.get("archive_events")), num(r.get("archive_file_bytes"))) if r else (0, 0)
+                cells[z] = fb / ev if ev and fb else None
+                evs.append(f"{ev:,.0f}" if ev else "n/a")
+            lt1 = self.get("lttng", peers.get(sc, sc), 1)
+            lt = self.lttng_bytes(lt1) if lt1 else None
+            f = lambda v, d: f"{v:.{d}f}" if v else "n/a"
+            ratio = fmt_x(cells["zstd"] / lt) if cells["zstd"] and lt else "n/a"
+            L.append(f"| {sc} | {' / '.join(evs)} | {f(cells['plain'], 1)} | {f(cells['zstd'], 2)} | "
+                     f"{f(lt, 1)} | {ratio} |")
         L.append("")
         return L
 
@@ -881,7 +952,8 @@ class Report:
                                  "a relaxed load + a branch")[2:]
         for sc, title, fxt_min, floor, label in SCENARIOS:
             L += self.scenario_table(sc, title, fxt_min, floor, label)
-        L += self.sustained_section() + self.callgrind_section() + self.tracepoint_section()
+        L += (self.sustained_section() + self.archive_bytes_section() + self.callgrind_section() +
+              self.tracepoint_section())
         L += self.floors() + self.checks()
         return "\n".join(L).rstrip("\n") + "\n"
 

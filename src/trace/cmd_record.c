@@ -402,6 +402,7 @@ static void copy_and_scan(archive_t* a) {
 
 static void* archive_main(void* arg) {
   archive_t* a = arg;
+  pthread_setname_np(pthread_self(), "trace-archive"); /* for top -H and bench/run */
   if (!a->json) {
     copy_and_scan(a); /* reads to the end, whatever happens */
     atomic_store(&a->done, true);

@@ -30,6 +30,7 @@ static void log_line(void* arg, manager_log_level_t level, const char* message) 
 }
 
 static void* run(void* arg) {
+  pthread_setname_np(pthread_self(), "trace-manager"); /* for top -H and bench/run */
   manager__run(arg);
   return NULL;
 }
