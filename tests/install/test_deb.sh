@@ -39,8 +39,21 @@ with_dpkg_lock() {
   return 1
 }
 
+# cpack's own output names a failing step but not why: the why is in its logs under
+# _CPack_Packages (PreinstallOutput.log for the install step it runs first, and others), which
+# the cleanup removes with $tmp, so a failure prints them first.
+cpack_logs() {
+  cat "$tmp/cpack.log"
+  local log found=0
+  while IFS= read -r -d '' log; do
+    found=1
+    echo "---- ${log#"$tmp/pkg/"}"
+    cat "$log"
+  done < <(find "$tmp/pkg/_CPack_Packages" -name '*.log' -type f -print0 2>/dev/null | sort -z)
+  [ $found -eq 1 ] || echo "---- (no log under $tmp/pkg/_CPack_Packages)"
+}
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1 ||
-  { cat "$tmp/cpack.log"; fail "cpack -G DEB"; }
+  { cpack_logs; fail "cpack -G DEB"; }
 deb=$(find "$tmp/pkg" -maxdepth 1 -name 'fxtrace_*.deb')
 [ -n "$deb" ] || fail "no .deb in $(ls "$tmp/pkg")"
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')

@@ -1,16 +1,18 @@
 /* Reads an archive of stream_producer (test_streaming.py) with libtrace-reader
- * — in C, as the archive is over a GiB — and prints one line of counts:
+ * — in C, as the archive is over a GiB; compressed or not — and prints one
+ * line of counts:
  *
  *   stream_check FILE ATTEMPTED
- *   -> events=E duplicates=D out_of_range=O records=R skipped=S error=0|1
+ *   -> events=E duplicates=D out_of_range=O no_arg=N records=R skipped=S
+ *      bytes=B error=0|1
  *
  * events: instant events "stream"/"tick"; each carries its sequence number
- * "n" (0 .. ATTEMPTED-1), checked for duplicates and range with a bitmap. */
+ * "n" (0 .. ATTEMPTED-1), checked for duplicates and range with a bitmap.
+ * bytes: the archive's size as read, decompressed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <trace-reader/reader.h>
 
 static bool is(trace_reader_string_t s, const char* text) {
@@ -57,11 +59,12 @@ int main(int argc, char** argv) {
     seen[n / 8] |= (uint8_t)(1u << (n % 8));
   }
   trace_reader_stats_t st = trace_reader_stats(reader);
-  printf("events=%llu duplicates=%llu out_of_range=%llu no_arg=%llu records=%llu skipped=%llu "
-         "error=%d\n",
-         (unsigned long long)events, (unsigned long long)duplicates,
-         (unsigned long long)out_of_range, (unsigned long long)no_arg,
-         (unsigned long long)st.records, (unsigned long long)st.records_skipped, error);
+  printf(
+      "events=%llu duplicates=%llu out_of_range=%llu no_arg=%llu records=%llu skipped=%llu "
+      "bytes=%llu error=%d\n",
+      (unsigned long long)events, (unsigned long long)duplicates, (unsigned long long)out_of_range,
+      (unsigned long long)no_arg, (unsigned long long)st.records,
+      (unsigned long long)st.records_skipped, (unsigned long long)st.bytes_read, error);
   trace_reader_close(reader);
   fclose(f);
   free(seen);

@@ -14,6 +14,9 @@ mid-trace.
    exactly, no event twice; and the peak VmRSS of the `trace record` process (which runs the
    manager in-process) stays under a bound that does not grow with the trace, while the
    archive is over a hundred MiB.
+3. the same streaming recording compressed, with `--compress=zstd` and to a `*.fxt.zst`: the
+   same counts (stream_check reads the compressed archive), and the same memory bound — the
+   compressor's memory is constant too (docs/architecture.md).
 """
 import os
 import re
@@ -25,6 +28,7 @@ import time
 
 FAILS = []
 RSS_BOUND_KIB = 64 * 1024   # the archive is ~1.5 GiB: buffering it would be far above this
+ZSTD_MAGIC = b'\x28\xb5\x2f\xfd'
 
 
 def check(cond, msg):
@@ -84,11 +88,12 @@ def test_exit_mid_trace(trace, producer, tools, tmp):
           % len(ticks))
 
 
-def test_streaming(trace, producer, checker, tmp):
-    out_file = os.path.join(tmp, 'stream.fxt')
+def test_streaming(trace, producer, checker, tmp, name, flags):
+    """`trace record -o NAME FLAGS` of the producer; NAME and FLAGS may ask for compression."""
+    out_file = os.path.join(tmp, name)
     start = time.monotonic()
     p = subprocess.Popen([trace, 'record', '--buffering-mode=streaming', '--buffer-size=1',
-                          '-o', out_file, '--', producer, '10'], env=env(tmp),
+                          '-o', out_file] + flags + ['--', producer, '10'], env=env(tmp),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = [0]
     samples = [0]
@@ -116,38 +121,55 @@ def test_streaming(trace, producer, checker, tmp):
     if not check(attempted and row, 'streaming: no count or summary row: %r %s' % (out, err)):
         return
     records, dropped, durable, state = row
+    what = 'streaming to %s%s' % (name, ''.join(' ' + f for f in flags))
     size = os.path.getsize(out_file)
+    with open(out_file, 'rb') as f:
+        magic = f.read(4)
+    compressed = name.endswith('.zst') or '--compress=zstd' in flags
+    check((magic == ZSTD_MAGIC) == compressed, '%s: the file starts with %r (compressed: %s)'
+          % (what, magic, compressed))
+    # stream_check reads it with libtrace-reader: compressed or not, the same counts
     c = subprocess.run([checker, out_file, str(attempted)], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=120)
+    os.unlink(out_file)  # over a GiB uncompressed
     counts = dict(kv.split('=') for kv in c.stdout.decode().split())
     counts = {k: int(v) for k, v in counts.items()}
     events = counts.get('events', 0)
-    print('   attempted %d events in 10 s (%.1f M/s); %d in the archive (%.1f M/s, %.0f MiB), '
-          '%d dropped; trace record peak VmRSS %d KiB over %d samples; %.1f s in all'
-          % (attempted, attempted / 10e6, events, events / 10e6, size / 2**20, dropped, peak[0],
-             samples[0], elapsed), flush=True)
+    archive_bytes = counts.get('bytes', 0)  # the FXT archive's, decompressed
+    print('   attempted %d events in 10 s (%.1f M/s); %d in the archive (%.1f M/s, %.0f MiB, '
+          '%.0f MiB on disk), %d dropped; trace record peak VmRSS %d KiB over %d samples; '
+          '%.1f s in all' % (attempted, attempted / 10e6, events, events / 10e6,
+                             archive_bytes / 2**20, size / 2**20, dropped, peak[0], samples[0],
+                             elapsed), flush=True)
     check(c.returncode == 0 and counts.get('error') == 0 and counts.get('skipped') == 0,
-          'streaming: the archive does not read cleanly: %s %s' % (c.stdout, c.stderr[-500:]))
+          '%s: the archive does not read cleanly: %s %s' % (what, c.stdout, c.stderr[-500:]))
     check(counts.get('duplicates') == 0 and counts.get('out_of_range') == 0
-          and counts.get('no_arg') == 0, 'streaming: bad events: %s' % c.stdout)
+          and counts.get('no_arg') == 0, '%s: bad events: %s' % (what, c.stdout))
     # The producer exits while its saves lag far behind: its provider still stops in order
     # (it waits, bounded, for the manager to acknowledge the pending save, then stops and
     # sends STOPPED before closing), so the summary says "terminated", not "exited".
-    check(state == 'terminated', 'streaming: state "%s", expected "terminated" (an orderly '
-          'stop): %s' % (state, err[-2000:]))
-    # The test is only meaningful if the producer outran the save cycle.
-    check(dropped > 0, 'streaming: nothing dropped: the producer was not faster than the saves')
-    check(size > 100 * 2**20, 'streaming: the archive is only %d bytes' % size)
+    check(state == 'terminated', '%s: state "%s", expected "terminated" (an orderly '
+          'stop): %s' % (what, state, err[-2000:]))
+    # The test is only meaningful if the producer outran the save cycle, and the archive is
+    # far larger than the bound (compressed, it is still larger than the bound on disk).
+    check(dropped > 0, '%s: nothing dropped: the producer was not faster than the saves'
+          % what)
+    check(archive_bytes > 100 * 2**20, '%s: the archive is only %d bytes' % (what,
+                                                                           archive_bytes))
+    if not compressed:
+        check(archive_bytes == size, '%s: stream_check read %d bytes of a %d-byte file'
+              % (what, archive_bytes, size))
     # DROPPED counts every record the engine could not write, metadata included. In streaming,
     # string and thread records go to the durable buffer and are dropped only when it is full;
     # with it under 100%, every dropped record is a tick event, so the counts compare exactly.
-    check(durable != '100%', 'streaming: the durable buffer filled (%s)' % durable)
+    check(durable != '100%', '%s: the durable buffer filled (%s)' % (what, durable))
     check(events + dropped == attempted,
-          'streaming: %d received + %d dropped = %d, attempted %d (off by %d)'
-          % (events, dropped, events + dropped, attempted, attempted - events - dropped))
-    check(samples[0] >= 20, 'streaming: only %d memory samples' % samples[0])
-    check(peak[0] < RSS_BOUND_KIB, 'streaming: trace record peak VmRSS %d KiB >= %d KiB for a '
-          '%d-byte archive' % (peak[0], RSS_BOUND_KIB, size))
+          '%s: %d received + %d dropped = %d, attempted %d (off by %d)'
+          % (what, events, dropped, events + dropped, attempted, attempted - events - dropped))
+    check(samples[0] >= 20, '%s: only %d memory samples' % (what, samples[0]))
+    check(peak[0] < RSS_BOUND_KIB, '%s: trace record peak VmRSS %d KiB >= %d KiB for a '
+          '%d-byte archive (%d bytes on disk)' % (what, peak[0], RSS_BOUND_KIB, archive_bytes,
+                                                  size))
 
 
 def main():
@@ -160,7 +182,12 @@ def main():
         for name, fn, args in (('provider exiting normally mid-trace', test_exit_mid_trace,
                                 (trace, producer, tools, tmp)),
                                ('streaming faster than the saves, 10 s', test_streaming,
-                                (trace, producer, checker, tmp))):
+                                (trace, producer, checker, tmp, 'stream.fxt', [])),
+                               ('the same, --compress=zstd', test_streaming,
+                                (trace, producer, checker, tmp, 'stream.fxt',
+                                 ['--compress=zstd'])),
+                               ('the same, to a .fxt.zst', test_streaming,
+                                (trace, producer, checker, tmp, 'stream.fxt.zst', []))):
             before = len(FAILS)
             print('== %s' % name, flush=True)
             fn(*args)

@@ -6,7 +6,8 @@ documented mapping, docs/convert-json.md); providers and scheduling from tests/t
 (a decoder written from the FXT spec only). Percentiles must be within exact/256 of the exact
 nearest-rank value (docs/summary.md); every other figure must be equal. Run on a crafted archive
 (summary_fixture) and on the demo recorded with `trace record`; also --time-range for summary,
-convert and dump, --top/--sort, usage errors and a damaged archive.
+convert and dump, --top/--sort, zstd- and gzip-compressed copies (the plain archive's JSON),
+usage errors and a damaged archive.
 
 Usage: test_summary.py TRACE SUMMARY_FIXTURE DEMO TOOLS_DIR
 """
@@ -487,6 +488,44 @@ def test_demo():
     check_time_range('demo', archive, records, events, round(span / 4, 6), round(span / 2, 6))
 
 
+def run_stdin(args, data, timeout=120):
+    p = subprocess.run([TRACE] + args, input=data, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr.decode('utf-8', 'replace')
+
+
+def test_compressed(archives):
+    """zstd- and gzip-compressed copies of each archive (recognized by their first bytes), from
+    a file and from stdin: the JSON summary is byte for byte the plain archive's."""
+    magics = {'zstd': b'\x28\xb5\x2f\xfd', 'gzip': b'\x1f\x8b\x08'}
+    for archive in archives:
+        if not os.path.exists(archive):
+            check(False, 'compressed: no %s to compress' % archive)
+            continue
+        rc, plain, err = run(['summary', '--format=json', archive])
+        check(rc == 0 and json.loads(plain)['durations'],
+              'compressed: summary of the plain %s: exit %d: %s' % (archive, rc, err[:300]))
+        for codec, suffix in (('zstd', '.zst'), ('gzip', '.gz')):
+            what = '%s, %s-compressed' % (os.path.basename(archive), codec)
+            if not shutil.which(codec):
+                check(False, '%s: no %s program (scripts/install-deps.sh installs it)'
+                      % (what, codec))
+                continue
+            compressed = archive + suffix
+            with open(compressed, 'wb') as f:
+                subprocess.run([codec, '-c', archive], stdout=f, check=True)
+            with open(compressed, 'rb') as f:
+                data = f.read()
+            check(data.startswith(magics[codec]), '%s: not a %s file' % (what, codec))
+            rc, out, err = run(['summary', '--format=json', compressed])
+            check(rc == 0 and out == plain, '%s: exit %d, JSON %s the plain archive\'s: %s'
+                  % (what, rc, 'identical to' if out == plain else 'differs from', err[:300]))
+            rc, out, err = run_stdin(['summary', '--format=json', '-'], data)
+            check(rc == 0 and out == plain, '%s, from stdin: exit %d, JSON %s the plain '
+                  'archive\'s: %s' % (what, rc, 'identical to' if out == plain else
+                                       'differs from', err[:300]))
+
+
 def test_errors(crafted):
     for args, want in ((['--sort=bogus', crafted], 'unknown field'),
                        (['--time-range=5,1', crafted], 'START <= END'),
@@ -569,6 +608,7 @@ def main():
     crafted = test_crafted()
     test_too_deep()
     test_demo()
+    test_compressed([crafted, path('demo.fxt')])
     test_constant_memory()
     test_errors(crafted)
     test_damaged_inputs(crafted)
