@@ -12,9 +12,13 @@
  * writes it) is read the same way, from any of the three sources: it is
  * recognized by its first bytes and decompressed as it is read, in constant
  * memory. Offsets are then offsets in the decompressed archive. Compressed
- * data that is cut short or damaged ends the archive there: the records
- * before it are returned, then TRACE_READ_ERROR (with
- * trace_reader_truncated() true for a cut).
+ * data that is cut short ends the archive there: exactly the records before
+ * the cut are returned, then TRACE_READ_ERROR with trace_reader_truncated()
+ * true. Damage inside a compressed frame is found at the latest at the
+ * frame's end (zstd's content checksum, gzip's CRC32), then
+ * TRACE_READ_ERROR; records of that frame returned before then may be
+ * wrong, as any damage in a plain archive (which has no checksum) may go
+ * unseen.
  *
  *     trace_reader_t* r = trace_reader_open_fd(fd, NULL);
  *     trace_record_t rec;
