@@ -45,7 +45,7 @@ enum {
   REGISTER_WAIT_MAX_MS = 600000,
   FINISH_TIMEOUT_MS = 5000, /* destroy: the engine letting go of the buffer */
   FIFO_SEND_TIMEOUT_MS = 2000,
-  SAVE_WAIT_TIMEOUT_MS = 2000, /* exit: the manager acknowledging a pending save */
+  SAVE_WAIT_TIMEOUT_MS = 5000, /* exit: the manager acknowledging a pending save */
   /* destroy's join covers the exit path's own bounds (the save, then the
    * stop) plus a margin, so it never gives up while they still run */
   JOIN_TIMEOUT_MS = SAVE_WAIT_TIMEOUT_MS + FINISH_TIMEOUT_MS + 1000,
