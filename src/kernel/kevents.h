@@ -19,7 +19,7 @@ struct tep_format_field;
 typedef enum {
   KEV_GENERIC = 0,   /* kernel:SYSTEM/EVENT: an instant with the fields as args */
   KEV_SWITCH,        /* sched_switch */
-  KEV_WAKEUP,        /* sched_waking, sched_wakeup, sched_wakeup_new */
+  KEV_WAKEUP,        /* sched_waking, sched_wakeup_new */
   KEV_FORK,          /* sched_process_fork */
   KEV_EXEC,          /* sched_process_exec */
   KEV_EXIT,          /* sched_process_exit */

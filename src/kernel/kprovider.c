@@ -66,23 +66,33 @@ bool kprovider__is_kernel_category(const char* category) {
   return category && strncmp(category, "kernel:", 7) == 0 && category[7] != '\0';
 }
 
+/* The one table of the kernel provider's categories: what it declares to the
+ * manager, and what `trace list-categories` shows for the provider `trace
+ * record` starts on demand (src/trace/record_kernel.c). kernel:SYSTEM/EVENT
+ * comes last, so a declaration that shows it is complete. */
+static const kprovider_category_t kCategories[] = {
+    {"kernel:sched",
+     "Linux scheduler (ftrace sched_switch, sched_waking, sched_wakeup_new): context switches "
+     "on every CPU, thread wakeups"},
+    {"kernel:task",
+     "Linux task life cycle (sched_process_fork/exec/exit, task_rename): process and thread "
+     "names"},
+    {"kernel:irq",
+     "Linux hard IRQs and softirqs (irq_handler_entry/exit, softirq_entry/exit) as slices, one "
+     "track per CPU"},
+    {"kernel:SYSTEM/EVENT",
+     "any tracefs event (e.g. kernel:block/block_rq_issue, kernel:syscalls/sys_enter_openat, "
+     "kernel:block/*), its fields as typed arguments"},
+};
+
+const kprovider_category_t* kprovider__known_categories(size_t* count) {
+  *count = sizeof(kCategories) / sizeof(kCategories[0]);
+  return kCategories;
+}
+
 void kprovider__add_known_categories(trace_provider_t* provider) {
-  trace_provider_add_known_category(
-      provider, "kernel:sched",
-      "Linux scheduler (ftrace sched_switch, sched_waking/wakeup): context switches on every "
-      "CPU, thread wakeups");
-  trace_provider_add_known_category(
-      provider, "kernel:task",
-      "Linux task life cycle (sched_process_fork/exec/exit, task_rename): process and thread "
-      "names");
-  trace_provider_add_known_category(
-      provider, "kernel:irq",
-      "Linux hard IRQs and softirqs (irq_handler_entry/exit, softirq_entry/exit) as slices, one "
-      "track per CPU");
-  trace_provider_add_known_category(
-      provider, "kernel:SYSTEM/EVENT",
-      "any tracefs event (e.g. kernel:block/block_rq_issue, kernel:syscalls/sys_enter_openat, "
-      "kernel:block/*), its fields as typed arguments");
+  for (size_t i = 0; i < sizeof(kCategories) / sizeof(kCategories[0]); i++)
+    trace_provider_add_known_category(provider, kCategories[i].name, kCategories[i].description);
 }
 
 /* ---- building the event table ---- */

@@ -17,7 +17,18 @@ int kprovider__install(void);
 /* Stops any kernel trace and removes the observer. */
 void kprovider__uninstall(void);
 
-/* Declares kernel:sched, kernel:task, kernel:irq and kernel:SYSTEM/EVENT. */
+/* A category the kernel provider declares, with its description. */
+typedef struct kprovider_category {
+  const char* name;
+  const char* description;
+} kprovider_category_t;
+
+/* The kernel provider's categories, in the order it declares them:
+ * kernel:sched, kernel:task, kernel:irq, kernel:SYSTEM/EVENT. Static; needs
+ * no tracefs, no root and no installed provider. */
+const kprovider_category_t* kprovider__known_categories(size_t* count);
+
+/* Declares every category of kprovider__known_categories() to the manager. */
 void kprovider__add_known_categories(trace_provider_t* provider);
 
 /* True when `category` is one the kernel provider acts on (kernel:...). */

@@ -18,8 +18,12 @@
 #define MOUNT_POINT "/sys/kernel/tracing"
 
 int ktracefs__ensure_mounted(void) {
-  /* libtracefs finds (and caches) a mounted tracefs; tracefs_tracing_dir_is_mounted()
-   * would hand back a copy of the path nobody frees */
+  /* libtracefs finds (and caches) a mounted tracefs, and mounts one at
+   * /sys/kernel/tracing itself when none is (tracefs_tracing_dir(3); that is
+   * the path kernel_mount exercises, in a mount namespace without tracefs).
+   * The mount below is the fallback for a libtracefs that did not.
+   * tracefs_tracing_dir_is_mounted() would hand back a copy of the path
+   * nobody frees. */
   if (tracefs_tracing_dir()) return 0;
   if (mount("nodev", MOUNT_POINT, "tracefs", 0, NULL) != 0 && errno != EBUSY) return -errno;
   /* libtracefs caches the directory it found (or not) at first use */

@@ -1,5 +1,8 @@
 /* `trace list-providers` and `trace list-categories`: ask the running trace
- * manager (GetProviders; GetKnownCategories grouped by provider). */
+ * manager (GetProviders; GetKnownCategories grouped by provider). The
+ * categories of the kernel provider `trace record` starts on demand are
+ * listed too when no kernel provider is registered (record_kernel.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +10,8 @@
 
 #include "trace/cli.h"
 #include "trace/controller.h"
+#include "trace/local_manager.h"
+#include "trace/record_kernel.h"
 
 static const char kProvidersUsage[] =
     "Usage: trace list-providers\n"
@@ -26,10 +31,14 @@ static const char kCategoriesUsage[] =
     "for each source (the manager's own configuration, then each registered\n"
     "provider: name, id, process id), then one indented line per category with\n"
     "its description. A provider that does not answer within 1 s is marked so.\n"
-    "The manager's socket is found as for 'trace list-providers'.\n"
+    "When no kernel provider is registered (or no manager is running, so that\n"
+    "'trace record' would run one of its own), a last heading lists the kernel\n"
+    "categories (kernel:sched, ...) of the kernel provider 'trace record' starts\n"
+    "on demand (it needs root). The manager's socket is found as for\n"
+    "'trace list-providers'.\n"
     "\n"
-    "Exit status: 0 on success, 1 if no manager is running or it fails to answer,\n"
-    "2 on a usage error.\n";
+    "Exit status: 0 on success, 1 if no manager is running (the kernel categories\n"
+    "are still listed) or it fails to answer, 2 on a usage error.\n";
 
 /* No options but --help. 0 to go on, -1 after --help, else the exit status. */
 static int parse(const char* cmd, const char* usage, int argc, char** argv) {
@@ -48,17 +57,16 @@ static int parse(const char* cmd, const char* usage, int argc, char** argv) {
   return 0;
 }
 
-static bool connect_manager(const char* cmd, controller_t* c) {
+/* 0, or the cause (printed): -ENAMETOOLONG or controller__open()'s -errno. */
+static int connect_manager(const char* cmd, controller_t* c) {
   char path[128];
   if (wire__socket_path(path, sizeof(path)) != 0) {
     cli__error(cmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
-    return false;
+    return -ENAMETOOLONG;
   }
-  if (controller__open(c, path) != 0) {
-    cli__error(cmd, "%s", c->error);
-    return false;
-  }
-  return true;
+  int status = controller__open(c, path);
+  if (status != 0) cli__error(cmd, "%s", c->error);
+  return status;
 }
 
 int cmd__list_providers(int argc, char** argv) {
@@ -66,7 +74,7 @@ int cmd__list_providers(int argc, char** argv) {
   int rc = parse(kCmd, kProvidersUsage, argc, argv);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
-  if (!connect_manager(kCmd, &c)) return EXIT_FAILED;
+  if (connect_manager(kCmd, &c) != 0) return EXIT_FAILED;
   controller_provider_t* list;
   size_t count;
   rc = EXIT_OK;
@@ -103,12 +111,78 @@ static void print_group(const controller_category_group_t* g, int width) {
   if (g->count == 0 && g->answered) printf("  (no known categories)\n");
 }
 
+/* ---- the kernel provider trace record starts on demand ---- */
+
+/* Whether the groups include a registered kernel provider (answering or
+ * not): trace record starts its own only when none is (record_kernel.c). */
+static bool kernel_provider_registered(const controller_category_group_t* groups, size_t count) {
+  const char* name = record_kernel__provider_name();
+  for (size_t i = 0; name && i < count; i++)
+    if (groups[i].provider_id != 0 && strcmp(groups[i].name, name) == 0) return true;
+  return false;
+}
+
+/* How many categories the on-demand kernel provider serves (0 without
+ * libtracefs); widens *width to their names. */
+static size_t kernel_categories(int* width) {
+  const char *name, *description;
+  size_t i = 0;
+  for (; record_kernel__category(i, &name, &description); i++)
+    if ((int)strlen(name) > *width) *width = (int)strlen(name);
+  return i;
+}
+
+/* A group of its own, after the manager's: its heading says that nothing
+ * has registered these and who serves them. */
+static void print_kernel_group(int width) {
+  const char *name, *description;
+  if (!record_kernel__category(0, &name, &description)) return;
+  printf(
+      "%s (not running): trace record starts it on demand for kernel:* categories "
+      "(needs root)\n",
+      record_kernel__provider_name());
+  for (size_t i = 0; record_kernel__category(i, &name, &description); i++)
+    printf("  %-*s  %s\n", width, name, description);
+}
+
+/* No manager answers: trace record would run one of its own (when nothing
+ * listens and trace has the in-process manager), and a kernel provider in
+ * it, so the kernel categories are listed; the exit status stays 1. */
+static int list_without_manager(int status) {
+  int width = 8;
+  if ((status == -ENOENT || status == -ECONNREFUSED) && local_manager__available() &&
+      kernel_categories(&width) > 0)
+    print_kernel_group(width > 40 ? 40 : width);
+  fflush(stdout);
+  return EXIT_FAILED;
+}
+
+/* The manager's groups, then the on-demand kernel provider's when none of
+ * them is a kernel provider. */
+static void print_groups(const controller_category_group_t* groups, size_t count) {
+  int width = 8;
+  size_t total = 0;
+  for (size_t i = 0; i < count; i++) {
+    total += groups[i].count;
+    for (size_t k = 0; k < groups[i].count; k++)
+      if ((int)strlen(groups[i].categories[k].name) > width)
+        width = (int)strlen(groups[i].categories[k].name);
+  }
+  bool kernel = !kernel_provider_registered(groups, count);
+  if (kernel) total += kernel_categories(&width);
+  if (width > 40) width = 40;
+  for (size_t i = 0; i < count; i++) print_group(&groups[i], width);
+  if (kernel) print_kernel_group(width);
+  if (total == 0) fprintf(stderr, "trace list-categories: no category is known\n");
+}
+
 int cmd__list_categories(int argc, char** argv) {
   static const char kCmd[] = "list-categories";
   int rc = parse(kCmd, kCategoriesUsage, argc, argv);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
-  if (!connect_manager(kCmd, &c)) return EXIT_FAILED;
+  int status = connect_manager(kCmd, &c);
+  if (status != 0) return list_without_manager(status);
   controller_category_group_t* groups;
   size_t count;
   rc = EXIT_OK;
@@ -116,17 +190,7 @@ int cmd__list_categories(int argc, char** argv) {
     cli__error(kCmd, "%s", c.error);
     rc = EXIT_FAILED;
   } else {
-    int width = 8;
-    size_t total = 0;
-    for (size_t i = 0; i < count; i++) {
-      total += groups[i].count;
-      for (size_t k = 0; k < groups[i].count; k++)
-        if ((int)strlen(groups[i].categories[k].name) > width)
-          width = (int)strlen(groups[i].categories[k].name);
-    }
-    if (width > 40) width = 40;
-    for (size_t i = 0; i < count; i++) print_group(&groups[i], width);
-    if (total == 0) fprintf(stderr, "trace %s: no category is known\n", kCmd);
+    print_groups(groups, count);
     controller__free_category_groups(groups, count);
   }
   controller__close(&c);

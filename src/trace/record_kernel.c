@@ -92,6 +92,17 @@ void record_kernel__stop(record_kernel_t* k) {
   free(k);
 }
 
+const char* record_kernel__provider_name(void) { return KPROVIDER_NAME; }
+
+bool record_kernel__category(size_t i, const char** name, const char** description) {
+  size_t count = 0;
+  const kprovider_category_t* table = kprovider__known_categories(&count);
+  if (i >= count) return false;
+  *name = table[i].name;
+  *description = table[i].description;
+  return true;
+}
+
 #else /* built without libtracefs */
 
 record_kernel_t* record_kernel__start(const char** categories, size_t count,
@@ -108,5 +119,14 @@ record_kernel_t* record_kernel__start(const char** categories, size_t count,
 }
 
 void record_kernel__stop(record_kernel_t* k) { (void)k; }
+
+const char* record_kernel__provider_name(void) { return NULL; }
+
+bool record_kernel__category(size_t i, const char** name, const char** description) {
+  (void)i;
+  (void)name;
+  (void)description;
+  return false;
+}
 
 #endif

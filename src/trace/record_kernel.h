@@ -23,4 +23,15 @@ record_kernel_t* record_kernel__start(const char** categories, size_t count,
 /* After the trace has been terminated; NULL is ignored. */
 void record_kernel__stop(record_kernel_t* k);
 
+/* The name the kernel provider registers with ("trace_kernel_provider"), or
+ * NULL when trace is built without libtracefs (it never starts one then). */
+const char* record_kernel__provider_name(void);
+
+/* The i-th category the kernel provider started by record_kernel__start()
+ * serves, from the kernel provider's own table (kprovider.h): true with its
+ * name and description, false past the last one (always false without
+ * libtracefs). For `trace list-categories`, which lists them also when no
+ * kernel provider is registered; needs neither root nor tracefs. */
+bool record_kernel__category(size_t i, const char** name, const char** description);
+
 #endif /* FXTRACE_TRACE_RECORD_KERNEL_H_ */

@@ -5,8 +5,10 @@
  *   pingpong sleep     one thread ("sleeper") records instant A, sleeps 10 ms in
  *                      nanosleep, records instant B, while one spinning thread
  *                      per CPU keeps every CPU busy; prints "sleeper=TID"
- *   pingpong open PATH opens PATH (for kernel:syscalls/sys_enter_openat) after
- *                      an instant, prints "tid=TID"
+ *   pingpong open PATH renames itself "opener" (task/task_rename, whose
+ *                      oldcomm/newcomm are char arrays), then opens PATH (for
+ *                      kernel:syscalls/sys_enter_openat) after an instant,
+ *                      prints "tid=TID"
  * Each mode records a few events in category "pingpong", and waits (at most
  * 5 s) for tracing to be enabled first, so its events are in the trace. */
 #include <fcntl.h>
@@ -99,6 +101,7 @@ static int sleep_mode(void) {
 }
 
 static int open_mode(const char* path) {
+  prctl(PR_SET_NAME, "opener");
   TRACE_INSTANT("pingpong", "open", TRACE_SCOPE_THREAD);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd >= 0) close(fd);

@@ -14,10 +14,17 @@ PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
       modes    circular and streaming (1 MB buffer, 20,000 round trips: it streams)
       loss     a one-page ftrace buffer per CPU: the kernel's overruns are the
                kernel provider's drops in trace record's summary and the archive
-      daemon   trace_manager alone: trace record runs its own kernel provider; then
-               trace_manager + trace_kernel_provider: list-categories shows the
-               kernel categories, trace record uses the daemon's kernel provider
-               (no in-process one), a stale fxtrace-PID instance is removed
+      daemon   trace_manager alone: list-categories shows the kernel categories
+               of the provider trace record starts on demand, and trace record runs
+               its own kernel provider; then trace_manager + trace_kernel_provider:
+               list-categories shows the kernel categories under it (once),
+               trace record uses the daemon's kernel provider (no in-process one)
+               in oneshot, circular and streaming mode (switches, fxt_decode.py,
+               kernel:sched's description names exactly the events recorded),
+               a stale fxtrace-PID instance is removed
+      mount    in a private mount namespace (unshare -m) with tracefs unmounted
+               (then debugfs too): trace record mounts tracefs and records the
+               switches; the host's mounts unchanged
       noroot   as an unprivileged uid: the one-line warning, the user events
                recorded, the command's exit status kept
 Exit 77 (skip) only when tracefs is unavailable or we are not root.
@@ -222,8 +229,8 @@ def part_generic(tmp):
     target = os.path.join(tmp, 'known-file-name.txt')
     with open(target, 'w') as f:
         f.write('x')
-    r = record('kernel:syscalls/sys_enter_openat,kernel:sched/sched_process_exec,pingpong',
-               [PINGPONG, 'open', target], out)
+    r = record('kernel:syscalls/sys_enter_openat,kernel:sched/sched_process_exec,'
+               'kernel:task/task_rename,pingpong', [PINGPONG, 'open', target], out)
     check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
     tid = program_output(r, 'tid')
     t = decode(out)
@@ -251,6 +258,24 @@ def part_generic(tmp):
         args = {a['name']: (a['type'], a['value']) for a in e['args']}
         check(args.get(b'pid', (None,))[0] == 1 and args.get(b'old_pid', (None,))[0] == 1,
               'exec pid args: %s' % args)
+    # char arrays (task_rename's oldcomm/newcomm, char[16]): strings, cut at the first NUL.
+    # The program is renamed twice: by its exec (from the forked trace's comm to pingpong),
+    # then by its prctl (pingpong to opener), in time order (each CPU's records come in runs
+    # of their own, not in time order: Limits in docs/kernel-provider.md).
+    renames = [{a['name']: (a['type'], a['value']) for a in e['args']}
+               for e in sorted(events(t, b'kernel:task', b'task_rename'), key=lambda e: e['ts_ns'])
+               if any(a['name'] == b'pid' and a['value'] == tid for a in e['args'])]
+    print('task_rename of the program:', renames)
+    check(len(renames) == 2, '%d task_rename events of the program (tid %d), not 2'
+          % (len(renames), tid))
+    check(all(r.get(b'oldcomm', (0,))[0] == 6 and r.get(b'newcomm', (0,))[0] == 6 and
+              b'\0' not in r[b'oldcomm'][1] + r[b'newcomm'][1] for r in renames),
+          'task_rename oldcomm/newcomm are not NUL-free strings: %s' % renames)
+    last = renames[-1] if renames else {}
+    check(list(last) == [b'pid', b'oldcomm', b'newcomm', b'oom_score_adj'] and
+          last[b'oldcomm'] == (6, b'pingpong') and last[b'newcomm'] == (6, b'opener') and
+          last[b'oom_score_adj'][0] == 1 and renames[0].get(b'newcomm') == (6, b'pingpong'),
+          'task_rename of the program: not exec (to pingpong) then pingpong to opener')
     formats = [rec for rec in t.records if rec['kind'] == 'blob' and rec.get('name') ==
                b'trace_event_format']
     texts = [bytes(rec['payload']).decode() for rec in formats]
@@ -260,6 +285,10 @@ def part_generic(tmp):
           'no format record for sys_enter_openat: %r' % [x[:80] for x in texts])
     check(any(x.startswith('category: kernel:sched\nname: sched_process_exec\n') for x in texts),
           'no format record for sched_process_exec')
+    # the fields above are char arrays in the kernel's own format, not __data_loc strings
+    check(any(x.startswith('category: kernel:task\nname: task_rename\n') and
+              '\tfield:char oldcomm[16];' in x and '\tfield:char newcomm[16];' in x for x in texts),
+          'no format record for task_rename with char[16] oldcomm/newcomm')
     # trace dump renders the event through the kernel's own print format, from the typed
     # fields and the format record (docs/event-formats.md)
     text = dump_ok(out)
@@ -267,6 +296,10 @@ def part_generic(tmp):
               % (tid, tid) in line and 'flags: 0x%08x, mode: ' % os.O_CLOEXEC in line
               for line in text.split('\n')),
           'trace dump does not render the typed openat fields through the print format')
+    check(any('name="task_rename" ' in line and
+              'task_rename: pid=%d oldcomm=pingpong newcomm=opener ' % tid in line
+              for line in text.split('\n')),
+          'trace dump does not render task_rename\'s char arrays through the print format')
     # an event the kernel does not have: said, and the rest records
     r = record('kernel:nosuch/event,pingpong', [PINGPONG, 'open', target], out)
     check(r.returncode == 0 and 'kernel:nosuch/event: the kernel has no tracefs event' in r.stderr,
@@ -342,6 +375,44 @@ def part_loss(tmp):
     check(overflow, 'no buffer-overflow provider event in the archive')
 
 
+KERNEL_CATEGORIES = ('kernel:sched', 'kernel:task', 'kernel:irq', 'kernel:SYSTEM/EVENT')
+ON_DEMAND = ('trace_kernel_provider (not running): trace record starts it on demand for '
+             'kernel:* categories (needs root)')
+
+
+def list_categories(env):
+    """trace list-categories: (exit status, stdout lines)."""
+    r = subprocess.run([TRACE, 'list-categories'], env=env, capture_output=True, text=True,
+                       timeout=30)
+    return r.returncode, r.stdout.split('\n')
+
+
+def kernel_group(lines, heading):
+    """The category lines under the heading that matches `heading` (a regex), as
+    {name: description}; None without such a heading."""
+    for i, line in enumerate(lines):
+        if re.fullmatch(heading, line):
+            group = {}
+            for entry in lines[i + 1:]:
+                if not entry.startswith('  '):
+                    break
+                name, _, description = entry.strip().partition(' ')
+                group[name] = description.strip()
+            return group
+    return None
+
+
+def check_kernel_group(group, what):
+    check(group is not None and list(group) == list(KERNEL_CATEGORIES) and all(group.values()),
+          '%s: the kernel categories with descriptions are not listed: %s' % (what, group))
+
+
+def sched_events_described(group):
+    """The ftrace events kernel:sched's description names: '(ftrace a, b, c)'."""
+    m = re.search(r'\(ftrace ([^)]*)\)', (group or {}).get('kernel:sched', ''))
+    return set(m.group(1).split(', ')) if m else set()
+
+
 def part_daemon(tmp):
     if not MANAGER or not KPROVIDER:
         print('SKIP: trace_manager not built')
@@ -362,7 +433,16 @@ def part_daemon(tmp):
             if os.path.exists(sock):
                 break
             subprocess.run(['sleep', '0.05'])
-        # no kernel provider registered with the daemon yet: trace record runs its own
+        # no kernel provider registered with the daemon yet: list-categories shows the one
+        # trace record starts on demand, marked so, after the manager's own heading
+        rc, lines = list_categories(env)
+        print('\n'.join(lines))
+        check(rc == 0, 'list-categories (daemon, no kernel provider): exit status %d' % rc)
+        check_kernel_group(kernel_group(lines, re.escape(ON_DEMAND)), 'daemon, no kernel provider')
+        check(lines[0] == ON_DEMAND and len([l for l in lines if l and l[0] != ' ']) == 1,
+              'list-categories: not the one heading of the on-demand kernel provider: %r'
+              % lines)
+        # and trace record runs its own
         out = os.path.join(tmp, 'own.fxt')
         r = record('kernel:sched,pingpong', [PINGPONG, 'token', '1000'], out, env=env)
         check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
@@ -373,30 +453,49 @@ def part_daemon(tmp):
                 if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
         check(len(ours) >= 1000, 'own provider with the daemon: %d switches' % len(ours))
         kp = subprocess.Popen([KPROVIDER], env=env, stderr=subprocess.PIPE, text=True)
-        listed = ''
+        registered = r'trace_kernel_provider \(provider \d+, pid %d\)' % kp.pid
+        group = None
         for _ in range(100):
-            listed = subprocess.run([TRACE, 'list-categories'], env=env, capture_output=True,
-                                    text=True).stdout
-            if 'kernel:SYSTEM/EVENT' in listed:  # the provider adds it last
+            rc, lines = list_categories(env)
+            group = kernel_group(lines, registered)
+            if group and 'kernel:SYSTEM/EVENT' in group:  # the provider adds it last
                 break
             subprocess.run(['sleep', '0.05'])
-        print(listed)
-        for c in ('kernel:sched', 'kernel:task', 'kernel:irq', 'kernel:SYSTEM/EVENT'):
-            check(any(l.strip().startswith(c) and len(l.split()) > 1 for l in listed.split('\n')),
-                  '%s not listed with a description' % c)
-        out = os.path.join(tmp, 'daemon.fxt')
-        r = record('kernel:sched,kernel:task,pingpong', [PINGPONG, 'token', '1000'], out, env=env)
-        check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
-        rows = [l for l in r.stderr.split('\n') if l.strip().startswith('trace_kernel_provider')]
-        check(len(rows) == 1 and str(kp.pid) in rows[0].split(),
-              'the daemon\'s kernel provider (pid %d) did not record: %s' % (kp.pid, r.stderr))
-        ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
-        t = decode(out)
-        ours = [s for s in switches(t)
-                if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
-        check(len(ours) >= 1000, 'only %d switches of ping/pong through the daemon' % len(ours))
+        print('\n'.join(lines))
+        check(rc == 0, 'list-categories (daemon + kernel provider): exit status %d' % rc)
+        check_kernel_group(group, 'daemon + trace_kernel_provider')
+        check(ON_DEMAND not in lines and
+              sum(l.strip().startswith('kernel:sched ') for l in lines) == 1,
+              'the kernel categories are listed again beside the registered kernel provider')
+        described = sched_events_described(group)
+        check('sched_wakeup' not in described and 'sched_waking' in described,
+              'kernel:sched description: %s' % group)
+        # every buffering mode through the daemon's kernel provider
+        for mode in ('oneshot', 'circular', 'streaming'):
+            out = os.path.join(tmp, 'daemon-%s.fxt' % mode)
+            r = subprocess.run([TRACE, 'record', '--categories=kernel:sched,kernel:task,pingpong',
+                                '--buffering-mode=' + mode, '-o', out, '--', PINGPONG, 'token',
+                                '1000'], capture_output=True, text=True, timeout=120, env=env)
+            check(r.returncode == 0, '%s: trace record failed: %s' % (mode, r.stderr))
+            rows = [l.split() for l in r.stderr.split('\n')
+                    if l.strip().startswith('trace_kernel_provider')]
+            check(len(rows) == 1 and rows[0][1:3] == [str(kp.pid), mode],
+                  '%s: the daemon\'s kernel provider (pid %d) did not record: %s'
+                  % (mode, kp.pid, r.stderr))
+            ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
+            t = decode(out)
+            ours = [s for s in switches(t)
+                    if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
+            print('%s through the daemon: %d switches of ping/pong' % (mode, len(ours)))
+            check(len(ours) >= 1000, '%s: only %d switches of ping/pong through the daemon'
+                  % (mode, len(ours)))
+            # the description names exactly the ftrace events kernel:sched records
+            recorded = {e['name'].decode() for e in events(t, b'kernel:sched')}
+            check(recorded <= described and described == recorded | {'sched_switch'},
+                  '%s: kernel:sched recorded %s, its description names %s'
+                  % (mode, sorted(recorded), sorted(described)))
+            dump_ok(out)
         check(not os.path.exists(stale), 'the stale instance %s is still there' % stale)
-        dump_ok(out)
         # SIGTERM: status 0; the manager going away: status 1 and a message, so that a
         # supervisor (systemd's Restart=on-failure) starts it again for the next manager
         kp.terminate()
@@ -436,6 +535,69 @@ def part_daemon(tmp):
             os.rmdir(stale)
 
 
+# Run by `sh -c` inside a private mount namespace (unshare -m): unmounts every
+# tracefs, and with $1 = all debugfs too (its tracing/ directory would mount
+# tracefs by itself when entered), deepest first; fails unless no tracefs is
+# left; then runs the rest of the arguments and prints where tracefs is after.
+UNMOUNT_AND_RUN = r'''
+which=$1; shift
+unmount='$3 == "tracefs" || (which == "all" && $3 == "debugfs") {print $2}'
+for m in $(awk -v which="$which" "$unmount" /proc/self/mounts | sort -r); do
+  umount "$m" || { echo "cannot unmount $m" >&2; exit 90; }
+done
+if awk '$3 == "tracefs" {found = 1} END {exit !found}' /proc/self/mounts; then
+  echo "tracefs is still mounted" >&2
+  exit 91
+fi
+"$@"
+status=$?
+awk '$3 == "tracefs" {print "tracefs-after:", $2}' /proc/self/mounts
+exit $status
+'''
+
+
+def tracefs_mounts():
+    return sorted(line.split()[1] for line in open('/proc/mounts') if line.split()[2] == 'tracefs')
+
+
+def part_mount(tmp):
+    unshare = shutil.which('unshare')
+    if not unshare:
+        print('SKIP: unshare (util-linux) is not installed')
+        sys.exit(77)
+    probe = subprocess.run([unshare, '-m', 'true'], capture_output=True, text=True)
+    if probe.returncode != 0:
+        print('SKIP: unshare -m is not available here: ' + probe.stderr.strip())
+        sys.exit(77)
+    host_before = tracefs_mounts()
+    # 'tracefs': only tracefs unmounted (libtracefs may then go through debugfs's tracing/);
+    # 'all': debugfs too, so only the kernel provider's own mount(2) can bring tracefs back
+    for which in ('tracefs', 'all'):
+        out = os.path.join(tmp, 'mount-%s.fxt' % which)
+        env = dict(os.environ, FXTRACE_SOCKET=os.path.join(tmp, 'nobody.sock'))
+        cmd = [unshare, '-m', '--propagation', 'private', 'sh', '-c', UNMOUNT_AND_RUN, 'sh',
+               which, TRACE, 'record', '--categories=kernel:sched,pingpong', '-o', out, '--',
+               PINGPONG, 'token', '1000']
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+        print(which, r.stdout.strip().split('\n')[-1], r.stderr.strip().split('\n')[-3:])
+        check(r.returncode == 0, '%s unmounted: exit status %d: %s' % (which, r.returncode,
+                                                                      r.stderr))
+        check('warning' not in r.stderr, '%s unmounted: %s' % (which, r.stderr))
+        if which == 'all':
+            check('tracefs-after: /sys/kernel/tracing' in r.stdout.split('\n'),
+                  'tracefs was not mounted at /sys/kernel/tracing: %r' % r.stdout)
+        if r.returncode != 0:
+            continue
+        ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
+        ours = [s for s in switches(decode(out))
+                if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
+        print('%s unmounted: %d switches of ping/pong' % (which, len(ours)))
+        check(len(ours) >= 1000, '%s unmounted: only %d switches of ping/pong'
+              % (which, len(ours)))
+    check(tracefs_mounts() == host_before, 'the host\'s tracefs mounts changed: %s, were %s'
+          % (tracefs_mounts(), host_before))
+
+
 def part_noroot(tmp):
     global TRACE
     os.chmod(tmp, 0o777)
@@ -468,7 +630,7 @@ def main():
     try:
         {'token': part_token, 'clock': part_clock, 'generic': part_generic, 'irq': part_irq,
          'modes': part_modes, 'loss': part_loss, 'daemon': part_daemon,
-         'noroot': part_noroot}[PART](tmp)
+         'mount': part_mount, 'noroot': part_noroot}[PART](tmp)
         leftovers = [d for d in os.listdir('/sys/kernel/tracing/instances')
                      if d.startswith('fxtrace-')]
         check(not leftovers, 'tracefs instances left behind: %s' % leftovers)

@@ -3,7 +3,9 @@
 
     test_record.py PATH_TO_TRACE PATH_TO_DEMO [PATH_TO_TRACE_MANAGER]
 
-- flags and errors: bad values exit 2 and create no output; no manager for list-* exits 1;
+- flags and errors: bad values exit 2 and create no output; no manager for list-* exits 1
+  (list-categories still lists the kernel categories of the kernel provider trace record
+  starts on demand, when trace has one: FXTRACE_TEST_KERNEL_PROVIDER=1, set by CMake);
 - the controller client against a scripted fake manager (a Python SOCK_SEQPACKET server
   speaking src/protocol/wire.h): good replies are printed, every malformed reply is refused
   with a clear error and exit status 1, never a crash;
@@ -33,6 +35,15 @@ import fxt_decode as fxt  # noqa: E402
 
 TRACE = DEMO = MANAGER = None
 TMP = None
+LOCAL = False  # trace runs a manager of its own when none is running
+
+# trace built with the kernel provider (libtracefs): list-categories then ends with the
+# categories of the one trace record starts on demand, unless one is registered
+KERNEL = os.environ.get('FXTRACE_TEST_KERNEL_PROVIDER') == '1'
+KERNEL_HEADING = ('trace_kernel_provider (not running): trace record starts it on demand for '
+                  'kernel:* categories (needs root)')
+KERNEL_NAMES = ('kernel:sched', 'kernel:task', 'kernel:irq', 'kernel:SYSTEM/EVENT')
+KERNEL_WIDTH = max(map(len, KERNEL_NAMES)) if KERNEL else 0
 FAILS = []
 CHECKS = [0]
 
@@ -78,6 +89,27 @@ def clean_failure(rc, err, what, expect_rc):
     check(err.strip() != '', '%s: nothing on stderr' % what)
     for bad in ('Traceback', 'Sanitizer', 'runtime error', 'Segmentation', 'core dumped'):
         check(bad not in err, '%s: stderr shows a crash (%s): %s' % (what, bad, err[:300]))
+
+
+def check_kernel_group(lines, width, what):
+    """lines: the on-demand kernel provider's group as list-categories prints it (nothing
+    when trace has no kernel provider): its heading, then each kernel category in the
+    common name column, with a description; kernel:sched's names exactly the ftrace
+    events the provider enables."""
+    if not KERNEL:
+        check(lines == [], '%s: kernel categories listed by a trace without them: %r'
+              % (what, lines))
+        return
+    check(lines[:1] == [KERNEL_HEADING], '%s: no on-demand kernel provider heading: %r'
+          % (what, lines[:1]))
+    entries = lines[1:]
+    check([e[2:2 + width].rstrip() for e in entries] == list(KERNEL_NAMES) and
+          all(e[:2] == '  ' and e[2 + width:4 + width] == '  ' and e[4 + width:].strip()
+              for e in entries),
+          '%s: kernel categories (width %d): %r' % (what, width, entries))
+    check(any(e.startswith('  kernel:sched ') and
+              '(ftrace sched_switch, sched_waking, sched_wakeup_new)' in e for e in entries),
+          '%s: kernel:sched does not name its ftrace events exactly: %r' % (what, entries))
 
 
 # ---- flags and errors ----
@@ -139,7 +171,12 @@ def test_no_manager_for_lists():
         clean_failure(rc, err, '%s without a manager' % cmd, 1)
         check('no trace manager is running' in err,
               '%s without a manager: unclear message: %s' % (cmd, err[:300]))
-        check(out == b'', '%s without a manager: wrote to stdout' % cmd)
+        if cmd == 'list-categories' and LOCAL:
+            # trace record would run its own manager, and the kernel provider in it
+            check_kernel_group(out.decode().splitlines(), KERNEL_WIDTH,
+                               'list-categories without a manager')
+        else:
+            check(out == b'', '%s without a manager: wrote to stdout' % cmd)
     # a socket path that is not a socket at all
     not_socket = path('not-a-socket')
     with open(not_socket, 'w') as f:
@@ -275,23 +312,50 @@ def test_fake_manager_categories():
     rc, out, err, fm = with_fake(good, ['list-categories'])
     check(rc == 0, 'list-categories (fake): rc %d, %s' % (rc, err[:300]))
     lines = out.decode().splitlines()
+    # one name column for every group, the kernel categories' names included
+    w = max(8, KERNEL_WIDTH)
     expected = ["trace_manager (pid 11): the manager's configuration",
-                '  cfg       from the configuration',
+                '  %-*s  from the configuration' % (w, 'cfg'),
                 'alpha (provider 1, pid 4242)',
-                '  gfx       graphics things',
-                '  demo      ' + 'd' * 400,
+                '  %-*s  graphics things' % (w, 'gfx'),
+                '  %-*s  ' % (w, 'demo') + 'd' * 400,
                 'beta (provider 2, pid 4343): did not answer',
                 'gamma (provider 3, pid 4444)',
                 '  (no known categories)']
-    check(lines == expected, 'list-categories output:\n%s\nexpected:\n%s'
+    check(lines[:len(expected)] == expected, 'list-categories output:\n%s\nexpected:\n%s'
           % ('\n'.join(lines), '\n'.join(expected)))
+    # no kernel provider registered: the one trace record starts on demand, last
+    check_kernel_group(lines[len(expected):], w, 'list-categories (fake)')
 
-    # nothing known at all: said on stderr, still exit 0
+    # a registered kernel provider, answering or not: its own group only, no second one
+    for answered in (1, 0):
+        kgroups = [(1, 4242, 'alpha', 1, [('gfx', 'graphics things')]),
+                   (2, 77, 'trace_kernel_provider', answered,
+                    [('kernel:sched', 'from the provider')] if answered else [])]
+
+        def with_kernel(mtype, rid, payload, fds, kgroups=kgroups):
+            if mtype == MSG_GET_PROVIDER_CATEGORIES:
+                return wire_msg(MSG_PROVIDER_CATEGORIES, rid, category_groups_payload(kgroups))
+            return None
+        rc, out, err, fm = with_fake(with_kernel, ['list-categories'])
+        lines = out.decode().splitlines()
+        expected = ['alpha (provider 1, pid 4242)',
+                    '  %-*s  graphics things' % (12 if answered else 8, 'gfx'),
+                    'trace_kernel_provider (provider 2, pid 77)' +
+                    ('' if answered else ': did not answer')]
+        expected += ['  kernel:sched  from the provider'] if answered else []
+        check(rc == 0 and lines == expected,
+              'list-categories with a registered kernel provider (answered %d): rc %d\n%s\n'
+              'expected:\n%s' % (answered, rc, '\n'.join(lines), '\n'.join(expected)))
+
+    # nothing known at all: said on stderr, still exit 0 (unless the on-demand kernel
+    # provider's categories are there)
     rc, out, err, fm = with_fake(lambda m, r, p, f: wire_msg(
         MSG_PROVIDER_CATEGORIES, r, category_groups_payload([]))
         if m == MSG_GET_PROVIDER_CATEGORIES else None, ['list-categories'])
-    check(rc == 0 and out == b'' and 'no category is known' in err,
+    check(rc == 0 and ('no category is known' in err) == (not KERNEL),
           'empty category list: rc %d, %r, %s' % (rc, out, err))
+    check_kernel_group(out.decode().splitlines(), max(8, KERNEL_WIDTH), 'empty category list')
 
     one = [(1, 2, 'a', 1, [('x', 'y')])]
     bad_replies = {
@@ -649,9 +713,12 @@ def test_daemon_lists():
         check(rc == 0, 'list-categories (daemon): rc %d: %s' % (rc, err[:300]))
         lines = out.decode().splitlines()
         check(lines[:2] == ["trace_manager (pid %d): the manager's configuration" % d.pid,
-                            '  cfg       declared by the manager'] and
+                            '  %-*s  declared by the manager' % (max(8, KERNEL_WIDTH), 'cfg')] and
               'demo (provider 1, pid %d)' % demo.pid in lines,
               'list-categories (daemon) grouping: %r' % lines)
+        # no kernel provider registered: the on-demand one's categories come last
+        tail = lines[lines.index(KERNEL_HEADING):] if KERNEL_HEADING in lines else []
+        check_kernel_group(tail, max(8, KERNEL_WIDTH), 'list-categories (daemon)')
         # trace record through the daemon (no in-process manager) while the demo runs
         out_file = path('daemon.fxt')
         rc, out, err = run(['record', '--duration=0.5', '-o', out_file], env=env)
@@ -678,7 +745,7 @@ def has_local_manager():
 
 
 def main():
-    global TRACE, DEMO, MANAGER, TMP
+    global TRACE, DEMO, MANAGER, TMP, LOCAL
     if len(sys.argv) not in (3, 4):
         print('usage: test_record.py PATH_TO_TRACE PATH_TO_DEMO [PATH_TO_TRACE_MANAGER]',
               file=sys.stderr)
@@ -695,7 +762,7 @@ def main():
         ('record against a fake manager', test_fake_manager_record),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-record-') as TMP:
-        local = has_local_manager()
+        local = LOCAL = has_local_manager()
         if MANAGER and not local:
             check(False, 'the manager is built, but trace record cannot run one in-process')
         if local:
