@@ -46,7 +46,7 @@ typedef struct manager_config {
    * until it is exceeded loses its session. 0: 256 MiB. */
   size_t max_output_queue;
   /* Streaming saves are acknowledged only while the output queue is below
-   * this (the provider drops records meanwhile, it never stalls). 0: 8 MiB. */
+   * this (the provider drops records meanwhile, it never stalls). 0: 32 MiB. */
   size_t streaming_high_water;
   /* Categories answered to GetKnownCategories as the manager's own (copied
    * by manager__create, which refuses bad ones with -EINVAL). */
