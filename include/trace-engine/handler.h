@@ -67,14 +67,20 @@ TRACE_EXPORT void trace_engine_terminate(void);
 
 /* Streaming: the buffer reported by notify_buffer_full has been saved.
  * -EBUSY if no trace is active, -EINVAL if it does not match. */
-TRACE_EXPORT int trace_engine_mark_buffer_saved(uint32_t wrapped_count,
-                                                uint64_t durable_data_end);
+TRACE_EXPORT int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data_end);
+
+/* Streaming: true while a full rolling buffer waits for its save, so that
+ * records go into the other one and are dropped once it fills too. A writer
+ * that can wait without losing anything (a converter reading from a buffer
+ * of its own, like the kernel provider) waits for false instead of losing
+ * records. False in the other modes and when no trace is active. */
+TRACE_EXPORT bool trace_engine_save_pending(void);
 
 typedef struct trace_engine_stats {
   uint64_t records_written; /* committed records, all kinds */
   uint64_t records_dropped; /* discarded records, all kinds */
   uint32_t wrapped_count;
-  uint32_t threads;         /* writers registered in this trace */
+  uint32_t threads; /* writers registered in this trace */
 } trace_engine_stats_t;
 
 /* Exact once stopped; a snapshot while tracing. -ENODEV if not initialized. */

@@ -451,6 +451,21 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
   return status;
 }
 
+bool trace_engine_save_pending(void) {
+  engine_t* e = &engine__instance;
+  /* the header pointer goes away at terminate: read it under the lock */
+  pthread_mutex_lock(&e->lock);
+  bool pending = false;
+  if (e->header && e->mode == TRACE_BUFFERING_MODE_STREAMING) {
+    /* as the writers' step H (writer.c): the other buffer holds switch
+     * count sw - 1 and is free once that many saves are done */
+    uint64_t sw = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    pending = ATOMIC_ACQUIRE(&e->saves_done) < sw;
+  }
+  pthread_mutex_unlock(&e->lock);
+  return pending;
+}
+
 int trace_engine_get_stats(trace_engine_stats_t* out) {
   /* the header pointer goes away at terminate: read it under the lock */
   pthread_mutex_lock(&engine__instance.lock);

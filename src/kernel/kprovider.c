@@ -30,7 +30,7 @@
 #include "trace-engine/context.h"
 #include "trace-engine/instrumentation.h"
 
-enum { READ_INTERVAL_MS = 20, PAGES_PER_ROUND = 64 };
+enum { READ_INTERVAL_MS = 20, PAGES_PER_ROUND = 64, SAVE_WAIT_MS = 2000 };
 #define DEFAULT_BUFFER_KB 4096 /* per CPU; FXTRACE_KERNEL_BUFFER_KB overrides */
 
 static size_t buffer_kb(void) {
@@ -264,6 +264,19 @@ static bool build_table(ksession_t* s, const char* tracing_dir, char* error, siz
 
 /* ---- reading ---- */
 
+/* Streaming: while a full rolling buffer waits for its save, converting a
+ * page could fill the other one and drop records; the pages can wait in
+ * ftrace's buffer instead (its overruns are counted). Waits up to
+ * SAVE_WAIT_MS, or until the session is told to end; false then. */
+static bool wait_for_save(ksession_t* s) {
+  for (int waited = 0; trace_engine_save_pending(); waited++) {
+    if (waited >= SAVE_WAIT_MS || atomic_load(&s->command) != 0) return false;
+    struct pollfd p = {s->wake_fd, POLLIN, 0};
+    poll(&p, 1, 1);
+  }
+  return true;
+}
+
 /* Reads and converts what each CPU has (at most `rounds` pages per CPU, 0 =
  * until empty); flush: also the last partial pages. Returns pages read. */
 static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
@@ -271,6 +284,7 @@ static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
   for (int cpu = 0; cpu < s->cpus; cpu++) {
     if (!s->tcpu[cpu]) continue;
     for (size_t i = 0; rounds == 0 || i < rounds; i++) {
+      if (!flush && !wait_for_save(s)) break;
       /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
        * does): fewer reads, and no copy of a page the kernel is still
        * writing. The last partial page of each CPU comes with the flush. */

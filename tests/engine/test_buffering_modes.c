@@ -156,14 +156,17 @@ static void test_streaming_drops_only_while_no_buffer_is_free(void) {
   h.hold_saves = true;
   trace_engine_stats_t stats;
   uint64_t seq = 0;
+  ASSERT_TRUE(!trace_engine_save_pending()); /* buffer 0 in use, buffer 1 free */
   /* fill buffer 0, switch (a save is requested), fill buffer 1 */
   while (trace_engine_get_stats(&stats) == 0 && stats.records_dropped == 0) emit_seq(seq++);
   uint64_t first_drop = seq - 1;
+  ASSERT_TRUE(trace_engine_save_pending()); /* what a writer that can wait waits on */
   for (int i = 0; i < 100; i++) emit_seq(seq++); /* all dropped: no buffer is free */
   ASSERT_EQ(trace_engine_get_stats(&stats), 0);
   ASSERT_EQ(stats.records_dropped, 101u);
   ASSERT_EQ(header_dropped(&h), 101u);              /* live, before any save or stop */
   while (!harness_release_saves(&h)) sched_yield(); /* the engine's request may lag */
+  ASSERT_TRUE(!trace_engine_save_pending());        /* saved: buffer 0 is free again */
   h.hold_saves = false;
   uint64_t resumed = seq;
   for (int i = 0; i < 100; i++) emit_seq(seq++); /* buffer 0 is free again */
@@ -191,6 +194,7 @@ static void test_header_drop_counter_is_live(void) {
   trace_engine_stats_t stats;
   uint64_t seq = 0;
   while (trace_engine_get_stats(&stats) == 0 && stats.records_dropped == 0) emit_seq(seq++);
+  ASSERT_TRUE(!trace_engine_save_pending()); /* full, but oneshot saves nothing */
   ASSERT_EQ(header_dropped(&h), 1u);
   for (int i = 0; i < 1000; i++) emit_seq(seq++);
   ASSERT_EQ(header_dropped(&h), 1001u);
