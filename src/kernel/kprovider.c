@@ -30,7 +30,7 @@
 #include "trace-engine/context.h"
 #include "trace-engine/instrumentation.h"
 
-enum { READ_INTERVAL_MS = 20, PAGES_PER_ROUND = 64, SAVE_WAIT_MS = 2000 };
+enum { READ_INTERVAL_MS = 5, PAGES_PER_ROUND = 64, SAVE_WAIT_MS = 2000 };
 #define DEFAULT_BUFFER_KB 4096 /* per CPU; FXTRACE_KERNEL_BUFFER_KB overrides */
 
 static size_t buffer_kb(void) {
