@@ -11,7 +11,19 @@
  * quoted #include search: the directory of this file, then the include path
  * (-iquote, -I), as in the kernel, whose event headers set the path relative
  * to a directory given with -I. */
-#ifndef NTRACE
+#ifdef TRACE_INTERNAL_TP_REREAD
+/* A stage's re-read of an event header reaches this file once at its end;
+ * a second time means that header includes another event header. */
+#ifdef TRACE_INTERNAL_TP_REREAD_END
+#error \
+    "an event header includes another event header: include each event header from the .c file instead"
+#endif
+#define TRACE_INTERNAL_TP_REREAD_END
+#else /* not in a re-read */
+
+#ifdef NTRACE
+#undef TRACE_INTERNAL_TP_FRESH /* nothing to expand: the next header reads fresh */
+#else
 #if defined(TRACE_INTERNAL_TP_FRESH) || defined(CREATE_TRACE_POINTS)
 
 #ifndef TRACE_SYSTEM
@@ -48,7 +60,10 @@
 #endif
 
 #define TRACE_HEADER_MULTI_READ
+#define TRACE_INTERNAL_TP_REREAD
 #include "trace/internal/tracepoint_stages.h"
+#undef TRACE_INTERNAL_TP_REREAD
+#undef TRACE_INTERNAL_TP_REREAD_END
 #undef TRACE_HEADER_MULTI_READ
 
 #undef TRACE_INTERNAL_TP_INCLUDE_
@@ -67,3 +82,4 @@
 
 #endif /* TRACE_INTERNAL_TP_FRESH || CREATE_TRACE_POINTS */
 #endif /* NTRACE */
+#endif /* TRACE_INTERNAL_TP_REREAD */

@@ -144,9 +144,18 @@
 
 /* ---- a fresh read of an event header ----
  * Set each time an event header's guarded body includes this file outside
- * define_trace.h's re-reads, so that the define_trace.h ending that header
+ * define_trace.h's re-reads (TRACE_INTERNAL_TP_REREAD, private to it, so
+ * that a user's TRACE_HEADER_MULTI_READ changes nothing here), so that the
+ * define_trace.h ending that header
  * expands the record functions once per translation unit, and not again
  * when the header is included a second time (its body then skipped). */
-#ifndef TRACE_HEADER_MULTI_READ
+#ifndef TRACE_INTERNAL_TP_REREAD
+#ifdef TRACE_INTERNAL_TP_FRESH
+/* The last fresh read has not reached its define_trace.h yet: this is an
+ * event header inside another one's guarded part, where it would also have
+ * changed TRACE_SYSTEM under the outer header's events. */
+#error \
+    "an event header includes another event header (or <trace/tracepoint.h> twice before its <trace/define_trace.h>): include each event header from the .c file instead"
+#endif
 #define TRACE_INTERNAL_TP_FRESH
 #endif

@@ -266,13 +266,15 @@ static bool build_table(ksession_t* s, const char* tracing_dir, char* error, siz
 
 /* Streaming: while a full rolling buffer waits for its save, converting a
  * page could fill the other one and drop records; the pages can wait in
- * ftrace's buffer instead (its overruns are counted). Waits up to
- * SAVE_WAIT_MS, or until the session is told to end; false then. */
-static bool wait_for_save(ksession_t* s) {
-  for (int waited = 0; trace_engine_save_pending(); waited++) {
-    if (waited >= SAVE_WAIT_MS || atomic_load(&s->command) != 0) return false;
+ * ftrace's buffer instead (its overruns are counted). *waited_ms counts the
+ * wait of one read_cpus() call: past SAVE_WAIT_MS it converts anyway (a
+ * drop is counted either way). False when the session is told to end. */
+static bool wait_for_save(ksession_t* s, int* waited_ms) {
+  while (*waited_ms < SAVE_WAIT_MS && trace_engine_save_pending()) {
+    if (atomic_load(&s->command) != 0) return false;
     struct pollfd p = {s->wake_fd, POLLIN, 0};
     poll(&p, 1, 1);
+    ++*waited_ms;
   }
   return true;
 }
@@ -281,10 +283,11 @@ static bool wait_for_save(ksession_t* s) {
  * until empty); flush: also the last partial pages. Returns pages read. */
 static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
   size_t pages = 0;
+  int waited_ms = 0;
   for (int cpu = 0; cpu < s->cpus; cpu++) {
     if (!s->tcpu[cpu]) continue;
     for (size_t i = 0; rounds == 0 || i < rounds; i++) {
-      if (!flush && !wait_for_save(s)) break;
+      if (!flush && !wait_for_save(s, &waited_ms)) return pages;
       /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
        * does): fewer reads, and no copy of a page the kernel is still
        * writing. The last partial page of each CPU comes with the flush. */

@@ -91,3 +91,31 @@ for lang in c cxx; do
     fail "$lang: late CREATE_TRACE_POINTS defines no descriptor"
   echo "ok: $lang: header read twice; CREATE_TRACE_POINTS after earlier reads"
 done
+
+# An event header inside another one's guarded part (it would change
+# TRACE_SYSTEM under the outer header's events): a compile error that says so.
+for lang in c cxx; do
+  if [ $lang = c ]; then compiler=$CC; flags="-std=c11 -x c"
+  else compiler=$CXX; flags="-std=c++17 -x c++"; fi
+  # shellcheck disable=SC2086
+  if $compiler $flags -Wall -Wextra -I"$INCLUDE" -I"$SRC" -DCASE_OK -c "$SRC/tp_nest.c" \
+    -o "$WORK/nest.o" > "$WORK/out.txt" 2>&1; then
+    fail "$lang: a nested event header compiled"
+  fi
+  first=$(grep -m1 'error' "$WORK/out.txt" || true)
+  echo "$first" | grep -q "an event header includes another event header" || {
+    cat "$WORK/out.txt" >&2
+    fail "$lang nested event header: the first error line does not say so: $first"
+  }
+  echo "ok: $lang nested event header: $first"
+done
+
+# A first read with the user's TRACE_HEADER_MULTI_READ defined still expands
+# the record functions (the fresh-read flag is private to define_trace.h).
+$CC -std=c11 -O0 -Wall -Wextra -Werror -I"$INCLUDE" -I"$SRC" -DCASE_OK -DPLAIN \
+  -DTRACE_HEADER_MULTI_READ= -c "$SRC/tp_bad.c" -o "$WORK/multi.o" ||
+  fail "a first read under TRACE_HEADER_MULTI_READ does not compile"
+if nm -u "$WORK/multi.o" | grep -q 'trace_internal_tp_do_'; then
+  fail "a first read under TRACE_HEADER_MULTI_READ left the record functions undefined"
+fi
+echo "ok: first read under TRACE_HEADER_MULTI_READ"

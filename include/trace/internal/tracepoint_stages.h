@@ -52,6 +52,16 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wunused-local-typedefs" /* a class without fields */
+/* This code compiles in every file that includes an event header, under the
+ * user's warnings: an entry struct of a class whose fields are all variable
+ * (__string, __dynamic_array) has no members (a GNU extension C and
+ * extern "C" allow), and the argument area is addressed through char*. */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wgnu-empty-struct"
+#pragma clang diagnostic ignored "-Wextern-c-compat"
+#pragma clang diagnostic ignored "-Wcast-align"
+#endif
 
 #ifdef TRACE_INTERNAL_TP_STAGES_RECORD
 /* ---- 1: the entry struct ---- */
@@ -70,6 +80,7 @@
   struct trace_internal_tp_entry_##class_name {                              \
     tstruct                                                                  \
   };
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 #endif /* TRACE_INTERNAL_TP_STAGES_RECORD */
@@ -95,6 +106,7 @@
     int32_t common_pid;                                                      \
     tstruct                                                                  \
   };
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 #endif /* TRACE_INTERNAL_TP_STAGES_CREATE */
@@ -120,6 +132,7 @@
   struct trace_internal_tp_dyn_##class_name {                                \
     tstruct uint32_t trace_internal_tp_too_big;                              \
   };
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 /* ---- 4: counts ---- */
@@ -136,6 +149,7 @@
 #define __string(item, src) +0
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print) \
   enum { trace_internal_tp_nfixed_##class_name = 0 tstruct };
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 #undef __field
@@ -154,6 +168,7 @@
   TRACE_INTERNAL_TP_STATIC_ASSERT(trace_internal_tp_nargs_##class_name <= TRACE_MAX_ARGS, \
                                   "TRACE_EVENT " #class_name                              \
                                   ": at most 15 fields (an FXT record holds 15 arguments)");
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 #endif /* TRACE_INTERNAL_TP_STAGES_RECORD */
@@ -212,6 +227,7 @@
                                                  TRACE_INTERNAL_TP_STR(print)};                \
     return &event_class;                                                                       \
   }
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 #undef __entry
 #undef __get_str
@@ -258,6 +274,7 @@
     trace_internal_tp_d->trace_internal_tp_too_big = 0;                      \
     tstruct                                                                  \
   }
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 /* ---- 6b: argument headers (fixed fields first, then variable ones) ---- */
@@ -311,6 +328,7 @@
     (void)trace_internal_tp_vi;                                                                    \
     tstruct                                                                                        \
   }
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 #undef TRACE_INTERNAL_TP_VAR_HEADER
 
@@ -334,6 +352,7 @@
     (void)trace_internal_tp_e;                                               \
     tstruct                                                                  \
   }
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 /* ---- 6d: char arrays keep the bytes before their first NUL ----
@@ -368,6 +387,7 @@
     tstruct(void) trace_internal_tp_fi;                                      \
     return trace_internal_tp_freed;                                          \
   }
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 /* ---- 7: the class's record function ----
@@ -435,6 +455,7 @@
                               TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args),     \
                               assign, trace_internal_tp_begin_fast,                                \
                               trace_internal_tp_slow_##class_name(trace_internal_tp, args))
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 #undef __entry
 #undef __get_str
@@ -469,6 +490,7 @@
   __attribute__((destructor)) static void trace_internal_tp_unregister_##name(void) { \
     trace_engine__tp_unregister(&trace_internal_tp_##name);                           \
   }
+#undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 
 #endif /* TRACE_INTERNAL_TP_STAGES_CREATE */
