@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -404,11 +403,6 @@ static void copy_and_scan(archive_t* a) {
 static void* archive_main(void* arg) {
   archive_t* a = arg;
   pthread_setname_np(pthread_self(), "trace-archive"); /* for top -H and bench/run */
-  /* Writing (and compressing: libzstd's workers start from this thread and
-   * inherit it) is throughput work; the manager's buffer saves are latency
-   * work: a provider drops records when its other rolling buffer fills
-   * before the save ends. A lower priority here lets the manager preempt. */
-  setpriority(PRIO_PROCESS, (id_t)gettid(), getpriority(PRIO_PROCESS, (id_t)gettid()) + 5);
   if (!a->json) {
     copy_and_scan(a); /* reads to the end, whatever happens */
     atomic_store(&a->done, true);
