@@ -160,7 +160,7 @@ static void test_streaming_drops_only_while_no_buffer_is_free(void) {
   /* fill buffer 0, switch (a save is requested), fill buffer 1 */
   while (trace_engine_get_stats(&stats) == 0 && stats.records_dropped == 0) emit_seq(seq++);
   uint64_t first_drop = seq - 1;
-  ASSERT_TRUE(trace_engine_save_pending()); /* what a writer that can wait waits on */
+  ASSERT_TRUE(trace_engine_save_pending());      /* what a writer that can wait waits on */
   for (int i = 0; i < 100; i++) emit_seq(seq++); /* all dropped: no buffer is free */
   ASSERT_EQ(trace_engine_get_stats(&stats), 0);
   ASSERT_EQ(stats.records_dropped, 101u);
