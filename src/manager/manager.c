@@ -8,6 +8,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "manager/manager_internal.h"
+#include "protocol/manager_socket.h"
 
 #define DEFAULT_STOP_TIMEOUT_MS 60000u
 #define DEFAULT_MAX_OUTPUT_QUEUE ((size_t)256 << 20)
@@ -111,6 +113,26 @@ static int make_parent_dirs(const char* path, mode_t mode, bool has_group, gid_t
   } else if (errno != EEXIST) {
     return -errno;
   }
+  return 0;
+}
+
+/* The default location, by the rule every client follows
+ * (protocol/manager_socket.h): its directory is made here if missing, and a
+ * directory somebody else controls is refused, never used or "repaired". */
+static int locate_default_socket(manager_t* m) {
+  struct manager_socket where;
+  int status = manager_socket__locate(&where, true, m->has_group ? 0750 : 0700,
+                                      m->has_group ? m->gid : (gid_t)-1);
+  if (status != 0) {
+    LOGE(m, "cannot create the directory of %s: %s", where.path[0] ? where.path : where.directory,
+         strerror(-status));
+    return status;
+  }
+  if (where.kind == MANAGER_SOCKET_UNSAFE) {
+    LOGE(m, "not listening in %s: %s; %s", where.directory, where.problem, MANAGER_SOCKET_ADVICE);
+    return -EPERM;
+  }
+  snprintf(m->socket_path, sizeof(m->socket_path), "%s", where.path);
   return 0;
 }
 
@@ -245,15 +267,6 @@ int manager__create(const manager_config_t* config, manager_t** out) {
     status = -ENOMEM;
     goto fail;
   }
-  if (config && config->socket_path) {
-    if (strlen(config->socket_path) >= sizeof(m->socket_path)) {
-      status = -ENAMETOOLONG;
-      goto fail;
-    }
-    strcpy(m->socket_path, config->socket_path);
-  } else if ((status = wire__socket_path(m->socket_path, sizeof(m->socket_path))) != 0) {
-    goto fail;
-  }
   if (config &&
       (status = known__configure(m, config->known_categories, config->known_category_count)) != 0) {
     LOGE(m, "bad known category in the configuration");
@@ -270,7 +283,17 @@ int manager__create(const manager_config_t* config, manager_t** out) {
     m->has_group = true;
     m->gid = found->gr_gid;
   }
-  if (config && config->listen_fd > 0)
+  bool passed = config && config->listen_fd > 0;
+  if (config && config->socket_path) {
+    if (strlen(config->socket_path) >= sizeof(m->socket_path)) {
+      status = -ENAMETOOLONG;
+      goto fail;
+    }
+    strcpy(m->socket_path, config->socket_path);
+  } else if (!passed && (status = locate_default_socket(m)) != 0) {
+    goto fail;
+  }
+  if (passed)
     status = adopt_socket(m, config->listen_fd);
   else
     status = bind_socket(m);

@@ -187,24 +187,17 @@ ssize_t wire__recv(int socket, void* buffer, int* fds, size_t* fd_count) {
   return n;
 }
 
-int wire__socket_path(char* out, size_t out_size) {
-  const char* env = getenv("FXTRACE_SOCKET");
-  const char* xdg = getenv("XDG_RUNTIME_DIR");
-  int n;
-  if (env && env[0])
-    n = snprintf(out, out_size, "%s", env);
-  else if (xdg && xdg[0])
-    n = snprintf(out, out_size, "%s/fxtrace/manager.sock", xdg);
-  else if (geteuid() == 0)
-    n = snprintf(out, out_size, "/run/fxtrace/manager.sock");
-  else
-    n = snprintf(out, out_size, "/tmp/fxtrace-%u/manager.sock", (unsigned)geteuid());
-  if (n < 0 || (size_t)n >= out_size || (size_t)n >= sizeof(((struct sockaddr_un*)0)->sun_path))
-    return -ENAMETOOLONG;
-  return 0;
+/* A manager is trusted when it runs as this process's user or as root;
+ * anything else may be another user listening in its place. */
+static int check_peer(int fd, uid_t* peer_uid) {
+  struct ucred cred;
+  socklen_t length = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) return -errno;
+  if (peer_uid) *peer_uid = cred.uid;
+  return cred.uid == geteuid() || cred.uid == 0 ? 0 : -EPERM;
 }
 
-int wire__connect(const char* path, enum wire_role role) {
+int wire__connect(const char* path, enum wire_role role, uid_t* peer_uid) {
   struct sockaddr_un addr = {0};
   addr.sun_family = AF_UNIX;
   if (strlen(path) >= sizeof(addr.sun_path)) return -ENAMETOOLONG;
@@ -215,6 +208,11 @@ int wire__connect(const char* path, enum wire_role role) {
     int err = errno;
     close(fd);
     return -err;
+  }
+  int trust = check_peer(fd, peer_uid); /* before it is told anything */
+  if (trust != 0) {
+    close(fd);
+    return trust;
   }
   wire_writer_t* w = malloc(sizeof(*w)); /* 256 KiB: not on the stack */
   if (!w) {

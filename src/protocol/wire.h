@@ -185,13 +185,11 @@ int wire__send(int socket, const wire_writer_t* w, const int* fds, size_t fd_cou
  * are closed; *fd_count says how many. */
 ssize_t wire__recv(int socket, void* buffer, int* fds, size_t* fd_count);
 
-/* The manager's socket path: FXTRACE_SOCKET, else
- * $XDG_RUNTIME_DIR/fxtrace/manager.sock, else /run/fxtrace/manager.sock for
- * root and /tmp/fxtrace-$UID/manager.sock otherwise. 0 or -ENAMETOOLONG. */
-int wire__socket_path(char* out, size_t out_size);
-
-/* Connects a SOCK_SEQPACKET socket to path and sends HELLO(role). The fd or
- * -errno (-ENOENT / -ECONNREFUSED: no manager). */
-int wire__connect(const char* path, enum wire_role role);
+/* Connects a SOCK_SEQPACKET socket to path, checks the peer (SO_PEERCRED)
+ * and sends HELLO(role). The fd or -errno: -ENOENT / -ECONNREFUSED, no
+ * manager; -EPERM, the peer runs neither as this user nor as root (its uid in
+ * *peer_uid, which may be NULL), and was told nothing. Where the path comes
+ * from: manager_socket.h. */
+int wire__connect(const char* path, enum wire_role role, uid_t* peer_uid);
 
 #endif /* FXTRACE_PROTOCOL_WIRE_H_ */

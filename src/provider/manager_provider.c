@@ -16,6 +16,8 @@
  * None of this is on the record path: the macros see only the engine. */
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@
 
 #include "engine/categories.h"
 #include "engine/engine.h"
+#include "protocol/manager_socket.h"
 #include "protocol/wire.h"
 #include "provider/provider_internal.h"
 
@@ -549,13 +552,6 @@ static void free_session(manager_session_t* s) {
   free(s);
 }
 
-static bool allowed_peer(int sock) {
-  struct ucred cred;
-  socklen_t length = sizeof(cred);
-  if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) return false;
-  return cred.uid == geteuid() || cred.uid == 0;
-}
-
 static int send_register(manager_session_t* s, bool synchronous) {
   wire_writer_t* w = malloc(sizeof(*w));
   if (!w) return -ENOMEM;
@@ -604,25 +600,54 @@ static void wait_registered(manager_session_t* s, const struct timespec* deadlin
     if (pthread_cond_timedwait(&s->cond, &s->lock, deadline) == ETIMEDOUT) break;
 }
 
+/* Says why this process does not trace, once: a program may create and
+ * destroy providers, or fork, many times. */
+static void say_not_tracing(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_not_tracing(const char* fmt, ...) {
+  static atomic_bool said;
+  if (atomic_exchange(&said, true)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("fxtrace: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs("; not tracing\n", stderr);
+  va_end(ap);
+}
+
+/* The manager's socket by the rule of protocol/manager_socket.h, connected
+ * and checked, or -1. No manager is no message: the program runs untraced. */
+static int connect_manager(struct manager_socket* found) {
+  struct manager_socket where;
+  if (manager_socket__locate(&where, false, 0, (gid_t)-1) != 0) {
+    say_not_tracing("the trace manager's socket path is too long (FXTRACE_SOCKET)");
+    return -1;
+  }
+  if (where.kind == MANAGER_SOCKET_UNSAFE) {
+    say_not_tracing("not looking for the trace manager in %s: %s; %s", where.directory,
+                    where.problem, MANAGER_SOCKET_ADVICE);
+    return -1;
+  }
+  uid_t peer = 0;
+  int sock = wire__connect(where.path, WIRE_ROLE_PROVIDER, &peer);
+  if (sock == -EPERM) {
+    char who[160];
+    manager_socket__describe_user(peer, who, sizeof(who));
+    say_not_tracing("the trace manager at %s runs as %s, neither as this user nor as root",
+                    where.path, who);
+  } else if (sock < 0 && sock != -ENOENT && sock != -ECONNREFUSED && sock != -ENOTDIR) {
+    say_not_tracing("cannot connect to the trace manager at %s: %s", where.path, strerror(-sock));
+  }
+  *found = where;
+  return sock < 0 ? -1 : sock;
+}
+
 manager_session_t* manager_session__start(trace_provider_t* provider, bool synchronous,
                                           bool* out_started) {
   if (out_started) *out_started = false;
   long wait_ms = register_wait_ms();
-  char path[128];
-  if (wire__socket_path(path, sizeof(path)) != 0) return NULL;
-  int sock = wire__connect(path, WIRE_ROLE_PROVIDER);
-  if (sock < 0) {
-    /* no manager running: inert, silently */
-    if (sock != -ENOENT && sock != -ECONNREFUSED && sock != -ENOTDIR)
-      fprintf(stderr, "fxtrace: cannot connect to the trace manager at %s: %s; not tracing\n", path,
-              strerror(-sock));
-    return NULL;
-  }
-  if (!allowed_peer(sock)) {
-    fprintf(stderr, "fxtrace: the trace manager at %s runs as another user; not tracing\n", path);
-    close(sock);
-    return NULL;
-  }
+  struct manager_socket where;
+  int sock = connect_manager(&where);
+  if (sock < 0) return NULL;
   /* room for the largest message (KNOWN_CATEGORIES): a datagram may not
    * exceed the send buffer (the kernel doubles this value, capped) */
   int sndbuf = WIRE_MAX_MESSAGE;
@@ -663,7 +688,7 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
   }
   if (status != 0) {
     fprintf(stderr, "fxtrace: cannot register with the trace manager at %s: %s; not tracing\n",
-            path, strerror(-status));
+            where.path, strerror(-status));
     forkable = NULL;
     free_session(s);
     return NULL;
@@ -700,8 +725,8 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
     }
     pthread_mutex_unlock(&s->lock);
     if (synchronous && !ok) {
-      fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n", path,
-              registered ? "" : " in time");
+      fprintf(stderr, "fxtrace: the trace manager at %s did not accept the registration%s\n",
+              where.path, registered ? "" : " in time");
       manager_session__finish(s);
       return NULL;
     }

@@ -25,6 +25,15 @@ void cli__error(const char* cmd, const char* fmt, ...) {
   va_end(ap);
 }
 
+void cli__warning(const char* cmd, const char* fmt, ...) {
+  fprintf(stderr, "trace %s: warning: ", cmd);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
 int cli__usage_error(const char* cmd, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

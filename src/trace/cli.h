@@ -22,6 +22,9 @@ int cmd__summary(int argc, char** argv);
 /* Prints "trace CMD: message" to stderr. */
 void cli__error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Prints "trace CMD: warning: message" to stderr. */
+void cli__warning(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Opens `path` for reading ("-" is stdin); returns the fd, or -1 after
  * printing why. */
 int cli__open_input(const char* cmd, const char* path);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/manager_socket.h"
 #include "trace/cli.h"
 #include "trace/controller.h"
 #include "trace/local_manager.h"
@@ -57,14 +58,21 @@ static int parse(const char* cmd, const char* usage, int argc, char** argv) {
   return 0;
 }
 
-/* 0, or the cause (printed): -ENAMETOOLONG or controller__open()'s -errno. */
+/* 0, or the cause (printed): -ENAMETOOLONG, -EPERM for a default socket
+ * directory that fails the rule (manager_socket.h), or controller__open()'s
+ * -errno. */
 static int connect_manager(const char* cmd, controller_t* c) {
-  char path[128];
-  if (wire__socket_path(path, sizeof(path)) != 0) {
+  struct manager_socket where;
+  if (manager_socket__locate(&where, false, 0, (gid_t)-1) != 0) {
     cli__error(cmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
     return -ENAMETOOLONG;
   }
-  int status = controller__open(c, path);
+  if (where.kind == MANAGER_SOCKET_UNSAFE) {
+    cli__error(cmd, "not looking for the trace manager in %s: %s; %s", where.directory,
+               where.problem, MANAGER_SOCKET_ADVICE);
+    return -EPERM;
+  }
+  int status = controller__open(c, where.path);
   if (status != 0) cli__error(cmd, "%s", c->error);
   return status;
 }

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/manager_socket.h"
 #include "trace-reader/reader.h"
 #include "trace/archive_scan.h"
 #include "trace/cli.h"
@@ -645,26 +646,38 @@ typedef struct session {
   bool failed;
 } session_t;
 
+/* The manager at the socket the rule names (protocol/manager_socket.h), else
+ * one of its own in a private directory: when none answers there, and when
+ * the default directory is not safe to use (another user may listen in it). */
 static bool connect_or_start_manager(session_t* s) {
-  if (wire__socket_path(s->socket_path, sizeof(s->socket_path)) != 0) {
+  struct manager_socket where;
+  if (manager_socket__locate(&where, false, 0, (gid_t)-1) != 0) {
     cli__error(kCmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
     return false;
   }
-  int status = controller__open(&s->controller, s->socket_path);
-  if (status == 0) {
-    s->connected = true;
-    return true;
-  }
-  if (status != -ENOENT && status != -ECONNREFUSED) {
-    cli__error(kCmd, "%s", s->controller.error);
-    return false;
+  snprintf(s->socket_path, sizeof(s->socket_path), "%s", where.path);
+  if (where.kind == MANAGER_SOCKET_UNSAFE) {
+    cli__warning(kCmd,
+                 "not looking for a trace manager in %s: %s; %s. Recording with a trace manager "
+                 "of its own in a private directory",
+                 where.directory, where.problem, MANAGER_SOCKET_ADVICE);
+  } else {
+    int status = controller__open(&s->controller, s->socket_path);
+    if (status == 0) {
+      s->connected = true;
+      return true;
+    }
+    if (status != -ENOENT && status != -ECONNREFUSED) {
+      cli__error(kCmd, "%s", s->controller.error);
+      return false;
+    }
   }
   if (!local_manager__available()) {
     cli__error(kCmd, "%s; start trace_manager first", s->controller.error);
     return false;
   }
   char error[256];
-  status =
+  int status =
       local_manager__start(&s->local, s->socket_path, sizeof(s->socket_path), error, sizeof(error));
   if (status != 0) {
     cli__error(kCmd, "no trace manager is running, and %s", error);

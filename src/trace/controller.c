@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/manager_socket.h"
+
 enum { DEFAULT_REPLY_TIMEOUT_MS = 30000, MAX_ERROR_MESSAGE = 1024 };
 
 static int fail(controller_t* c, int status, const char* fmt, ...)
@@ -34,11 +36,19 @@ int controller__open(controller_t* c, const char* path) {
     controller__close(c);
     return fail(c, -ENOMEM, "out of memory");
   }
-  int fd = wire__connect(path, WIRE_ROLE_CONTROLLER);
+  uid_t peer = 0;
+  int fd = wire__connect(path, WIRE_ROLE_CONTROLLER, &peer);
   if (fd < 0) {
     controller__close(c);
     if (fd == -ENOENT || fd == -ECONNREFUSED)
       return fail(c, fd, "no trace manager is running (nothing listens on %s)", path);
+    if (fd == -EPERM) {
+      char who[160];
+      manager_socket__describe_user(peer, who, sizeof(who));
+      return fail(c, fd,
+                  "refusing the trace manager at %s: it runs as %s, neither as you nor as root",
+                  path, who);
+    }
     return fail(c, fd, "cannot connect to the trace manager at %s: %s", path, strerror(-fd));
   }
   c->fd = fd;

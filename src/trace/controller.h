@@ -94,7 +94,9 @@ enum {
 };
 
 /* Connects to the manager at `path` as a controller. 0, or -errno:
- * -ENOENT / -ECONNREFUSED mean no manager listens there. */
+ * -ENOENT / -ECONNREFUSED mean no manager listens there; -EPERM, the one
+ * that listens runs neither as this user nor as root (refused, told nothing).
+ * Where `path` comes from: protocol/manager_socket.h. */
 int controller__open(controller_t* c, const char* path);
 void controller__close(controller_t* c);
 

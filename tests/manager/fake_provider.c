@@ -30,6 +30,7 @@
 #include "engine/buffer_header.h"
 #include "engine/categories.h"
 #include "engine/engine.h"
+#include "protocol/manager_socket.h"
 #include "protocol/wire.h"
 #include "trace/event.h"
 
@@ -279,12 +280,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  char path[108];
+  struct manager_socket where;
   if (!opt.socket) {
-    wire__socket_path(path, sizeof(path));
-    opt.socket = path;
+    manager_socket__locate(&where, false, 0, (gid_t)-1);
+    opt.socket = where.path;
   }
-  int conn = wire__connect(opt.socket, WIRE_ROLE_PROVIDER);
+  int conn = wire__connect(opt.socket, WIRE_ROLE_PROVIDER, NULL);
   if (conn < 0) {
     fprintf(stderr, "fake_provider: connect %s: %s\n", opt.socket, strerror(-conn));
     return 1;

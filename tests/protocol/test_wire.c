@@ -1,12 +1,19 @@
 /* The control protocol's encoding: round trips of every field kind, header
  * checks, limits, truncated and oversized input, and descriptors passed with
- * SCM_RIGHTS over a SOCK_SEQPACKET pair. */
+ * SCM_RIGHTS over a SOCK_SEQPACKET pair; the socket location rule
+ * (manager_socket.h) and the peer check of wire__connect(). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "protocol/manager_socket.h"
 #include "protocol/wire.h"
 #include "test.h"
 
@@ -148,26 +155,147 @@ static void test_fd_passing(void) {
   close(pipefd[1]);
 }
 
+static void locate(struct manager_socket* s, bool create) {
+  ASSERT_EQ(manager_socket__locate(s, create, 0700, (gid_t)-1), 0);
+}
+
 static void test_socket_path(void) {
-  char path[256];
+  struct manager_socket s;
   setenv("FXTRACE_SOCKET", "/tmp/x.sock", 1);
-  ASSERT_EQ(wire__socket_path(path, sizeof(path)), 0);
-  ASSERT_STREQ(path, "/tmp/x.sock");
+  locate(&s, false);
+  ASSERT_STREQ(s.path, "/tmp/x.sock");
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_EXPLICIT);
   unsetenv("FXTRACE_SOCKET");
   setenv("XDG_RUNTIME_DIR", "/run/user/5", 1);
-  ASSERT_EQ(wire__socket_path(path, sizeof(path)), 0);
-  ASSERT_STREQ(path, "/run/user/5/fxtrace/manager.sock");
+  locate(&s, false);
+  ASSERT_STREQ(s.path, "/run/user/5/fxtrace/manager.sock");
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_DEFAULT);
   unsetenv("XDG_RUNTIME_DIR");
-  ASSERT_EQ(wire__socket_path(path, sizeof(path)), 0);
-  ASSERT_TRUE(strcmp(path, geteuid() == 0 ? "/run/fxtrace/manager.sock" : "") == 0 ||
-              strncmp(path, "/tmp/fxtrace-", 13) == 0);
+  locate(&s, false);
+  char fallback[64];
+  snprintf(fallback, sizeof(fallback), "/tmp/fxtrace-%u/manager.sock", (unsigned)geteuid());
+  ASSERT_STREQ(s.path, geteuid() == 0 ? "/run/fxtrace/manager.sock" : fallback);
   char long_path[300];
   memset(long_path, 'p', sizeof(long_path) - 1);
   long_path[sizeof(long_path) - 1] = '\0';
   setenv("FXTRACE_SOCKET", long_path, 1);
-  ASSERT_EQ(wire__socket_path(path, sizeof(path)), -ENAMETOOLONG);
+  ASSERT_EQ(manager_socket__locate(&s, false, 0700, (gid_t)-1), -ENAMETOOLONG);
   unsetenv("FXTRACE_SOCKET");
-  ASSERT_EQ(wire__connect("/nonexistent/fxtrace.sock", WIRE_ROLE_CONTROLLER), -ENOENT);
+  ASSERT_EQ(wire__connect("/nonexistent/fxtrace.sock", WIRE_ROLE_CONTROLLER, NULL), -ENOENT);
+}
+
+/* The directory rule, on a private XDG_RUNTIME_DIR: each way a directory can
+ * be unsafe is refused, and a missing one is created owner-only. */
+static void test_socket_directory_rule(void) {
+  char base[] = "/tmp/fxtrace-test-wire-XXXXXX";
+  ASSERT_TRUE(mkdtemp(base) != NULL);
+  char dir[128], target[128];
+  snprintf(dir, sizeof(dir), "%s/fxtrace", base);
+  snprintf(target, sizeof(target), "%s/elsewhere", base);
+  setenv("XDG_RUNTIME_DIR", base, 1);
+  struct manager_socket s;
+
+  locate(&s, false); /* missing: usable, not created */
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_DEFAULT);
+  struct stat st;
+  ASSERT_TRUE(lstat(dir, &st) != 0);
+  locate(&s, true); /* created 0700 whatever the umask */
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_DEFAULT);
+  ASSERT_EQ(lstat(dir, &st), 0);
+  ASSERT_TRUE(S_ISDIR(st.st_mode));
+  ASSERT_EQ((int)(st.st_mode & 07777), 0700);
+
+  ASSERT_EQ(chmod(dir, 0777), 0); /* writable by others */
+  locate(&s, false);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_UNSAFE);
+  ASSERT_TRUE(strstr(s.problem, "mode 0777") != NULL);
+  locate(&s, true); /* the manager does not "fix" it */
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_UNSAFE);
+  ASSERT_EQ(chmod(dir, 0720), 0); /* writable by the group */
+  locate(&s, false);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_UNSAFE);
+  ASSERT_EQ(chmod(dir, 0750), 0); /* readable by the group: fine (--group) */
+  locate(&s, false);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_DEFAULT);
+  if (geteuid() == 0) { /* owned by somebody else */
+    ASSERT_EQ(chmod(dir, 0700), 0);
+    ASSERT_EQ(chown(dir, 65534, 65534), 0);
+    locate(&s, false);
+    ASSERT_EQ(s.kind, MANAGER_SOCKET_UNSAFE);
+    ASSERT_TRUE(strstr(s.problem, "uid 65534") != NULL);
+    ASSERT_EQ(chown(dir, 0, 0), 0);
+  }
+  ASSERT_EQ(rmdir(dir), 0);
+
+  ASSERT_EQ(mkdir(target, 0700), 0); /* a symbolic link, even to a good directory */
+  ASSERT_EQ(symlink(target, dir), 0);
+  locate(&s, false);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_UNSAFE);
+  ASSERT_TRUE(strstr(s.problem, "symbolic link") != NULL);
+  ASSERT_EQ(unlink(dir), 0);
+  int fd = open(dir, O_CREAT | O_WRONLY | O_CLOEXEC, 0600); /* not a directory */
+  ASSERT_TRUE(fd >= 0);
+  close(fd);
+  locate(&s, true);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_UNSAFE);
+  ASSERT_EQ(unlink(dir), 0);
+
+  ASSERT_EQ(chmod(base, 0777), 0); /* a parent others may write to, not sticky */
+  locate(&s, false);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_UNSAFE);
+  ASSERT_TRUE(strstr(s.problem, "parent") != NULL);
+  ASSERT_EQ(chmod(base, 01777), 0); /* sticky, as /tmp */
+  locate(&s, true);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_DEFAULT);
+
+  rmdir(dir);
+  rmdir(target);
+  rmdir(base);
+  unsetenv("XDG_RUNTIME_DIR");
+}
+
+/* A listener run by another user is refused before it is told anything. */
+static void test_peer_check(void) {
+  if (geteuid() != 0) {
+    printf("test_peer_check: skipped (needs root to run a listener as another user)\n");
+    return;
+  }
+  char base[] = "/tmp/fxtrace-test-peer-XXXXXX";
+  ASSERT_TRUE(mkdtemp(base) != NULL);
+  ASSERT_EQ(chmod(base, 0777), 0);
+  char path[100];
+  snprintf(path, sizeof(path), "%.60s/manager.sock", base);
+  int ready[2];
+  ASSERT_EQ(pipe2(ready, O_CLOEXEC), 0);
+  pid_t child = fork();
+  ASSERT_TRUE(child >= 0);
+  if (child == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+    int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    if (l < 0 || bind(l, (struct sockaddr*)&a, sizeof(a)) != 0 || chmod(path, 0666) != 0 ||
+        listen(l, 4) != 0)
+      _exit(3);
+    if (write(ready[1], "r", 1) != 1) _exit(4);
+    int c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+    char buf[64];
+    /* anything the client sent is a failure: it must say nothing */
+    ssize_t n = c >= 0 ? recv(c, buf, sizeof(buf), 0) : -1;
+    _exit(n > 0 ? 1 : 0);
+  }
+  close(ready[1]);
+  char r;
+  ASSERT_EQ(read(ready[0], &r, 1), 1);
+  close(ready[0]);
+  uid_t peer = 0;
+  ASSERT_EQ(wire__connect(path, WIRE_ROLE_CONTROLLER, &peer), -EPERM);
+  ASSERT_EQ((int)peer, 65534);
+  int status;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  unlink(path);
+  rmdir(base);
 }
 
 int main(void) {
@@ -177,6 +305,8 @@ int main(void) {
   test_string_limits();
   test_fd_passing();
   test_socket_path();
+  test_socket_directory_rule();
+  test_peer_check();
   printf("wire: ok\n");
   return 0;
 }
