@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -288,6 +290,19 @@ static int emit_record(void* arg, const void* data, size_t bytes) {
   return 0;
 }
 
+void archive__note_damage(tracee_t* t, uint64_t records, const char* fmt, ...) {
+  if (!t->damage[0]) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->damage, sizeof(t->damage), fmt, ap);
+    va_end(ap);
+  }
+  if (records == WIRE_RECORDS_UNKNOWN || t->damaged_records > WIRE_RECORDS_UNKNOWN - records)
+    t->damaged_records = WIRE_RECORDS_UNKNOWN;
+  else
+    t->damaged_records += records;
+}
+
 bool archive__write_results(manager_t* m, tracee_t* t) {
   output_t* o = t->s->out;
   t->results_written = true;
@@ -297,6 +312,7 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
   if (!archive__header(t, &h, &why)) {
     LOGW(m, "provider #%u \"%s\": buffer unusable (%s): its data is skipped", t->provider_id,
          t->name, why);
+    archive__note_damage(t, WIRE_RECORDS_UNKNOWN, "its buffer header is unusable (%s)", why);
     return !o->failed;
   }
   if (h.num_records_dropped > 0) {
@@ -320,10 +336,15 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
   buffer_scan_stats_t stats;
   int status = buffer_scan__records(t->map, t->size, durable_from, emit_record, &e, &stats);
   if (status != 0 && o->failed) return false;
-  if (status == -1) LOGW(m, "provider \"%s\": buffer unusable at the scan", t->name);
-  if (stats.bad_records || e.rejected)
+  if (status == -1) {
+    LOGW(m, "provider \"%s\": buffer unusable at the scan", t->name);
+    archive__note_damage(t, WIRE_RECORDS_UNKNOWN, "its buffer became unusable at the scan");
+  }
+  if (stats.bad_records || e.rejected) {
     LOGW(m, "provider #%u \"%s\": %llu damaged record(s) skipped", t->provider_id, t->name,
          (unsigned long long)(stats.bad_records + e.rejected));
+    archive__note_damage(t, stats.bad_records + e.rejected, "damaged records in its buffer");
+  }
   LOGI(m,
        "provider #%u \"%s\": %llu records (%llu bytes) written; wrapped %u, dropped %llu, "
        "durable end %llu, rolling ends %llu/%llu%s",
@@ -340,11 +361,19 @@ bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t d
   if (!provider_record(t, o)) return false;
   emit_ctx_t e = {.out = o};
   uint64_t from = t->saved_once ? t->last_durable_end : 0;
+  buffer_scan_stats_t stats = {0};
   int status =
-      buffer_scan__save(t->map, t->size, wrapped, from, durable_end, emit_record, &e, NULL);
+      buffer_scan__save(t->map, t->size, wrapped, from, durable_end, emit_record, &e, &stats);
   if (status != 0 && o->failed) return false;
-  if (status == -1)
+  if (status == -1) {
     LOGW(m, "provider #%u \"%s\": buffer unusable at a save: skipped", t->provider_id, t->name);
+    archive__note_damage(t, WIRE_RECORDS_UNKNOWN, "its buffer was unusable at a streaming save");
+  }
+  if (stats.bad_records || e.rejected) {
+    LOGW(m, "provider #%u \"%s\": %llu damaged record(s) skipped at a save", t->provider_id,
+         t->name, (unsigned long long)(stats.bad_records + e.rejected));
+    archive__note_damage(t, stats.bad_records + e.rejected, "damaged records in its buffer");
+  }
   LOGD(m, "provider #%u \"%s\": save %u: %llu records, %llu bytes", t->provider_id, t->name,
        wrapped, (unsigned long long)e.records, (unsigned long long)e.bytes);
   return !o->failed;

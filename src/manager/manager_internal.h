@@ -154,6 +154,11 @@ struct tracee {
   bool stopped_itself;  /* sent STOPPED unasked (destroy or exit mid-trace): not restarted */
   bool aborted;         /* bad FIFO packet: data ignored */
   int stat_state;
+  /* What was wrong with the buffer (first problem; empty: nothing), and how
+   * many records were left out for it (WIRE_RECORDS_UNKNOWN: all of them):
+   * reported to the client in provider_stats. */
+  char damage[WIRE_MAX_DAMAGE + 1];
+  uint64_t damaged_records;
   /* streaming saves */
   bool saved_once;
   uint32_t last_wrapped;
@@ -318,5 +323,9 @@ bool archive__write_results(manager_t* m, tracee_t* t);
 bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end);
 /* Reads the tracee's buffer header; false if unusable. */
 bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** why);
+/* Notes damage to t's buffer for the client: the first description is kept,
+ * `records` (left out for it; WIRE_RECORDS_UNKNOWN: all) are added up. */
+void archive__note_damage(tracee_t* t, uint64_t records, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif /* FXTRACE_MANAGER_MANAGER_INTERNAL_H_ */

@@ -120,6 +120,7 @@ static void put_stats(manager_t* m, session_t* s) {
   for (tracee_t* t = s ? s->tracees : NULL; t; t = t->next) {
     if (t->stat_state == STAT_NONE) continue;
     trace_buffer_header_t h;
+    const char* why = NULL;
     if (!archive__header(t, &h, NULL)) memset(&h, 0, sizeof(h));
     uint64_t non_durable = h.rolling_data_end[0] + h.rolling_data_end[1];
     if (non_durable == 0) {
@@ -136,6 +137,10 @@ static void put_stats(manager_t* m, session_t* s) {
     wire__put_u32(m->w, percent);
     wire__put_u64(m->w, non_durable);
     wire__put_u8(m->w, (uint8_t)t->stat_state);
+    if (!t->damage[0] && !archive__header(t, &h, &why)) /* wiped after the last read */
+      archive__note_damage(t, WIRE_RECORDS_UNKNOWN, "its buffer header is unusable (%s)", why);
+    wire__put_cstr(m->w, t->damage);
+    wire__put_u64(m->w, t->damaged_records);
   }
 }
 

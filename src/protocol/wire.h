@@ -59,7 +59,10 @@
  *   provider_stats = { str name, u64 pid, u8 buffering_mode, u32 wrapped_count,
  *                      u64 records_dropped, u32 durable_percent, u64 non_durable_bytes,
  *                      u8 state (1 stopped, 2 terminated, 3 did not stop in time,
- *                      4 died) }
+ *                      4 died), str damage (empty, or what was wrong with the
+ *                      provider's buffer: an unusable header, damaged records),
+ *                      u64 damaged_records (records left out as damaged;
+ *                      WIRE_RECORDS_UNKNOWN when the whole buffer was) }
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
  * The manager closes the archive fd when the session ends (terminate, or the
  * last controller connection closing). */
@@ -72,7 +75,12 @@
 #include <sys/types.h>
 
 #define WIRE_MAGIC UINT32_C(0x4d545846)
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u /* 2: provider_stats carries its buffer's damage */
+/* provider_stats.damaged_records when the count is not known (the buffer's
+ * header was unusable, so none of its records could be read). */
+#define WIRE_RECORDS_UNKNOWN UINT64_MAX
+/* The longest provider_stats.damage text. */
+#define WIRE_MAX_DAMAGE 200
 #define WIRE_HEADER_SIZE 16u
 #define WIRE_MAX_MESSAGE (256u * 1024u)
 #define WIRE_MAX_FDS 2u

@@ -620,6 +620,19 @@ static void print_summary(archive_t* a, const char* output, const char* codec,
               "without stopping (its process exited or crashed); the records it committed are "
               "in the archive\n",
               s->name, (unsigned long long)s->pid);
+    if (s->damage[0]) {
+      char lost[64];
+      if (s->damaged_records == WIRE_RECORDS_UNKNOWN)
+        snprintf(lost, sizeof(lost), "its records%s could not be read",
+                 s->buffering_mode == 2 ? " since its last streaming save" : "");
+      else
+        snprintf(lost, sizeof(lost), "%llu record(s) left out",
+                 (unsigned long long)s->damaged_records);
+      fprintf(stderr,
+              "trace record: warning: provider '%s' (pid %llu) damaged its trace buffer: %s; "
+              "%s\n",
+              s->name, (unsigned long long)s->pid, s->damage, lost);
+    }
   }
 }
 

@@ -367,6 +367,8 @@ static int stats_reply(controller_t* c, const char* what, uint16_t request, uint
     s->durable_percent = wire__get_u32(&r);
     s->non_durable_bytes = wire__get_u64(&r);
     s->state = wire__get_u8(&r);
+    wire__get_str(&r, s->damage, sizeof(s->damage), WIRE_MAX_DAMAGE);
+    s->damaged_records = wire__get_u64(&r);
     if (s->buffering_mode > 2 || s->durable_percent > 100 || s->state < CONTROLLER_STOPPED ||
         s->state > CONTROLLER_DIED)
       valid = false;

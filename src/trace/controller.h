@@ -61,6 +61,10 @@ typedef struct controller_stats {
   uint32_t durable_percent;
   uint64_t non_durable_bytes;
   uint8_t state; /* enum controller_provider_state */
+  /* What was wrong with the provider's buffer ("" if nothing), and how many
+   * records were left out for it (WIRE_RECORDS_UNKNOWN: not known, all). */
+  char damage[WIRE_MAX_DAMAGE + 1];
+  uint64_t damaged_records;
 } controller_stats_t;
 
 typedef struct controller_spec {

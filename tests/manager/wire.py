@@ -8,7 +8,7 @@ import struct
 import time
 
 MAGIC = 0x4d545846
-VERSION = 1
+VERSION = 2
 HEADER = struct.Struct('<IHHII')
 MAX_MESSAGE = 256 * 1024
 
@@ -164,6 +164,6 @@ def parse_stats(payload):
     for _ in range(r.u16()):
         out.append(dict(name=r.str(), pid=r.u64(), mode=r.u8(), wrapped=r.u32(),
                         dropped=r.u64(), durable_percent=r.u32(), non_durable=r.u64(),
-                        state=r.u8()))
+                        state=r.u8(), damage=r.str(), damaged_records=r.u64()))
     assert r.done()
     return out

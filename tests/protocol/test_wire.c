@@ -92,7 +92,7 @@ static void test_header_checks(void) {
   w.data[0] ^= 1;
   ASSERT_TRUE(wire__open(&r, w.data, w.length) != NULL); /* magic */
   w.data[0] ^= 1;
-  w.data[4] = 2;
+  w.data[4] = WIRE_VERSION + 1;
   ASSERT_TRUE(wire__open(&r, w.data, w.length) != NULL); /* version */
 }
 

@@ -197,7 +197,7 @@ MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
 
 
-def wire_msg(mtype, request_id, payload, version=1, magic=MAGIC, length_delta=0):
+def wire_msg(mtype, request_id, payload, version=2, magic=MAGIC, length_delta=0):
     return struct.pack('<IHHII', magic, version, mtype, 16 + len(payload) + length_delta,
                        request_id) + payload
 
@@ -458,9 +458,9 @@ def test_fake_manager_record():
     archive = magic_word + struct.pack('<Q', header) + name.ljust(8, b'\0')
     state = {}
 
-    def stats(name_, pid, mode, wrapped, dropped, percent, nd, st):
+    def stats(name_, pid, mode, wrapped, dropped, percent, nd, st, damage='', damaged=0):
         return (wstr(name_) + struct.pack('<QBIQIQB', pid, mode, wrapped, dropped, percent, nd,
-                                          st))
+                                          st) + wstr(damage) + struct.pack('<Q', damaged))
 
     def script(mtype, rid, payload, fds):
         if mtype == MSG_INITIALIZE_TRACING:
@@ -477,9 +477,11 @@ def test_fake_manager_record():
             state['terminate'] = payload
             if 'fd' in state:
                 os.close(state.pop('fd'))
-            return wire_msg(MSG_TERMINATE_RESULT, rid, struct.pack('<H', 2) +
+            return wire_msg(MSG_TERMINATE_RESULT, rid, struct.pack('<H', 3) +
                             stats('fake', 777, 1, 3, 12, 40, 1000, 1) +
-                            stats('slow', 778, 2, 0, 0, 0, 0, 3))
+                            stats('slow', 778, 2, 0, 0, 0, 0, 3) +
+                            stats('scribbler', 779, 0, 0, 0, 0, 0, 2,
+                                  'its buffer header is unusable (bad magic)', 2**64 - 1))
         return None
     out_file = path('fake.fxt')
     rc, out, err, fm = with_fake(script, [
@@ -496,13 +498,15 @@ def test_fake_manager_record():
           'no categories' % state.get('start'))
     check(state.get('terminate') == b'\x01', 'TERMINATE_TRACING payload %r, expected '
           'write_results=1' % state.get('terminate'))
-    for words in ('fake', '777', 'circular', '12', '40%', 'slow', 'did not stop in time'):
+    for words in ('fake', '777', 'circular', '12', '40%', 'slow', 'did not stop in time',
+                  "provider 'scribbler' (pid 779) damaged its trace buffer: its buffer header is "
+                  'unusable (bad magic); its records could not be read'):
         check(words in err, 'record summary lacks "%s": %s' % (words, err[:600]))
     check("provider 'fake' (pid 777) dropped 12 records" in err,
           'no warning for the dropped records: %s' % err[:600])
     check("provider 'slow' (pid 778) did not stop in time" in err,
           'no warning for the provider that did not stop: %s' % err[:600])
-    check('0 records from 2 providers' in err, 'summary totals: %s' % err[:300])
+    check('0 records from 3 providers' in err, 'summary totals: %s' % err[:300])
 
     # StartTracing refused: exit 1, a clear message, no output file left behind
     def refuse(mtype, rid, payload, fds):
