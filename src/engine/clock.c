@@ -60,7 +60,7 @@ static bool cpu_has_invariant_tsc(void) {
 /* The kernel keeps "tsc" as clocksource only after checking the TSC is stable
  * and synchronized across CPUs; trusting it across threads needs that. */
 static bool kernel_uses_tsc(void) {
-  FILE* f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  FILE* f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
   if (!f) return false;
   char buf[32] = {0};
   bool ok = fgets(buf, sizeof buf, f) && strcmp(buf, "tsc\n") == 0;

@@ -67,7 +67,7 @@ static void after_fork_in_child(void);
 /* Once per process: the clock, the name, membarrier, the fork guard. */
 static void process_setup(void) {
   trace_clock__init();
-  FILE* f = fopen("/proc/self/comm", "r");
+  FILE* f = fopen("/proc/self/comm", "re");
   if (f) {
     if (fgets(process_name, sizeof(process_name), f)) process_name[strcspn(process_name, "\n")] = 0;
     fclose(f);

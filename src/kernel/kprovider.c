@@ -24,6 +24,7 @@
 
 #include "engine/engine_internal.h"
 #include "kernel/kconvert.h"
+#include "kernel/kcpu.h"
 #include "kernel/kevents.h"
 #include "kernel/ktracefs.h"
 #include "kernel/kwrite.h"
@@ -47,7 +48,7 @@ typedef struct ksession {
   kconv_t conv;
   kwriter_t writer;
   int cpus;
-  struct tracefs_cpu** tcpu;
+  kcpu_t* cpu; /* one per CPU; fd -1 where it could not be opened */
   void* page;
   pthread_t thread;
   bool thread_running;
@@ -285,14 +286,14 @@ static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
   size_t pages = 0;
   int waited_ms = 0;
   for (int cpu = 0; cpu < s->cpus; cpu++) {
-    if (!s->tcpu[cpu]) continue;
+    if (s->cpu[cpu].fd < 0) continue;
     for (size_t i = 0; rounds == 0 || i < rounds; i++) {
       if (!flush && !wait_for_save(s, &waited_ms)) return pages;
       /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
        * does): fewer reads, and no copy of a page the kernel is still
        * writing. The last partial page of each CPU comes with the flush. */
-      int n = tracefs_cpu_buffered_read(s->tcpu[cpu], s->page, true);
-      if (n <= 0 && flush) n = tracefs_cpu_flush(s->tcpu[cpu], s->page);
+      int n = kcpu__read(&s->cpu[cpu], s->page);
+      if (n <= 0 && flush) n = kcpu__flush(&s->cpu[cpu], s->page);
       if (n <= 0) break;
       if (kwriter__begin(&s->writer)) {
         kconv__page(&s->conv, &s->table, (uint32_t)cpu, s->page, (size_t)n, kwriter__event,
@@ -360,9 +361,8 @@ static void session_free(ksession_t* s) {
             (unsigned long long)s->conv.pages, (unsigned long long)s->conv.events,
             (unsigned long long)s->conv.unknown, (unsigned long long)s->conv.damaged_pages,
             (unsigned long long)s->conv.missed, (unsigned long long)s->writer.written);
-  for (int cpu = 0; s->tcpu && cpu < s->cpus; cpu++)
-    if (s->tcpu[cpu]) tracefs_cpu_close(s->tcpu[cpu]);
-  free(s->tcpu);
+  for (int cpu = 0; s->cpu && cpu < s->cpus; cpu++) kcpu__close(&s->cpu[cpu]);
+  free(s->cpu);
   free(s->page);
   ktracefs__destroy(s->instance);
   kwriter__free(&s->writer);
@@ -404,19 +404,20 @@ static ksession_t* session_start(void) {
   }
   s->cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
   if (s->cpus < 1) s->cpus = 1;
-  s->tcpu = calloc((size_t)s->cpus, sizeof(*s->tcpu));
-  if (!s->tcpu) goto fail;
-  int page_size = 0;
-  for (int cpu = 0; cpu < s->cpus; cpu++) {
-    s->tcpu[cpu] = tracefs_cpu_open(s->instance, cpu, true);
-    if (s->tcpu[cpu] && page_size == 0) page_size = tracefs_cpu_read_size(s->tcpu[cpu]);
-  }
-  if (page_size <= 0) {
+  s->cpu = calloc((size_t)s->cpus, sizeof(*s->cpu));
+  if (!s->cpu) goto fail;
+  for (int cpu = 0; cpu < s->cpus; cpu++) /* closed until opened */
+    s->cpu[cpu].fd = s->cpu[cpu].pipe[0] = s->cpu[cpu].pipe[1] = -1;
+  size_t page_size = kcpu__page_size();
+  int opened = 0;
+  for (int cpu = 0; page_size > 0 && cpu < s->cpus; cpu++)
+    opened += kcpu__open(&s->cpu[cpu], s->instance, cpu, page_size) == 0;
+  if (opened == 0) {
     snprintf(error, sizeof(error), "cannot open the per-CPU ftrace buffers");
     goto fail;
   }
-  s->page = malloc((size_t)page_size);
-  if (!s->page || kconv__init(&s->conv, (size_t)page_size) != 0 ||
+  s->page = malloc(page_size);
+  if (!s->page || kconv__init(&s->conv, page_size) != 0 ||
       kwriter__init(&s->writer, &s->table, strcmp(clock, "x86-tsc") == 0, (uint32_t)s->cpus) != 0) {
     snprintf(error, sizeof(error), "out of memory");
     goto fail;

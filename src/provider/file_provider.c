@@ -380,7 +380,7 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   char* tmp = malloc(length + 16);
   if (!tmp) return ENOMEM;
   snprintf(tmp, length + 16, "%s.tmp-XXXXXX", s->path);
-  int fd = mkstemp(tmp);
+  int fd = mkostemp(tmp, O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
     free(tmp);

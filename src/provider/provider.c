@@ -41,7 +41,7 @@ static void finish_at_exit(void) {
 }
 
 static void process_name(char* out, size_t size) {
-  FILE* f = fopen("/proc/self/comm", "r");
+  FILE* f = fopen("/proc/self/comm", "re");
   out[0] = '\0';
   if (f) {
     if (fgets(out, (int)size, f)) out[strcspn(out, "\n")] = '\0';

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -74,4 +75,20 @@ void cli__warn_if_recovered(const char* path, const trace_reader_t* reader) {
           "crashed or was killed); recovered %llu records\n",
           strcmp(path, "-") == 0 ? "the input" : path,
           (unsigned long long)trace_reader_stats(reader).records);
+}
+
+FILE* cli__temporary_file(void) {
+  const char* dir = getenv("TMPDIR");
+  if (!dir || !dir[0]) dir = "/tmp";
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) { /* a file system without O_TMPFILE: a named file, unlinked at once */
+    char path[4096];
+    if (snprintf(path, sizeof(path), "%s/fxtrace-XXXXXX", dir) >= (int)sizeof(path)) return NULL;
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0) return NULL;
+    unlink(path);
+  }
+  FILE* f = fdopen(fd, "w+");
+  if (!f) close(fd);
+  return f;
 }

@@ -40,6 +40,11 @@ bool cli__is_regular_file(FILE* f);
 struct trace_reader;
 void cli__warn_if_recovered(const char* path, const struct trace_reader* reader);
 
+/* An anonymous read-write file in $TMPDIR (else /tmp), close-on-exec, gone
+ * when closed: tmpfile(3) without the descriptor leaking into a child. NULL
+ * with errno. */
+FILE* cli__temporary_file(void);
+
 /* Prints the usage error and a hint to run --help; returns EXIT_USAGE. */
 int cli__usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 

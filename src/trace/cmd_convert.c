@@ -138,7 +138,7 @@ static FILE* open_output(const convert_options_t* o, int input_fd) {
                o->output);
     return NULL;
   }
-  FILE* f = fopen(o->output, "w");
+  FILE* f = fopen(o->output, "we");
   if (!f) cli__error("convert", "cannot write '%s': %s", o->output, strerror(errno));
   return f;
 }

@@ -17,7 +17,7 @@ static const char kUsage[] =
     "--repeat N repeats its event section N times (for large test inputs).\n";
 
 static int write_all(const char* path, const fxt_buffer_t* b) {
-  FILE* f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+  FILE* f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wbe");
   if (!f) {
     cli__error("gen-sample", "cannot write '%s': %s", path, strerror(errno));
     return EXIT_FAILED;

@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +29,8 @@
 #include "trace/json_events.h"
 #include "trace/local_manager.h"
 #include "trace/record_kernel.h"
+#include "trace/spawn.h"
 #include "trace/write_behind.h"
-
-extern char** environ;
 
 static const char kCmd[] = "record";
 
@@ -466,26 +464,6 @@ static void* archive_main(void* arg) {
 
 /* ---- the command ---- */
 
-/* stdout_to_stderr: the trace goes to standard output, so the command's
- * output must not. */
-static int spawn_command(char** command, bool stdout_to_stderr, pid_t* pid) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (stdout_to_stderr) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  int err = posix_spawnp(pid, command[0], &actions, &attr, command, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  return err;
-}
-
 static int status_of(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
@@ -904,7 +882,8 @@ static int record(const record_options_t* o) {
         cli__error(kCmd, "cannot set FXTRACE_SOCKET: %s", strerror(errno));
         ok = false;
       } else {
-        int err = spawn_command(o->command, s.out == stdout, &s.child);
+        /* the trace goes to standard output: the command's output must not */
+        int err = spawn__command(o->command, s.out == stdout, &s.child);
         if (err != 0) {
           cli__error(kCmd, "cannot run '%s': %s", o->command[0], strerror(err));
           s.child = 0;

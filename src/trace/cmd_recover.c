@@ -69,7 +69,7 @@ static bool same_file(int fd, const char* path) {
 
 static int write_output(const char* output, const unsigned char* data, size_t size) {
   bool to_stdout = output == NULL || strcmp(output, "-") == 0;
-  FILE* f = to_stdout ? stdout : fopen(output, "wb");
+  FILE* f = to_stdout ? stdout : fopen(output, "wbe");
   if (!f) {
     cli__error("recover", "cannot write '%s': %s", output, strerror(errno));
     return EXIT_FAILED;

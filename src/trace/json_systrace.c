@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/cli.h"
 #include "trace/thread_names.h"
 #include "trace/timestamp.h"
 
@@ -29,7 +30,7 @@ static void put(json_systrace_t* s, const char* text, bool name) {
 static bool begin_line(json_systrace_t* s) {
   if (s->failed) return false;
   if (!s->tmp) {
-    s->tmp = tmpfile();
+    s->tmp = cli__temporary_file();
     if (!s->tmp) {
       s->failed = true;
       return false;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "trace/cli.h"
+#include "trace/spawn.h"
 
 typedef struct command {
   const char* name;
@@ -34,6 +35,7 @@ static void usage(FILE* out) {
 }
 
 int main(int argc, char** argv) {
+  spawn__note_inherited(); /* before anything opens a descriptor */
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;
