@@ -32,6 +32,7 @@
 #include "engine/categories.h"
 #include "engine/engine.h"
 #include "engine/live_placeholder.h"
+#include "provider/buffer_touch.h"
 #include "provider/provider_internal.h"
 
 enum {
@@ -210,20 +211,11 @@ static int parse_size(const char* text, size_t* out) {
 
 /* ---- the live buffer ---- */
 
-/* Fills the page tables of [from, to) of the live buffer, so that records
- * take no page fault. MADV_POPULATE_WRITE maps the (already allocated)
- * pages writable without touching their contents, so it may run while
- * records are written; without it (kernels before 5.14) a read of each page
- * maps it (shmem maps shared pages writable on a read fault). */
+/* Maps [from, to) of the live buffer writable and writes each page once
+ * (buffer_touch.h), so that records take no page fault and no first-write
+ * cost; safe while records are written. */
 static void prefault(file_session_t* s, size_t from, size_t to) {
-  const size_t page = 4096;
-  while (from < to && !__atomic_load_n(&s->prefault_stop, __ATOMIC_RELAXED)) {
-    size_t step = to - from < (size_t)PREFAULT_SYNC_BYTES ? to - from : (size_t)PREFAULT_SYNC_BYTES;
-    if (madvise(s->map + from, step, MADV_POPULATE_WRITE) != 0) {
-      for (size_t i = 0; i < step; i += page) (void)*(volatile uint8_t*)(s->map + from + i);
-    }
-    from += step;
-  }
+  provider__touch_pages(s->map, from, to, &s->prefault_stop);
 }
 
 static void* prefault_rest(void* arg) {

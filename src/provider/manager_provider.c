@@ -32,6 +32,7 @@
 #include "engine/engine.h"
 #include "protocol/manager_socket.h"
 #include "protocol/wire.h"
+#include "provider/buffer_touch.h"
 #include "provider/provider_internal.h"
 
 enum {
@@ -343,6 +344,9 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
     close_trace_resources(s); /* the closed FIFO tells the manager */
     return true;
   }
+  /* Written once before any record is (buffer_touch.h): at most 64 MiB, the
+   * manager's largest buffer, before this provider reports started. */
+  provider__touch_pages(map, 0, (size_t)st.st_size, NULL);
   s->map = map;
   s->size = (size_t)st.st_size;
   /* a fresh memfd is zero-filled: pages are touched only as records come */
