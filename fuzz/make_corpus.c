@@ -9,7 +9,15 @@
  * cut. Each seed is the flag byte fuzz_reader.c describes plus the input
  * bytes.
  *
- *   make_corpus DIR */
+ * With --formats, writes the seeds of fuzz_format instead: each format of
+ * the typed sample, each real kernel format in KERNEL_FORMATS_DIR (tracefs
+ * format files, given a `category:` line), and crafted ones (huge widths
+ * and precisions, NUL and control characters), each followed by a NUL byte
+ * and value bytes (fuzz_format.c).
+ *
+ *   make_corpus DIR
+ *   make_corpus --formats DIR KERNEL_FORMATS_DIR */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,9 +142,80 @@ static int compressed_seeds(const char* dir, const unsigned char* data, size_t s
   return rc;
 }
 
+/* One fuzz_format seed: the format's text, NUL, then value bytes. */
+static int write_format_seed(const char* dir, const char* name, const char* text, size_t size) {
+  static const unsigned char kValues[] = {3,   0,   0,    0,   0,  0,   0,   0,   5,   'h',
+                                          'e', 'l', 'l',  'o', 27, 255, 255, 255, 255, 127,
+                                          0,   0,   0x40, 0,   0,  0,   0,   0,   0,   0};
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE* f = fopen(path, "wb");
+  if (!f) {
+    perror(path);
+    return -1;
+  }
+  int ok = fwrite(text, 1, size, f) == size && fputc(0, f) == 0 &&
+           fwrite(kValues, 1, sizeof(kValues), f) == sizeof(kValues);
+  return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int format_seeds(const char* dir, const char* kernel_dir) {
+  int rc = 0;
+  char name[320];
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof(typed_sample__formats) / sizeof(typed_sample__formats[0]); i++) {
+    snprintf(name, sizeof(name), "typed-%zu", i);
+    rc |= write_format_seed(dir, name, typed_sample__formats[i], strlen(typed_sample__formats[i]));
+    n++;
+  }
+  static const char* const crafted[] = {
+      "\"fd=%2147483647d p=%.2147483647d s=%-2147483647s f=%2147483647.2147483647f\", REC->fd, "
+      "REC->fd, __get_str(peer), REC->fd",
+      "\"x=%c|y=%s|%c\", REC->fd, __get_str(peer), 0",
+      "\"%99999999999999999999999x %.99999999999999999999e %-0+ #5000.4000lld\", REC->len, "
+      "REC->len, REC->fd",
+  };
+  static const char kHead[] =
+      "category: c\nname: n\nID: 1\nformat:\n"
+      "\tfield:int fd;\toffset:8;\tsize:4;\tsigned:1;\n"
+      "\tfield:size_t len;\toffset:16;\tsize:8;\tsigned:0;\n"
+      "\tfield:__data_loc char[] peer;\toffset:12;\tsize:4;\tsigned:0;\n\nprint fmt: ";
+  for (size_t i = 0; i < sizeof(crafted) / sizeof(crafted[0]); i++) {
+    char text[1024];
+    int len = snprintf(text, sizeof(text), "%s%s\n", kHead, crafted[i]);
+    snprintf(name, sizeof(name), "crafted-%zu", i);
+    rc |= write_format_seed(dir, name, text, (size_t)len);
+    n++;
+  }
+  DIR* d = opendir(kernel_dir);
+  if (!d) {
+    perror(kernel_dir);
+    return -1;
+  }
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", kernel_dir, e->d_name);
+    static char text[32768];
+    int head = snprintf(text, sizeof(text), "category: kernel:%s\n", e->d_name);
+    FILE* f = fopen(path, "rb");
+    if (!f) continue;
+    size_t got = fread(text + head, 1, sizeof(text) - (size_t)head, f);
+    fclose(f);
+    snprintf(name, sizeof(name), "kernel-%s", e->d_name);
+    rc |= write_format_seed(dir, name, text, (size_t)head + got);
+    n++;
+  }
+  closedir(d);
+  if (rc == 0) printf("make_corpus: wrote %zu format seeds to %s\n", n, dir);
+  return rc ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && strcmp(argv[1], "--formats") == 0) return format_seeds(argv[2], argv[3]);
   if (argc != 2) {
-    fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    fprintf(stderr, "usage: %s DIR | --formats DIR KERNEL_FORMATS_DIR\n", argv[0]);
     return 2;
   }
   const char* dir = argv[1];

@@ -18,7 +18,7 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   CC=clang CXX=clang++ cmake -S "$src" -B "$build" -DFXTRACE_FUZZ=ON \
     -DFXTRACE_TESTS=OFF -DFXTRACE_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-targets=(fuzz_reader)
+targets=(fuzz_reader fuzz_format)
 # the kernel page converter, when the build has libtracefs
 if grep -q '^TRACEFS_FOUND:INTERNAL=1' "$build/CMakeCache.txt"; then targets+=(fuzz_kernel_page); fi
 cmake --build "$build" --target make_corpus "${targets[@]}" >/dev/null
@@ -26,6 +26,8 @@ cmake --build "$build" --target make_corpus "${targets[@]}" >/dev/null
 out="$build/fuzz-out"
 mkdir -p "$out/seeds"
 "$build/fuzz/make_corpus" "$out/seeds"
+mkdir -p "$out/format-seeds"
+"$build/fuzz/make_corpus" --formats "$out/format-seeds" "$src/fuzz/kernel-formats"
 
 status=0
 for target in "${targets[@]}"; do
@@ -37,6 +39,7 @@ for target in "${targets[@]}"; do
   # would split the time budget, so one process runs the whole time.
   seeds="$out/seeds"
   [[ $target == fuzz_kernel_page ]] && seeds="$src/fuzz/kernel-seeds" # real captured pages
+  [[ $target == fuzz_format ]] && seeds="$out/format-seeds" # real and crafted formats
   if ! "$build/fuzz/$target" "$corpus" "$seeds" \
       -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
       -max_len=65536 -artifact_prefix="$artifacts/" -print_final_stats=1 \

@@ -9,7 +9,7 @@
  *     while (trace_reader_next(r, &rec) == TRACE_READ_RECORD) {
  *       if (trace_format_set_add_record(set, &rec, &err) < 0) warn(err);
  *       const trace_event_format_t* f = trace_format_set_find_event(set, &rec);
- *       if (f) { trace_format_render(f, &rec, buf, sizeof(buf)); puts(buf); }
+ *       if (f) { trace_format_render(f, &rec, buf, sizeof(buf)); print_escaped(buf); }
  *     }
  *     trace_format_set_free(set);
  *
@@ -89,14 +89,31 @@ TRACE_READER_EXPORT unsigned trace_format_field_element_size(const trace_format_
 TRACE_READER_EXPORT const trace_format_field_t* trace_event_format_field(
     const trace_event_format_t* format, const char* name, size_t length);
 
+/* The renderer's bounds, whatever the format says: a field width or
+ * precision counts as at most TRACE_FORMAT_MAX_WIDTH ("%2147483647d" pads
+ * to 4096 columns), and an event's text is at most TRACE_FORMAT_MAX_TEXT
+ * bytes, a longer one ending in "[...]" at that length. So rendering costs
+ * at most a few times TRACE_FORMAT_MAX_TEXT per event. */
+#define TRACE_FORMAT_MAX_WIDTH 4096
+#define TRACE_FORMAT_MAX_TEXT 8192
+
 /* Writes the event's text into out (always NUL-terminated when cap > 0):
  * the print format evaluated on the record's arguments (printf conversions,
  * REC->field, __get_str, __get_dynamic_array(_len), __print_flags,
  * __print_symbolic, __print_hex(_str), casts), or, when the print format
  * holds anything else, "field=value ..." for every argument. Returns 1 when
- * the print format was used, 0 for the fallback. */
+ * the print format was used, 0 for the fallback. The text is the archive's:
+ * it may hold any byte, control characters included; print it escaped
+ * (trace dump escapes it as it does string arguments). */
 TRACE_READER_EXPORT int trace_format_render(const trace_event_format_t* format,
                                             const trace_record_t* record, char* out, size_t cap);
+
+/* As trace_format_render(), and *length (when not NULL) is the length of
+ * the text written, which may hold NUL bytes: "%c" of 0 prints one, as
+ * printf does, and the text goes on after it. */
+TRACE_READER_EXPORT int trace_format_render_text(const trace_event_format_t* format,
+                                                 const trace_record_t* record, char* out,
+                                                 size_t cap, size_t* length);
 
 /* Writes an argument's value as the fallback shows it, using the field (may
  * be NULL) to split array bytes into elements ("{1,2,3}"). */

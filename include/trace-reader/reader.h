@@ -3,8 +3,8 @@
  * The reader pulls one record at a time from a file descriptor, a FILE* or a
  * memory block, in memory bounded by the largest record it decodes plus the
  * per-provider string and thread tables, whatever the archive's length (a
- * raw trace buffer left by a crash is the exception: it is read whole, see
- * trace_reader_recovered()). It
+ * raw trace buffer left by a crash adds its buffer, whose size its header
+ * gives, see trace_reader_recovered()). It
  * never reads out of bounds: every length, index and reference is checked,
  * and a problem is reported with the byte offset of the record at fault.
  *
@@ -242,13 +242,16 @@ TRACE_READER_EXPORT bool trace_reader_truncated(const trace_reader_t* reader);
 /* True when the input was not an FXT archive but the raw trace buffer that a
  * traced program leaves in its FXTRACE_OUTPUT file when it crashes or is
  * killed before finishing it (docs/file-mode.md). The first
- * trace_reader_next() call detects it (whatever the options), reads the whole
- * input into memory and rebuilds the archive the program would have written:
- * magic, a provider named "recovered", a buffer-overflow event if the buffer
- * counted dropped records, then every committed record. Reading then goes on
- * in that archive: record and error offsets, and stats.bytes_read, are
- * offsets in the rebuilt archive, not in the file. A buffer whose header is
- * unusable is a TRACE_READ_ERROR saying why. Tools should warn that the
+ * trace_reader_next() call detects it (whatever the options), checks its
+ * header as soon as it arrives, reads the buffer (as large as the header
+ * says, at most 4 GiB) and reads on in the archive the program would have
+ * written: magic, a provider named "recovered", a buffer-overflow event if
+ * the buffer counted dropped records, the streamed saves that follow the
+ * buffer in the file (read as they stream, never held whole), then the
+ * buffer's committed records. Record and error offsets, and
+ * stats.bytes_read, are offsets in that archive, not in the file. A buffer
+ * whose header is unusable is a TRACE_READ_ERROR saying why, before anything
+ * past the header is read. Tools should warn that the
  * trace is incomplete when this is true. */
 TRACE_READER_EXPORT bool trace_reader_recovered(const trace_reader_t* reader);
 

@@ -368,10 +368,10 @@ static bool decode_body(cursor_t* c, uint64_t h, trace_record_t* rec) {
   }
 }
 
-int decode__record(trace_reader_t* r, const unsigned char* bytes, size_t words,
+int decode__record(trace_reader_t* r, const unsigned char* bytes, size_t words, uint64_t offset,
                    trace_record_t* rec) {
   uint64_t h = word_at(bytes, 0);
-  cursor_t c = {r, bytes, words, 1, r->input.offset};
+  cursor_t c = {r, bytes, words, 1, offset};
   rec->offset = c.offset;
   rec->type = (uint32_t)FXT_GET(h, 0, 3);
   rec->size_words = words;

@@ -1,7 +1,9 @@
 /* Not part of the public API: the reader's decompression of a zstd- or
  * gzip-compressed archive, recognized by its magic bytes (zstd 28 B5 2F FD,
- * gzip 1F 8B 08). Streaming, in memory bounded by the codec's window
- * (libzstd refuses frames whose window is above 128 MiB; gzip's is 32 KiB).
+ * gzip 1F 8B 08). Streaming, in memory bounded by the codec's window:
+ * zstd frames whose window is above 8 MiB are refused (ZSTD_d_windowLogMax
+ * 23, decompress_codecs.c; libzstd's own limit is 128 MiB); gzip's is
+ * 32 KiB.
  * Several concatenated zstd frames or gzip members are read as one stream,
  * as `zstd -d` and `gunzip` do. */
 #ifndef FXTRACE_READER_DECOMPRESS_H_

@@ -6,8 +6,15 @@
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "reader/decompress.h"
+
+/* The largest zstd window accepted, as a power of two: 8 MiB, which every
+ * compression level of `zstd` (without --long) and `trace record`'s level 1
+ * stay within. libzstd's own limit is 128 MiB: a frame may ask for that
+ * much memory whatever its size, and the reader must stay small. */
+enum { ZSTD_WINDOW_LOG_MAX = 23 };
 
 struct decompress {
   decompress_codec_t codec;
@@ -28,7 +35,9 @@ decompress_t* decompress__create(decompress_codec_t codec) {
   d->at_boundary = true;
   if (codec == DECOMPRESS_ZSTD) {
     d->zstd = ZSTD_createDCtx();
-    if (!d->zstd) goto fail;
+    if (!d->zstd ||
+        ZSTD_isError(ZSTD_DCtx_setParameter(d->zstd, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX)))
+      goto fail;
   } else {
     /* 15 + 16: a gzip wrapper only; a raw zlib stream is not an archive */
     if (inflateInit2(&d->gzip, 15 + 16) != Z_OK) goto fail;
@@ -53,6 +62,14 @@ static ptrdiff_t step_zstd(decompress_t* d, const unsigned char* in, size_t in_s
   ZSTD_outBuffer dst = {out, out_size, 0};
   size_t hint = ZSTD_decompressStream(d->zstd, &dst, &src);
   *used = src.pos;
+  if (ZSTD_isError(hint) && ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge) {
+    snprintf(d->message, sizeof(d->message),
+             "the zstd data needs a window above the %u MiB this reader accepts "
+             "(ZSTD_d_windowLogMax %d: recompress without --long or --ultra)",
+             1u << (ZSTD_WINDOW_LOG_MAX - 20), ZSTD_WINDOW_LOG_MAX);
+    d->failed = true;
+    return dst.pos > 0 ? (ptrdiff_t)dst.pos : -1;
+  }
   if (ZSTD_isError(hint)) {
     snprintf(d->message, sizeof(d->message), "the zstd data is damaged: %s",
              ZSTD_getErrorName(hint));

@@ -4,7 +4,12 @@
  * without running code (REC->field, integer literals, casts, the framework
  * helpers); anything else makes the whole event fall back to
  * "field=value ...", as a tool without the kernel's parser would. Nothing
- * here trusts the format or the record: every read is bounded. */
+ * here trusts the format or the record: every read is bounded, and so is
+ * the work: a field width or precision counts as at most
+ * TRACE_FORMAT_MAX_WIDTH (printf pads in time linear in it, and the
+ * archive chooses it), and one event's text stops at TRACE_FORMAT_MAX_TEXT
+ * bytes, so an event costs at most a few times that whatever its format
+ * says. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,18 +19,25 @@
 
 enum { MAX_PRINT_ARGS = 32, MAX_DEPTH = 8, MAX_SYMBOLS = 256 };
 
-/* A bounded output string. */
+/* The marker that ends a text cut at TRACE_FORMAT_MAX_TEXT. */
+static const char kCut[] = "[...]";
+
+/* A bounded output string. len counts every byte put, also those past
+ * cap - 1 that were dropped (saturating): len >= cap means truncated.
+ * Invariant: p[min(len, cap - 1)] == '\0' when cap > 0. Each put costs the
+ * bytes it stores, not the bytes it is given. */
 typedef struct out {
   char* p;
   size_t cap, len;
 } out_t;
 
 static void put(out_t* o, const char* s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (o->len + 1 < o->cap) o->p[o->len] = s[i];
-    o->len++;
-  }
-  if (o->cap) o->p[o->len < o->cap ? o->len : o->cap - 1] = '\0';
+  if (o->cap == 0) return;
+  size_t room = o->len + 1 < o->cap ? o->cap - 1 - o->len : 0;
+  size_t k = n < room ? n : room;
+  if (k) memcpy(o->p + o->len, s, k);
+  o->len = n > SIZE_MAX - o->len ? SIZE_MAX : o->len + n;
+  o->p[o->len < o->cap ? o->len : o->cap - 1] = '\0';
 }
 
 static void putf(out_t* o, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -406,23 +418,50 @@ static bool expr(const ctx_t* c, scan_t* s, value_t* v, int depth) {
 
 /* ---- printf ---- */
 
+/* c is one of the characters of set (never NUL, which strchr would find). */
+static bool in_set(char c, const char* set) { return c != '\0' && strchr(set, c) != NULL; }
+
+/* A decimal width or precision, saturating at TRACE_FORMAT_MAX_WIDTH. */
+static size_t spec_number(const char* spec, size_t i, size_t end, unsigned* out) {
+  unsigned v = 0;
+  while (i < end && spec[i] >= '0' && spec[i] <= '9') {
+    v = v * 10 + (unsigned)(spec[i] - '0');
+    if (v > TRACE_FORMAT_MAX_WIDTH) v = TRACE_FORMAT_MAX_WIDTH;
+    i++;
+  }
+  *out = v;
+  return i;
+}
+
 /* One conversion of `spec` (from '%' to the conversion character) applied
- * to v; false when the value does not suit it. */
+ * to v; false when the value does not suit it. The flags are kept, the
+ * width and precision cut to TRACE_FORMAT_MAX_WIDTH, and the length
+ * modifier replaced by the one the value needs. */
 static bool convert(out_t* o, const char* spec, size_t spec_len, const value_t* v) {
   char conv = spec[spec_len - 1];
-  /* flags, width and precision as written; the length modifier is replaced */
+  size_t end = spec_len - 1;
   char fmt[64];
   size_t n = 0;
-  size_t i = 0;
-  while (i < spec_len - 1 && strchr("%-+ #0123456789.", spec[i])) {
-    if (n + 8 >= sizeof(fmt)) return false;
+  size_t i = 1;
+  fmt[n++] = '%';
+  while (i < end && in_set(spec[i], "-+ #0")) {
+    if (n + 24 >= sizeof(fmt)) return false; /* room for width, precision, length, conv */
     fmt[n++] = spec[i++];
   }
+  unsigned width = 0, precision = 0;
+  bool has_width = i < end && spec[i] >= '1' && spec[i] <= '9';
+  if (has_width) i = spec_number(spec, i, end, &width);
+  bool has_precision = i < end && spec[i] == '.';
+  if (has_precision) i = spec_number(spec, i + 1, end, &precision);
+  if (has_width) n += (size_t)snprintf(fmt + n, sizeof(fmt) - n, "%u", width);
+  if (has_precision) n += (size_t)snprintf(fmt + n, sizeof(fmt) - n, ".%u", precision);
   const char* length = spec + i;
-  size_t length_len = spec_len - 1 - i;
+  size_t length_len = end - i;
   for (size_t k = 0; k < length_len; k++)
-    if (!strchr("hlLqjzt", length[k])) return false;
-  char buf[512];
+    if (!in_set(length[k], "hlLqjzt")) return false; /* a second '.', digits after the length */
+  /* the longest conversion: a width, or a precision of digits after up to
+   * 309 integer digits of a double */
+  char buf[TRACE_FORMAT_MAX_WIDTH + 400];
   int r;
   switch (conv) {
     case 'd':
@@ -494,22 +533,18 @@ static bool convert(out_t* o, const char* spec, size_t spec_len, const value_t* 
     case 's': {
       if (v->kind != V_STRING || length_len) return false;
       size_t len = strnlen(v->s, v->n); /* C strings stop at the first NUL */
-      char tmp[4096];
+      char tmp[TRACE_FORMAT_MAX_WIDTH];
       if (len >= sizeof(tmp)) len = sizeof(tmp) - 1;
       memcpy(tmp, v->s, len);
       tmp[len] = '\0';
       fmt[n] = 's', fmt[n + 1] = '\0';
       r = snprintf(buf, sizeof(buf), fmt, tmp);
-      if (r >= (int)sizeof(buf)) { /* long strings: unpadded */
-        put(o, tmp, len);
-        return n == 1;
-      }
       break;
     }
     default:
       return false;
   }
-  if (r < 0 || r >= (int)sizeof(buf)) return false;
+  if (r < 0 || r >= (int)sizeof(buf)) return false; /* cannot happen with the caps above */
   put(o, buf, (size_t)r);
   return true;
 }
@@ -543,7 +578,7 @@ static bool render_print_fmt(const ctx_t* c, out_t* o) {
       continue;
     }
     size_t j = i + 1;
-    while (j < fmt_len && strchr("-+ #0123456789.hlLqjzt", fmt[j])) j++;
+    while (j < fmt_len && in_set(fmt[j], "-+ #0123456789.hlLqjzt")) j++;
     if (j >= fmt_len || used == count) return false; /* '*' widths land here too */
     if (!convert(o, fmt + i, j + 1 - i, &values[used++])) return false;
     i = j + 1;
@@ -582,7 +617,8 @@ void trace_format_value(const trace_format_field_t* field, const trace_reader_ar
   if (!field || is_char || (field->count == 0 && !field->is_data_loc)) {
     if (field && field->count == 0 && !field->is_data_loc && !is_char) { /* a struct */
       put(&o, "{", 1);
-      for (size_t i = 0; i < v.n; i++) putf(&o, i ? " %02x" : "%02x", (unsigned char)v.s[i]);
+      for (size_t i = 0; i < v.n && o.len < cap; i++)
+        putf(&o, i ? " %02x" : "%02x", (unsigned char)v.s[i]);
       put(&o, "}", 1);
       return;
     }
@@ -594,9 +630,10 @@ void trace_format_value(const trace_format_field_t* field, const trace_reader_ar
   bool is_signed = field->is_signed;
   put(&o, "{", 1);
   if (es == 0 || v.n % es) {
-    for (size_t i = 0; i < v.n; i++) putf(&o, i ? " %02x" : "%02x", (unsigned char)v.s[i]);
+    for (size_t i = 0; i < v.n && o.len < cap; i++)
+      putf(&o, i ? " %02x" : "%02x", (unsigned char)v.s[i]);
   } else {
-    for (size_t i = 0; i < v.n; i += es) {
+    for (size_t i = 0; i < v.n && o.len < cap; i += es) {
       uint64_t x = 0;
       for (unsigned k = 0; k < es; k++) x |= (uint64_t)(unsigned char)v.s[i + k] << (8 * k);
       if (i) put(&o, ",", 1);
@@ -610,24 +647,43 @@ void trace_format_value(const trace_format_field_t* field, const trace_reader_ar
   put(&o, "}", 1);
 }
 
+int trace_format_render_text(const trace_event_format_t* format, const trace_record_t* record,
+                             char* out_buf, size_t cap, size_t* length) {
+  /* the caller's room, or TRACE_FORMAT_MAX_TEXT and the cut marker */
+  size_t limit = cap < TRACE_FORMAT_MAX_TEXT + 1 ? cap : TRACE_FORMAT_MAX_TEXT + 1;
+  out_t o = {out_buf, limit, 0};
+  put(&o, "", 0);
+  int used_print_fmt = 0;
+  if (format && record && record->type == 4) {
+    ctx_t c = {format, &record->event.args};
+    used_print_fmt = format->print_fmt && render_print_fmt(&c, &o);
+    if (!used_print_fmt) {
+      o.len = 0;
+      put(&o, "", 0);
+      static __thread char value[1024];
+      for (size_t i = 0; i < c.args->count && o.len < o.cap; i++) {
+        const trace_reader_arg_t* a = &c.args->items[i];
+        const trace_format_field_t* f =
+            trace_event_format_field(format, a->name.data, a->name.length);
+        trace_format_value(f, a, value, sizeof(value));
+        if (i) put(&o, " ", 1);
+        put(&o, a->name.data, a->name.length);
+        put(&o, "=", 1);
+        put(&o, value, strlen(value));
+      }
+    }
+  }
+  size_t n = o.len < o.cap ? o.len : (o.cap ? o.cap - 1 : 0);
+  if (o.len >= o.cap && limit == TRACE_FORMAT_MAX_TEXT + 1) { /* past TRACE_FORMAT_MAX_TEXT: say so */
+    n = TRACE_FORMAT_MAX_TEXT - (sizeof(kCut) - 1);
+    memcpy(out_buf + n, kCut, sizeof(kCut));
+    n += sizeof(kCut) - 1;
+  }
+  if (length) *length = n;
+  return used_print_fmt;
+}
+
 int trace_format_render(const trace_event_format_t* format, const trace_record_t* record,
                         char* out_buf, size_t cap) {
-  out_t o = {out_buf, cap, 0};
-  put(&o, "", 0);
-  if (!format || !record || record->type != 4) return 0;
-  ctx_t c = {format, &record->event.args};
-  if (format->print_fmt && render_print_fmt(&c, &o)) return 1; /* truncated to cap if need be */
-  o.len = 0;
-  put(&o, "", 0);
-  static __thread char value[1024];
-  for (size_t i = 0; i < c.args->count; i++) {
-    const trace_reader_arg_t* a = &c.args->items[i];
-    const trace_format_field_t* f = trace_event_format_field(format, a->name.data, a->name.length);
-    trace_format_value(f, a, value, sizeof(value));
-    if (i) put(&o, " ", 1);
-    put(&o, a->name.data, a->name.length);
-    put(&o, "=", 1);
-    put(&o, value, strlen(value));
-  }
-  return 0;
+  return trace_format_render_text(format, record, out_buf, cap, NULL);
 }

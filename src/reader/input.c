@@ -14,28 +14,39 @@ enum { READ_CHUNK = 256 * 1024, COMPRESSED_CHUNK = 128 * 1024 };
 
 void input__init_fd(input_t* in, int fd) {
   memset(in, 0, sizeof(*in));
+  in->limit = UINT64_MAX;
   in->kind = INPUT_FD;
   in->fd = fd;
 }
 
 void input__init_file(input_t* in, FILE* file) {
   memset(in, 0, sizeof(*in));
+  in->limit = UINT64_MAX;
   in->kind = INPUT_FILE;
   in->file = file;
 }
 
 void input__init_memory(input_t* in, const void* data, size_t size) {
-  memset(in, 0, sizeof(*in));
   if (decompress__detect(data, size) != DECOMPRESS_PLAIN) {
+    memset(in, 0, sizeof(*in));
+    in->limit = UINT64_MAX;
     in->kind = INPUT_MEMORY_SOURCE; /* decompressed as it is read */
     in->source = data;
     in->source_size = size;
     return;
   }
+  input__init_plain_memory(in, data, size, 0);
+}
+
+void input__init_plain_memory(input_t* in, const void* data, size_t size, uint64_t offset) {
+  memset(in, 0, sizeof(*in));
+  in->limit = UINT64_MAX;
   in->kind = INPUT_MEMORY;
   in->buf = (const unsigned char*)data;
   in->end = size;
   in->eof = true;
+  in->offset = offset;
+  in->detected = true;
 }
 
 void input__free(input_t* in) {
@@ -190,6 +201,10 @@ static bool make_room(input_t* in, size_t want) {
 }
 
 ptrdiff_t input__ensure(input_t* in, size_t want) {
+  if (in->offset >= in->limit)
+    want = 0;
+  else if (want > in->limit - in->offset)
+    want = (size_t)(in->limit - in->offset);
   size_t have = in->end - in->start;
   if (have >= want || in->eof) return (ptrdiff_t)(have < want ? have : want);
   if (!make_room(in, want)) return -1;
@@ -220,31 +235,4 @@ bool input__skip(input_t* in, uint64_t n) {
     n -= (uint64_t)got;
   }
   return true;
-}
-
-ptrdiff_t input__read_all(input_t* in) {
-  if (in->kind == INPUT_MEMORY) return (ptrdiff_t)(in->end - in->start);
-  while (!in->eof) {
-    size_t have = in->end - in->start;
-    if (have > (size_t)PTRDIFF_MAX / 2 - READ_CHUNK) return -1;
-    if (!make_room(in, have < READ_CHUNK ? READ_CHUNK : have * 2)) return -1;
-    while (in->end < in->capacity) {
-      ptrdiff_t n = read_some(in);
-      if (n <= 0) {
-        in->eof = true; /* EOF, or an error recorded in read_errno */
-        break;
-      }
-      in->end += (size_t)n;
-    }
-  }
-  return (ptrdiff_t)(in->end - in->start);
-}
-
-void input__replace_owned(input_t* in, unsigned char* data, size_t size) {
-  input__free(in);
-  memset(in, 0, sizeof(*in));
-  in->kind = INPUT_MEMORY;
-  in->buf = in->owned = data;
-  in->capacity = in->end = size;
-  in->eof = true;
 }

@@ -5,7 +5,9 @@
  * hands out a window of at least N contiguous bytes at the current offset.
  *
  * Invariant: [buf + start, buf + end) holds the input bytes from archive
- * offset `offset` on; nothing before `offset` is kept (constant memory). */
+ * offset `offset` on; nothing before `offset` is kept (constant memory).
+ * No byte at or past archive offset `limit` is handed out (a raw trace
+ * buffer's streamed saves end there, recover.h). */
 #ifndef FXTRACE_READER_INPUT_H_
 #define FXTRACE_READER_INPUT_H_
 
@@ -28,6 +30,7 @@ typedef struct input {
   size_t capacity;
   size_t start, end;
   uint64_t offset; /* archive offset of buf[start] */
+  uint64_t limit;  /* UINT64_MAX unless set: see the invariant */
   bool eof;
   int read_errno; /* non-zero after a read error */
   /* Compressed input: the decompressor, and the compressed bytes read but
@@ -50,23 +53,18 @@ typedef struct input {
 void input__init_fd(input_t* in, int fd);
 void input__init_file(input_t* in, FILE* file);
 void input__init_memory(input_t* in, const void* data, size_t size);
+/* Memory that is never decompressed (decoded bytes), from archive offset
+ * `offset` on. */
+void input__init_plain_memory(input_t* in, const void* data, size_t size, uint64_t offset);
 void input__free(input_t* in);
 
 /* Makes up to `want` bytes available at buf + start; returns how many are
- * (fewer only at end of input or on a read error, or -1 when out of memory). */
+ * (fewer only at end of input, at `limit` or on a read error; -1 when out of
+ * memory). */
 ptrdiff_t input__ensure(input_t* in, size_t want);
 
 /* Drops `n` bytes, which must have been made available by input__ensure. */
 void input__consume(input_t* in, size_t n);
-
-/* Reads the rest of the input into memory (a memory input is not copied) and
- * returns its length from the current offset, the bytes at buf + start; -1
- * when out of memory. A read error stops it early and sets read_errno. */
-ptrdiff_t input__read_all(input_t* in);
-
-/* Makes the input the `size` bytes at `data` (malloc'ed; the input owns and
- * frees them), from archive offset 0. */
-void input__replace_owned(input_t* in, unsigned char* data, size_t size);
 
 /* Drops `n` bytes that need not be available (skipping a record too big to
  * buffer); returns false if the input ended first. */

@@ -1,8 +1,10 @@
 /* libtrace-reader: the record loop. It frames records by their header's size
  * field, keeps exactly one record in memory at a time, and hands each to the
  * decoder. Framing problems (size 0, input ending inside a record, a first
- * record that is not the magic number) are fatal; problems inside a record
- * skip just that record. */
+ * record that is not the magic number) are fatal, and name the offset of
+ * the record at fault; problems inside a record skip just that record. A
+ * raw trace buffer is read as the segments of its archive (recover.h), each
+ * framed in turn. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@ static trace_reader_t* open_common(const trace_reader_options_t* options) {
     return NULL;
   }
   r->options.require_magic = options ? options->require_magic : true;
+  r->in = &r->input;
   r->final_result = 1;
   r->error.message = "";
   return r;
@@ -64,6 +67,7 @@ trace_reader_t* trace_reader_open_memory(const void* data, size_t size,
 void trace_reader_close(trace_reader_t* r) {
   if (!r) return;
   input__free(&r->input);
+  recover__free(r->raw);
   providers__free(&r->providers);
   free(r->scratch);
   free(r);
@@ -89,71 +93,89 @@ static bool reserve_scratch(trace_reader_t* r, size_t record_bytes) {
   return true;
 }
 
-/* The input starts with a raw trace buffer: read all of it, rebuild the
- * archive its program would have written (recover.h) and read that. */
+/* The input starts with a raw trace buffer: check its header, read the
+ * buffer, and go on with the segments of the archive it stands for
+ * (recover.h). 1, or the fatal result. */
 static int recover(trace_reader_t* r) {
   input_t* in = &r->input;
-  ptrdiff_t size = input__read_all(in);
-  if (size < 0) return FATAL(r, 0, "out of memory reading a raw trace buffer");
-  if (in->read_errno)
-    return FATAL(r, in->offset + (uint64_t)size, "read error: %s", strerror(in->read_errno));
-  if (in->damage) return FATAL(r, in->offset + (uint64_t)size, "%s", in->damage);
-  unsigned char* owned = NULL;
-  if (in->kind != INPUT_MEMORY) { /* take the block over from the input */
-    if (in->start > 0) memmove(in->owned, in->owned + in->start, (size_t)size);
-    owned = in->owned;
-    in->owned = NULL;
-    in->buf = NULL;
-    in->start = in->end = in->capacity = 0;
-  }
-  unsigned char* archive;
-  size_t archive_size;
-  const char* why = recover__archive(in->kind == INPUT_MEMORY ? in->buf + in->start : owned,
-                                     (size_t)size, owned, &archive, &archive_size);
+  bool truncated;
+  const char* why = recover__open(in, &r->raw, &truncated);
   if (why) {
-    r->truncated = strstr(why, "truncated") != NULL;
+    if (in->read_errno) return FATAL(r, in->offset, "read error: %s", strerror(in->read_errno));
+    if (in->damage) {
+      r->truncated = in->damage_truncated;
+      return FATAL(r, in->offset, "%s", in->damage);
+    }
+    r->truncated = truncated;
     return FATAL(r, 0,
                  "a raw trace buffer (the file of a traced program that did not finish) that "
                  "cannot be recovered: %s",
                  why);
   }
-  input__replace_owned(in, archive, archive_size);
   r->recovered = true;
   r->seen_first = false;
+  r->in = recover__next_segment(r->raw, in, 0);
   return 1;
 }
 
-/* The input ended (or failed) with `have` of `need` bytes of a record. */
-static int cut_short(trace_reader_t* r, uint64_t header, size_t have, uint64_t need) {
-  input_t* in = &r->input;
-  if (in->read_errno) return FATAL(r, in->offset, "read error: %s", strerror(in->read_errno));
-  if (in->damage) { /* compressed input: offsets are in the decompressed archive */
+/* The input ended (or failed) with `have` of `need` bytes of the record at
+ * `offset`: fatal, naming that record; except at the end of a raw image's
+ * streamed saves, whose whole records are read (recover.h). */
+static int cut_short(trace_reader_t* r, trace_record_t* record, uint64_t offset, uint64_t header,
+                     size_t have, uint64_t need) {
+  input_t* in = r->in;
+  bool at_limit = in->limit != UINT64_MAX && in->offset + have >= in->limit;
+  if (!at_limit && in->read_errno)
+    return FATAL(r, offset, "read error: %s", strerror(in->read_errno));
+  if (!at_limit && in->damage) { /* compressed input: offsets are in the decompressed archive */
     r->truncated = in->damage_truncated;
-    return FATAL(r, in->offset + (uint64_t)have, "%s", in->damage);
+    return FATAL(r, offset + (uint64_t)have, "%s", in->damage);
+  }
+  if (r->raw && recover__in_saves(r->raw)) { /* whole records only, as at the end of a save */
+    input__consume(in, (size_t)(offset + have - in->offset)); /* a skipped record: consumed */
+    r->stats.bytes_read += have;
+    recover__note_cut_save(r->raw, offset, have);
+    return trace_reader_next(r, record);
   }
   r->truncated = true;
   if (have < 8)
-    return FATAL(r, in->offset,
+    return FATAL(r, offset,
                  "truncated archive: the input ends inside a record header (%zu trailing bytes)",
                  have);
-  return FATAL(r, in->offset,
+  return FATAL(r, offset,
                "truncated archive: the %s record here needs %llu bytes but the input ends "
                "after %zu",
                trace_record_type_name((uint32_t)FXT_GET(header, 0, 3)), (unsigned long long)need,
                have);
 }
 
+/* The current segment has no more bytes: true when it ended cleanly (at its
+ * limit, or at the end of the input with no read error or damage). */
+static bool ended_cleanly(const input_t* in) {
+  return (in->limit != UINT64_MAX && in->offset >= in->limit) || (!in->read_errno && !in->damage);
+}
+
 int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   if (r->final_result != 1) return r->final_result;
-  input_t* in = &r->input;
-  ptrdiff_t have = input__ensure(in, 8);
-  if (have < 0) return FATAL(r, in->offset, "out of memory");
-  if (have == 0 && !in->read_errno && !in->damage) {
-    if (!r->seen_first && r->options.require_magic)
-      return FATAL(r, 0, "empty input: not an FXT archive");
-    return finish(r, TRACE_READ_END);
+  r->last_size = 0;
+  input_t* in;
+  ptrdiff_t have;
+  for (;;) {
+    in = r->in;
+    have = input__ensure(in, 8);
+    if (have < 0) return FATAL(r, in->offset, "out of memory");
+    if (have > 0 || !ended_cleanly(in)) break;
+    if (!r->raw) {
+      if (!r->seen_first && r->options.require_magic)
+        return FATAL(r, 0, "empty input: not an FXT archive");
+      return finish(r, TRACE_READ_END);
+    }
+    input_t* next = recover__next_segment(r->raw, &r->input, in->offset);
+    if (!next) return finish(r, TRACE_READ_END);
+    r->in = next;
   }
-  if (have < 8) return cut_short(r, 0, (size_t)have, 8);
+  uint64_t offset = in->offset;
+  if (have < 8) return cut_short(r, record, offset, 0, (size_t)have, 8);
   uint64_t header;
   memcpy(&header, in->buf + in->start, sizeof(header));
   uint64_t words = fxt_record_words(header);
@@ -162,6 +184,7 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
                  "the placeholder of an unfinished file-mode trace: its records are in the live "
                  "buffer it names ('trace recover FILE -o OUT.fxt' rebuilds the archive)");
   if (!r->seen_first && !r->recovered && recover__is_raw_buffer(in->buf + in->start, 8)) {
+    r->raw_seen = true;
     if (recover(r) != 1) return r->final_result;
     return trace_reader_next(r, record);
   }
@@ -174,12 +197,11 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
                    (unsigned long long)header, (unsigned long long)FXT_MAGIC_RECORD);
   }
   if (words == 0)
-    return FATAL(r, in->offset, "corrupt record header 0x%016llx: size 0",
-                 (unsigned long long)header);
+    return FATAL(r, offset, "corrupt record header 0x%016llx: size 0", (unsigned long long)header);
   uint64_t bytes = words * 8u;
-  uint64_t offset = in->offset;
   if (bytes > MAX_DECODED_BYTES) {
-    if (!input__skip(in, bytes)) return cut_short(r, header, (size_t)(in->offset - offset), bytes);
+    if (!input__skip(in, bytes))
+      return cut_short(r, record, offset, header, (size_t)(in->offset - offset), bytes);
     r->stats.bytes_read += bytes;
     r->stats.records_skipped++;
     return reader__fail(r, TRACE_READ_SKIPPED, offset,
@@ -190,10 +212,13 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   }
   have = input__ensure(in, (size_t)bytes);
   if (have < 0) return FATAL(r, offset, "out of memory");
-  if ((uint64_t)have < bytes) return cut_short(r, header, (size_t)have, bytes);
+  if ((uint64_t)have < bytes) return cut_short(r, record, offset, header, (size_t)have, bytes);
   if (!reserve_scratch(r, (size_t)bytes)) return FATAL(r, offset, "out of memory");
-  int rc = decode__record(r, in->buf + in->start, (size_t)words, record);
+  const unsigned char* data = in->buf + in->start;
+  int rc = decode__record(r, data, (size_t)words, offset, record);
   input__consume(in, (size_t)bytes);
+  r->last_bytes = data;
+  r->last_size = (size_t)bytes;
   r->stats.bytes_read += bytes;
   if (rc == TRACE_READ_ERROR) return finish(r, rc);
   if (rc == TRACE_READ_RECORD)
@@ -201,6 +226,13 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
   else
     r->stats.records_skipped++;
   return rc;
+}
+
+bool reader__record_bytes(const trace_reader_t* r, const unsigned char** bytes, size_t* size) {
+  if (r->last_size == 0) return false;
+  *bytes = r->last_bytes;
+  *size = r->last_size;
+  return true;
 }
 
 trace_reader_error_t trace_reader_error(const trace_reader_t* r) { return r->error; }

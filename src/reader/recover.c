@@ -1,11 +1,30 @@
-/* Raw trace buffer → FXT archive (see recover.h). */
+/* Raw trace buffer → the segments of its FXT archive (see recover.h). */
 #include "reader/recover.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/buffer_scan.h"
 #include "fxt/fxt_format.h"
+
+enum {
+  COPY_STEP = 64 * 1024,       /* bytes of the buffer taken from the input at a time */
+  PROLOGUE_WORDS = 2 + 32 + 1, /* magic, provider info with its name, overflow */
+};
+
+struct recover {
+  uint64_t prologue[PROLOGUE_WORDS];
+  size_t prologue_size;
+  unsigned char* records; /* the buffer's committed records, in archive order */
+  size_t records_size, records_capacity;
+  uint64_t streamed_bytes;
+  unsigned next;  /* the segment recover__next_segment hands out next */
+  input_t memory; /* the prologue or the records, as an input */
+  buffer_scan_stats_t scan;
+  uint64_t cut_offset; /* recover__note_cut_save */
+  size_t cut_bytes;
+};
+
+enum { SEGMENT_PROLOGUE, SEGMENT_SAVES, SEGMENT_RECORDS, SEGMENT_NONE };
 
 bool recover__is_raw_buffer(const void* data, size_t size) {
   uint64_t word;
@@ -14,103 +33,136 @@ bool recover__is_raw_buffer(const void* data, size_t size) {
   return word == TRACE_BUFFER_HEADER_MAGIC;
 }
 
-/* Appends to data[used..cap); with data NULL it only counts. */
-typedef struct sink {
-  unsigned char* data;
-  size_t used, cap;
-} sink_t;
-
-static int sink_emit(void* arg, const void* bytes, size_t n) {
-  sink_t* s = arg;
-  if (s->data) {
-    if (n > s->cap - s->used) return -1; /* cannot happen: sizes were counted */
-    memcpy(s->data + s->used, bytes, n);
+/* Appends to the growing records block. */
+static int collect(void* arg, const void* bytes, size_t n) {
+  recover_t* image = arg;
+  if (n > image->records_capacity - image->records_size) {
+    size_t capacity = image->records_capacity ? image->records_capacity : 64 * 1024;
+    while (n > capacity - image->records_size) {
+      if (capacity > SIZE_MAX / 2) return -1;
+      capacity *= 2;
+    }
+    unsigned char* grown = realloc(image->records, capacity);
+    if (!grown) return -1;
+    image->records = grown;
+    image->records_capacity = capacity;
   }
-  s->used += n;
+  memcpy(image->records + image->records_size, bytes, n);
+  image->records_size += n;
   return 0;
 }
 
-/* The length of the whole records at the start of [p, p + n). */
-static size_t whole_records(const unsigned char* p, size_t n) {
-  size_t pos = 0;
-  while (n - pos >= 8) {
-    uint64_t header;
-    memcpy(&header, p + pos, sizeof(header));
-    uint64_t bytes = fxt_record_words(header) * 8;
-    if (bytes == 0 || bytes > n - pos) break;
-    pos += (size_t)bytes;
-  }
-  return pos;
+static int collect_prologue(void* arg, const void* bytes, size_t n) {
+  recover_t* image = arg;
+  if (n > sizeof(image->prologue) - image->prologue_size) return -1; /* cannot happen */
+  memcpy((unsigned char*)image->prologue + image->prologue_size, bytes, n);
+  image->prologue_size += n;
+  return 0;
 }
 
-const char* recover__archive(const unsigned char* raw, size_t size, unsigned char* owned,
-                             unsigned char** out, size_t* out_size) {
-  static const char kName[] = "recovered";
-  /* The scan loads the header with 8-byte atomic loads: it needs an aligned
-   * buffer, which memory given to trace_reader_open_memory() need not be. */
-  if (((uintptr_t)raw & 7) != 0) {
-    unsigned char* copy = malloc(size);
-    if (!copy) {
-      free(owned);
-      return "out of memory";
-    }
-    memcpy(copy, raw, size);
-    free(owned);
-    raw = owned = copy;
+static bool all_zero(const unsigned char* p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i]) return false;
+  return true;
+}
+
+/* Reads the buffer's `total` bytes into a block from calloc, which is zero
+ * already: all-zero stretches (an unused buffer, mostly) are not copied, so
+ * their pages are never touched. NULL with *why set on failure. */
+static unsigned char* read_buffer(input_t* in, uint64_t total, const char** why, bool* truncated) {
+  if (total > SIZE_MAX) {
+    *why = "out of memory";
+    return NULL;
   }
+  unsigned char* buffer = calloc(1, (size_t)total);
+  if (!buffer) {
+    *why = "out of memory";
+    return NULL;
+  }
+  for (uint64_t pos = 0; pos < total;) {
+    size_t want = total - pos < COPY_STEP ? (size_t)(total - pos) : COPY_STEP;
+    ptrdiff_t got = input__ensure(in, want);
+    if (got < 0 || (size_t)got < want) {
+      *why = got < 0 ? "out of memory" : "buffer is shorter than its header says (truncated file?)";
+      *truncated = got >= 0;
+      free(buffer);
+      return NULL;
+    }
+    if (!all_zero(in->buf + in->start, want)) memcpy(buffer + pos, in->buf + in->start, want);
+    input__consume(in, want);
+    pos += want;
+  }
+  return buffer;
+}
+
+const char* recover__open(input_t* in, recover_t** out, bool* truncated) {
+  static const char kName[] = "recovered";
+  *out = NULL;
+  *truncated = false;
+  /* The header first, on its own: an unusable one fails before anything
+   * else is read (a small compressed file can claim gigabytes of buffer). */
   trace_buffer_header_t h;
-  const char* why = buffer_scan__header(raw, size, &h);
-  if (why) {
-    free(owned);
+  ptrdiff_t have = input__ensure(in, sizeof(h));
+  if (have < 0) return "out of memory";
+  if ((size_t)have < sizeof(h)) {
+    *truncated = true;
+    return "shorter than a buffer header";
+  }
+  trace_buffer_header_t raw;
+  memcpy(&raw, in->buf + in->start, sizeof(raw));            /* aligned, for the scan's loads */
+  const char* why = buffer_scan__header(&raw, SIZE_MAX, &h); /* the size is checked below */
+  if (why) return why;
+  recover_t* image = calloc(1, sizeof(*image));
+  if (!image) return "out of memory";
+  unsigned char* buffer = read_buffer(in, h.total_size, &why, truncated);
+  if (!buffer) {
+    free(image);
     return why;
   }
-  /* Streamed saves: as the header says, or, if the file ends first, the
-   * whole records it holds (a save the crash cut short). */
-  size_t available = size - (size_t)h.total_size;
-  size_t streamed = h.streamed_bytes <= available ? (size_t)h.streamed_bytes
-                                                  : whole_records(raw + h.total_size, available);
-  /* Count first, so that every block is allocated once, exactly. */
-  sink_t prologue = {NULL, 0, 0}, records = {NULL, 0, 0};
-  buffer__emit_prologue(1, kName, h.num_records_dropped, sink_emit, &prologue);
-  buffer_scan__records(raw, size, h.saved_durable_end, sink_emit, &records, NULL);
-  size_t total = prologue.used + streamed + records.used;
-
-  unsigned char* archive;
-  if (owned && total <= size) {
-    /* In place: [prologue][streamed][records] over the file's bytes. The
-     * scan reads the buffer, so the records go to a side block first. */
-    records.cap = records.used;
-    records.used = 0;
-    records.data = malloc(records.cap ? records.cap : 1);
-    if (!records.data) {
-      free(owned);
-      return "out of memory";
-    }
-    buffer_scan__records(raw, size, h.saved_durable_end, sink_emit, &records, NULL);
-    archive = owned;
-    memmove(archive + prologue.used, raw + h.total_size, streamed);
-    memcpy(archive + prologue.used + streamed, records.data, records.used);
-    free(records.data);
-    prologue.data = archive;
-    prologue.cap = prologue.used;
-    prologue.used = 0;
-    buffer__emit_prologue(1, kName, h.num_records_dropped, sink_emit, &prologue);
-    unsigned char* shrunk = realloc(archive, total ? total : 1);
-    if (shrunk) archive = shrunk;
-  } else {
-    archive = malloc(total ? total : 1);
-    if (!archive) {
-      free(owned);
-      return "out of memory";
-    }
-    sink_t s = {archive, 0, total};
-    buffer__emit_prologue(1, kName, h.num_records_dropped, sink_emit, &s);
-    memcpy(archive + s.used, raw + h.total_size, streamed);
-    s.used += streamed;
-    buffer_scan__records(raw, size, h.saved_durable_end, sink_emit, &s, NULL);
-    free(owned);
+  int status = buffer_scan__records(buffer, (size_t)h.total_size, h.saved_durable_end, collect,
+                                    image, &image->scan);
+  free(buffer);
+  if (status != 0) {
+    recover__free(image);
+    return "out of memory";
   }
-  *out = archive;
-  *out_size = total;
+  buffer__emit_prologue(1, kName, h.num_records_dropped, collect_prologue, image);
+  image->streamed_bytes = h.streamed_bytes;
+  *out = image;
   return NULL;
+}
+
+input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offset) {
+  switch (image->next++) {
+    case SEGMENT_PROLOGUE:
+      input__init_plain_memory(&image->memory, image->prologue, image->prologue_size, offset);
+      return &image->memory;
+    case SEGMENT_SAVES:
+      source->offset = offset; /* offsets in the archive from here on */
+      source->limit =
+          image->streamed_bytes > UINT64_MAX - offset ? UINT64_MAX : offset + image->streamed_bytes;
+      return source;
+    case SEGMENT_RECORDS:
+      source->limit = source->offset; /* nothing more from the file */
+      input__init_plain_memory(&image->memory, image->records, image->records_size, offset);
+      return &image->memory;
+    default:
+      image->next = SEGMENT_NONE;
+      return NULL;
+  }
+}
+
+bool recover__in_saves(const recover_t* image) { return image->next == SEGMENT_SAVES + 1; }
+
+void recover__note_cut_save(recover_t* image, uint64_t offset, size_t have) {
+  image->cut_offset = offset;
+  image->cut_bytes = have;
+}
+
+buffer_scan_stats_t recover__scan_stats(const recover_t* image) { return image->scan; }
+
+void recover__free(recover_t* image) {
+  if (!image) return;
+  free(image->records);
+  free(image);
 }

@@ -1,14 +1,22 @@
-/* Not part of the public API: turning the raw image of the trace buffer a
+/* Not part of the public API: reading the raw image of the trace buffer a
  * traced program leaves when it dies before finishing (docs/file-mode.md:
- * the live buffer, then the streamed saves its FXTRACE_OUTPUT holds) into
- * the FXT archive it would have written.
+ * the live buffer, then the streamed saves its FXTRACE_OUTPUT holds) as the
+ * FXT archive it would have written.
  *
- * The archive is what src/provider/file_provider.c writes at exit: the
- * prologue (magic, provider info "recovered", a buffer-overflow event if the
- * header counted drops), the streamed saves [total_size, total_size +
- * streamed_bytes) as they are, then the committed records still in the
- * buffer (engine/buffer_scan.h). The buffer is untrusted input: every offset
- * is checked by the scan, and nothing is read outside [raw, raw + size). */
+ * That archive is what src/provider/file_provider.c writes at exit, in
+ * three segments: the prologue (magic, provider info "recovered", a
+ * buffer-overflow event if the header counted drops), the streamed saves
+ * [total_size, total_size + streamed_bytes) of the image as they are, then
+ * the committed records still in the buffer (engine/buffer_scan.h). The
+ * reader frames records in each segment in turn (a record never spans two).
+ *
+ * Memory: the buffer (total_size bytes, which the header's checked
+ * geometry bounds; all-zero stretches cost none) while its records are
+ * collected, then those records; the saves, which nothing bounds, are not
+ * buffered: they are the input itself, read as it streams. The image is
+ * untrusted: its header is checked as soon as its bytes arrive, before
+ * anything else is read, every offset is checked by the scan, and nothing
+ * is read outside the image. */
 #ifndef FXTRACE_READER_RECOVER_H_
 #define FXTRACE_READER_RECOVER_H_
 
@@ -16,16 +24,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/buffer_scan.h"
+#include "reader/input.h"
+
 /* The first 8 bytes of a raw buffer file (TRACE_BUFFER_HEADER_MAGIC, LE). */
 bool recover__is_raw_buffer(const void* data, size_t size);
 
-/* Builds the archive of the raw buffer file `raw` of `size` bytes into a
- * malloc'ed block (*out, *out_size). `owned` is NULL, or `raw` itself when
- * it is a malloc'ed block the caller gives up: it is then reused for the
- * result (or freed), which keeps the peak memory near the file's size plus
- * the buffer's records. Returns NULL on success, else why not ("out of
- * memory" or the header problem), with `owned` freed either way. */
-const char* recover__archive(const unsigned char* raw, size_t size, unsigned char* owned,
-                             unsigned char** out, size_t* out_size);
+typedef struct recover recover_t;
+
+/* Reads the raw image at the start of `in` (whose first bytes are the
+ * buffer magic) up to its streamed saves: checks the header, then reads the
+ * buffer and keeps its committed records. NULL on success (*out set), else
+ * why not: "out of memory", the header's problem, or that the input ended
+ * first (*truncated then true; a read error or damaged compressed data is
+ * in `in`, which the caller reports instead). */
+const char* recover__open(input_t* in, recover_t** out, bool* truncated);
+
+/* The input to frame the next segment from, starting at archive offset
+ * `offset` (where the previous segment ended), or NULL after the last: the
+ * prologue, then `source` itself limited to the header's streamed_bytes,
+ * then the buffer's records. */
+input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offset);
+
+/* True while the streamed saves are the segment being read. */
+bool recover__in_saves(const recover_t* image);
+
+/* The streamed saves ended inside the record at `offset`, of which `have`
+ * bytes were there (a file cut short, or streamed_bytes off a record
+ * boundary): the reader dropped them, as the provider would not have
+ * written a partial record. */
+void recover__note_cut_save(recover_t* image, uint64_t offset, size_t have);
+
+/* What the scan of the buffer found (records, and headers whose size did
+ * not fit, skipped with the rest of their chunk). */
+buffer_scan_stats_t recover__scan_stats(const recover_t* image);
+
+void recover__free(recover_t* image);
 
 #endif /* FXTRACE_READER_RECOVER_H_ */

@@ -39,11 +39,13 @@ static const char* kernel_object_type_name(uint32_t type) {
   return type == 1 ? "process" : type == 2 ? "thread" : "other";
 }
 
-/* Strings are quoted and escaped so that a record stays on one line. */
-static void put_string(FILE* out, const trace_reader_string_t* s) {
-  fputc('"', out);
-  for (size_t i = 0; i < s->length; i++) {
-    unsigned char c = (unsigned char)s->data[i];
+/* Text from the archive, escaped so that a record stays on one line and no
+ * control character reaches the terminal: '"' and '\\' get a backslash,
+ * control bytes (NUL included: the text goes on after it) are \\xNN. String
+ * arguments and typed events' rendered text both go through here. */
+static void put_escaped(FILE* out, const char* data, size_t length) {
+  for (size_t i = 0; i < length; i++) {
+    unsigned char c = (unsigned char)data[i];
     if (c == '"' || c == '\\')
       fprintf(out, "\\%c", c);
     else if (c < 0x20 || c == 0x7f)
@@ -51,6 +53,12 @@ static void put_string(FILE* out, const trace_reader_string_t* s) {
     else
       fputc(c, out);
   }
+}
+
+/* Strings are quoted and escaped. */
+static void put_string(FILE* out, const trace_reader_string_t* s) {
+  fputc('"', out);
+  put_escaped(out, s->data, s->length);
   fputc('"', out);
 }
 
@@ -199,15 +207,20 @@ static void dump_large(FILE* out, const trace_record_t* r) {
 /* A typed event: the line's head, then "NAME: " and its print format's text
  * instead of the arguments. */
 static void dump_typed_event(FILE* out, const trace_record_t* r, const trace_event_format_t* f) {
-  static char text[65536];
+  static char text[TRACE_FORMAT_MAX_TEXT + 1];
   const __typeof__(r->event)* e = &r->event;
   fprintf(out, "%-16s provider=%" PRIu32 " %s", trace_record_type_name(r->type), r->provider->id,
           trace_event_type_name(e->event_type));
   put_time(out, e->ticks, r->provider);
   put_cat_name(out, &e->category, &e->name);
   put_thread(out, e->process_koid, e->thread_koid);
-  trace_format_render(f, r, text, sizeof(text));
-  fprintf(out, " %s: %s\n", f->name, text);
+  size_t length;
+  trace_format_render_text(f, r, text, sizeof(text), &length);
+  fputc(' ', out);
+  put_escaped(out, f->name, strlen(f->name));
+  fputs(": ", out);
+  put_escaped(out, text, length);
+  fputc('\n', out);
 }
 
 static void dump_record(FILE* out, const trace_record_t* r) {

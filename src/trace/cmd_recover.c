@@ -3,6 +3,7 @@
  * its placeholder names, cli__open_input() follows it; or a raw buffer). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fxt/fxt_format.h"
-#include "reader/input.h"
-#include "reader/recover.h"
+#include "reader/reader_internal.h"
+#include "trace-reader/reader.h"
 #include "trace/cli.h"
 #include "trace/compress_writer.h"
 
@@ -39,70 +39,102 @@ static const char kUsage[] =
     "is already complete, say), its header is unusable, or OUT cannot be written\n"
     "(a partial OUT is removed), 2 on a usage error.\n";
 
-/* Reads all of fd into a malloc'ed block, decompressed if it is a zstd or
- * gzip file (the reader's input layer); NULL (with *why) on failure. */
-static unsigned char* read_all(int fd, size_t* size, char* why, size_t why_size) {
-  input_t in;
-  input__init_fd(&in, fd);
-  ptrdiff_t n = input__read_all(&in);
-  const char* error = n < 0                ? strerror(ENOMEM)
-                      : in.read_errno != 0 ? strerror(in.read_errno)
-                                           : in.damage;
-  if (error) {
-    snprintf(why, why_size, "%s", error);
-    input__free(&in);
-    return NULL;
-  }
-  unsigned char* data = in.owned;
-  if (in.start > 0) memmove(data, data + in.start, (size_t)n);
-  in.owned = NULL;
-  input__free(&in);
-  *size = (size_t)n;
-  return data ? data : malloc(1); /* an empty input */
-}
-
 static bool same_file(int fd, const char* path) {
   struct stat in, out;
   return fstat(fd, &in) == 0 && stat(path, &out) == 0 && in.st_dev == out.st_dev &&
          in.st_ino == out.st_ino;
 }
 
-static int write_output(const char* output, const unsigned char* data, size_t size) {
-  bool to_stdout = output == NULL || strcmp(output, "-") == 0;
-  FILE* f = to_stdout ? stdout : fopen(output, "wbe");
-  if (!f) {
-    cli__error("recover", "cannot write '%s': %s", output, strerror(errno));
+/* The output, opened at the first record (so that an input that cannot be
+ * recovered leaves no file), compressed if its name says so. */
+typedef struct output {
+  const char* path; /* NULL or "-": stdout */
+  FILE* file;       /* NULL until opened */
+  FILE* stream;     /* what records are written to: file, or a compressor over it */
+  bool to_stdout, removable;
+  int err; /* the first write error */
+} output_t;
+
+static bool output_open(output_t* o) {
+  o->to_stdout = o->path == NULL || strcmp(o->path, "-") == 0;
+  o->file = o->to_stdout ? stdout : fopen(o->path, "wbe");
+  if (!o->file) {
+    cli__error("recover", "cannot write '%s': %s", o->path, strerror(errno));
+    return false;
+  }
+  o->removable = !o->to_stdout && cli__is_regular_file(o->file);
+  compress_codec_t codec = o->to_stdout ? COMPRESS_NONE : compress__codec_for_name(o->path);
+  o->stream = codec == COMPRESS_NONE ? o->file : compress__open(o->file, codec, NULL);
+  if (!o->stream) o->err = errno ? errno : ENOMEM;
+  return true;
+}
+
+static void output_write(output_t* o, const unsigned char* data, size_t size) {
+  if (!o->err && fwrite(data, 1, size, o->stream) != size) o->err = errno ? errno : EIO;
+}
+
+/* Finishes the output: EXIT_OK, or EXIT_FAILED after saying why (a partial
+ * regular file is removed). */
+static int output_close(output_t* o) {
+  if (!o->file) return EXIT_OK;
+  int err = o->err;
+  if (o->stream && fflush(o->stream) != 0 && !err) err = errno ? errno : EIO;
+  if (o->stream && o->stream != o->file && fclose(o->stream) != 0 && !err)
+    err = errno ? errno : EIO;
+  if (fflush(o->file) != 0 && !err) err = errno ? errno : EIO;
+  if (!o->to_stdout && fclose(o->file) != 0 && !err) err = errno;
+  if (!err) return EXIT_OK;
+  cli__error("recover", "writing %s failed: %s", o->to_stdout ? "standard output" : o->path,
+             strerror(err));
+  if (o->removable && unlink(o->path) == 0)
+    fprintf(stderr, "trace recover: removed the incomplete '%s'\n", o->path);
+  return EXIT_FAILED;
+}
+
+/* Reads `input` through the reader, which rebuilds the archive of a raw
+ * buffer as it streams (reader/recover.h), and copies its records to `o`. */
+static int recover(const char* input, trace_reader_t* reader, output_t* o) {
+  trace_record_t record;
+  int rc = trace_reader_next(reader, &record);
+  if (!trace_reader_recovered(reader)) {
+    trace_reader_error_t e = trace_reader_error(reader);
+    if (reader->raw_seen)
+      cli__error("recover", "%s: %s", input, e.message);
+    else if (rc == TRACE_READ_RECORD && record.type == 0 && record.metadata.type == 4)
+      cli__error("recover", "%s is already a complete FXT archive: nothing to recover", input);
+    else if (rc == TRACE_READ_ERROR && (reader->input.read_errno || reader->input.damage))
+      cli__error("recover", "cannot read '%s': %s", input, e.message);
+    else
+      cli__error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
     return EXIT_FAILED;
   }
-  bool removable = !to_stdout && cli__is_regular_file(f);
-  int err = 0;
-  compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(output);
-  FILE* w = codec == COMPRESS_NONE ? f : compress__open(f, codec, NULL);
-  if (!w) err = errno;
-  if (w && (fwrite(data, 1, size, w) != size || fflush(w) != 0)) err = errno ? errno : EIO;
-  if (w && w != f && fclose(w) != 0 && !err) err = errno ? errno : EIO;
-  if (!err && fflush(f) != 0) err = errno ? errno : EIO;
-  if (!to_stdout && fclose(f) != 0 && !err) err = errno;
-  if (!err) return EXIT_OK;
-  cli__error("recover", "writing %s failed: %s", to_stdout ? "standard output" : output,
-             strerror(err));
-  if (removable && unlink(output) == 0)
-    fprintf(stderr, "trace recover: removed the incomplete '%s'\n", output);
-  return EXIT_FAILED;
+  if (!output_open(o)) return EXIT_FAILED;
+  for (; rc != TRACE_READ_END && rc != TRACE_READ_ERROR; rc = trace_reader_next(reader, &record)) {
+    const unsigned char* bytes;
+    size_t size;
+    if (reader__record_bytes(reader, &bytes, &size)) output_write(o, bytes, size);
+  }
+  int status = output_close(o);
+  if (rc == TRACE_READ_ERROR) {
+    trace_reader_error_t e = trace_reader_error(reader);
+    cli__error("recover", "%s: at byte offset %" PRIu64 ": %s", input, e.offset, e.message);
+    return EXIT_FAILED;
+  }
+  return status;
 }
 
 int cmd__recover(int argc, char** argv) {
   static const struct option kLong[] = {{"output", required_argument, NULL, 'o'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-  const char* output = NULL;
+  output_t out = {0};
   int opt;
   opterr = 0;
   optind = 1;
   while ((opt = getopt_long(argc, argv, ":o:h", kLong, NULL)) != -1) {
     switch (opt) {
       case 'o':
-        output = optarg;
+        out.path = optarg;
         break;
       case 'h':
         fputs(kUsage, stdout);
@@ -119,37 +151,18 @@ int cmd__recover(int argc, char** argv) {
   const char* input = argv[optind];
   int fd = cli__open_input("recover", input);
   if (fd < 0) return EXIT_FAILED;
-  if (output && strcmp(output, "-") != 0 && same_file(fd, output)) {
-    cli__error("recover", "the output '%s' is the input; refusing to overwrite it", output);
+  if (out.path && strcmp(out.path, "-") != 0 && same_file(fd, out.path)) {
+    cli__error("recover", "the output '%s' is the input; refusing to overwrite it", out.path);
     if (fd != STDIN_FILENO) close(fd);
     return EXIT_FAILED;
   }
-  size_t size = 0;
-  char why_not[200];
-  unsigned char* raw = read_all(fd, &size, why_not, sizeof(why_not));
+  trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
+  int rc = EXIT_FAILED;
+  if (reader)
+    rc = recover(input, reader, &out);
+  else
+    cli__error("recover", "out of memory");
+  trace_reader_close(reader);
   if (fd != STDIN_FILENO) close(fd);
-  if (!raw) {
-    cli__error("recover", "cannot read '%s': %s", input, why_not);
-    return EXIT_FAILED;
-  }
-  if (!recover__is_raw_buffer(raw, size)) {
-    uint64_t first = 0;
-    if (size >= 8) memcpy(&first, raw, 8);
-    free(raw);
-    if (first == FXT_MAGIC_RECORD)
-      cli__error("recover", "%s is already a complete FXT archive: nothing to recover", input);
-    else
-      cli__error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
-    return EXIT_FAILED;
-  }
-  unsigned char* archive;
-  size_t archive_size;
-  const char* why = recover__archive(raw, size, raw, &archive, &archive_size);
-  if (why) {
-    cli__error("recover", "%s: the raw trace buffer cannot be recovered: %s", input, why);
-    return EXIT_FAILED;
-  }
-  int rc = write_output(output, archive, archive_size);
-  free(archive);
   return rc;
 }
