@@ -8,6 +8,7 @@
 #include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
+#include "trace/text_escape.h"
 #include "trace/thread_names.h"
 #include "trace/time_range.h"
 #include "trace/timestamp.h"
@@ -40,19 +41,10 @@ static const char* kernel_object_type_name(uint32_t type) {
 }
 
 /* Text from the archive, escaped so that a record stays on one line and no
- * control character reaches the terminal: '"' and '\\' get a backslash,
- * control bytes (NUL included: the text goes on after it) are \\xNN. String
- * arguments and typed events' rendered text both go through here. */
+ * control character reaches the terminal. String arguments and typed
+ * events' rendered text both go through here. */
 static void put_escaped(FILE* out, const char* data, size_t length) {
-  for (size_t i = 0; i < length; i++) {
-    unsigned char c = (unsigned char)data[i];
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20 || c == 0x7f)
-      fprintf(out, "\\x%02x", c);
-    else
-      fputc(c, out);
-  }
+  text__put_escaped(out, data, length, NULL, true);
 }
 
 /* Strings are quoted and escaped. */

@@ -9,6 +9,7 @@
 #include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
+#include "trace/text_escape.h"
 
 static const char kUsage[] =
     "Usage: trace formats FILE\n"
@@ -48,9 +49,12 @@ static int list(const char* path, trace_reader_t* reader) {
   for (size_t i = 0; i < trace_format_set_count(formats); i++) {
     const trace_event_format_t* f = trace_format_set_at(formats, i);
     if (i) putchar('\n');
-    printf("# provider %" PRIu32 " %s\n", f->provider_id,
-           f->provider_id < MAX_NAMED ? names[f->provider_id] : "");
-    fwrite(f->text, 1, f->text_length, stdout);
+    const char* name = f->provider_id < MAX_NAMED ? names[f->provider_id] : "";
+    printf("# provider %" PRIu32 " ", f->provider_id);
+    text__put_escaped(stdout, name, strlen(name), NULL, false);
+    putchar('\n');
+    /* the format file's own layout (lines, tabs) stays; nothing else raw */
+    text__put_escaped(stdout, f->text, f->text_length, "\n\t", false);
     if (f->text_length == 0 || f->text[f->text_length - 1] != '\n') putchar('\n');
   }
   trace_format_set_free(formats);

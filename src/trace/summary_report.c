@@ -233,6 +233,7 @@ static const char* offset_s(char* buf, const summary_t* s, uint64_t ns) {
   return buf;
 }
 
+/* Names from the archive: no control character reaches the terminal. */
 static void put_bytes(FILE* f, const char* data, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)data[i];
@@ -246,10 +247,12 @@ static void text_providers(FILE* f, const summary_t* s, const rows_t* r) {
           "records", "dropped", "start (s)", "end (s)", "span", "name");
   for (size_t i = 0; i < r->provider_count; i++) {
     const summary_provider_t* p = r->providers[i];
-    fprintf(f, "  %5" PRIu32 " %10" PRIu64 " %8s %14s %14s %10s  %s\n", p->id, p->records,
+    fprintf(f, "  %5" PRIu32 " %10" PRIu64 " %8s %14s %14s %10s  %s", p->id, p->records,
             p->overflows ? "yes" : "no", p->have_time ? offset_s(a, s, p->start_ns) : "-",
             p->have_time ? offset_s(b, s, p->end_ns) : "-",
-            p->have_time ? human(h, p->end_ns - p->start_ns) : "-", p->name);
+            p->have_time ? human(h, p->end_ns - p->start_ns) : "-", "");
+    put_bytes(f, p->name, strlen(p->name));
+    fputc('\n', f);
   }
 }
 
@@ -313,7 +316,9 @@ static void text_threads(FILE* f, const summary_t* s, const rows_t* r, size_t to
               w ? human(b[2], t->wait_p50) : "-", w ? human(b[3], t->wait_p99) : "-",
               w ? human(b[4], t->wait_max) : "-");
     }
-    fprintf(f, "  %s\n", t->t->name);
+    fputs("  ", f);
+    put_bytes(f, t->t->name, strlen(t->t->name));
+    fputc('\n', f);
   }
 }
 

@@ -892,6 +892,13 @@ def test_escaping():
           'escaping: U+007F must be written as \\u007f')
     check('\\b\\f\\n\\r\\t' in jtext, 'escaping: \\b \\f \\n \\r \\t must be escaped by name')
     check('\\"' in jtext and '\\\\' in jtext, 'escaping: quote/backslash escapes missing')
+    # the text tools put no raw control character on the terminal either (docs/security.md):
+    # names, arguments and the log message are escaped; only their own line breaks remain
+    for sub in (['dump', arc], ['summary', arc]):
+        rc, out, err = run(sub)
+        check(rc == 0, 'escaping: trace %s: rc %d %s' % (sub[0], rc, err[:300]))
+        bad = sorted({'%02x' % c for c in out if (c < 0x20 and c != 0x0a) or c == 0x7f})
+        check(not bad, 'escaping: raw control bytes %s in the output of trace %s' % (bad, sub[0]))
     # check_convert must notice a wrong replacement count (e.g. maximal-subpart decoding)
     for old, new in (('n' + R * 2 + 'A', 'n' + R + 'A'), ('n' + R * 3 + '"', 'n' + R + '"')):
         for o, n in ((old, new), (old.replace(R, '\\ufffd'), new.replace(R, '\\ufffd'))):
