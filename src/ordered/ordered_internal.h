@@ -109,7 +109,8 @@ struct ordered {
  * ORDERED_FAILED; returns false. */
 bool ordered__fail(ordered_t* o, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
-/* Memory the view holds for records and buffers grew (or shrank) by delta. */
+/* The memory the view holds for records and buffers grew by `grown` and
+ * shrank by `shrunk` bytes (stats.peak_bytes follows). */
 void ordered__hold(ordered_t* o, size_t grown, size_t shrunk);
 
 /* Appends a source; false (and the view failed) when out of memory. */
