@@ -445,6 +445,11 @@ static void count_provider(summary_t* s, const trace_record_t* r, bool timed, ui
   sp->have_time = true;
 }
 
+void summary__set_origin(summary_t* s, uint64_t origin_ns) {
+  s->range.have_origin = true;
+  s->range.origin_ns = origin_ns;
+}
+
 void summary__record(summary_t* s, const trace_record_t* r) {
   uint64_t ns = 0;
   bool timed = time_range__record_ns(r, &ns);

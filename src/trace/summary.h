@@ -109,6 +109,13 @@ typedef struct summary {
 
 /* range may be NULL (the whole trace). false when out of memory. */
 bool summary__init(summary_t* s, const time_range_t* range);
+/* The trace's start for --time-range, when the caller knows it before the
+ * records come (they come in time order, so the first timestamped record
+ * in archive order may come later); else the first timestamped record
+ * summary__record() sees is the start. */
+void summary__set_origin(summary_t* s, uint64_t origin_ns);
+/* One record; the figures that pair records (begin and end, async begin
+ * and end, switch-in and switch-out) need them in time order. */
 void summary__record(summary_t* s, const trace_record_t* record);
 /* At the end of the archive: threads still on a CPU run to its end;
  * durations still open are counted in open_durations()/open_async(). */
