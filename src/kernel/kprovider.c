@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "engine/engine_internal.h"
+#include "kernel/kcleanup.h"
 #include "kernel/kconvert.h"
 #include "kernel/kcpu.h"
 #include "kernel/kevents.h"
@@ -335,8 +336,22 @@ static void* reader_main(void* arg) {
 
 /* ---- session life cycle ---- */
 
+/* For a process that dies of a signal (kcleanup.h): the instance and the
+ * trace_pipe_raw files open on it (the pipes hold no tracefs file). */
+static void publish_for_cleanup(ksession_t* s) {
+  char* dir = tracefs_instance_get_dir(s->instance);
+  int* fds = s->cpu ? malloc((size_t)s->cpus * sizeof(int)) : NULL;
+  size_t count = 0;
+  for (int cpu = 0; fds && cpu < s->cpus; cpu++)
+    if (s->cpu[cpu].fd >= 0) fds[count++] = s->cpu[cpu].fd;
+  if (dir) kcleanup__publish(dir, fds, count);
+  tracefs_put_tracing_file(dir);
+  free(fds);
+}
+
 static void session_free(ksession_t* s) {
   if (!s) return;
+  kcleanup__withdraw(); /* the orderly removal below, from here on */
   if (s->thread_running) {
     int expected = 0;
     atomic_compare_exchange_strong(&s->command, &expected, 2);
@@ -396,6 +411,7 @@ static ksession_t* session_start(void) {
   const char* clock = ktracefs__clock_for_engine();
   s->instance = ktracefs__create(clock, buffer_kb(), error, sizeof(error));
   if (!s->instance) goto fail;
+  publish_for_cleanup(s);
   for (size_t i = 0; i < s->table.count; i++) {
     const kev_desc_t* d = &s->table.descs[i];
     if (ktracefs__enable(s->instance, d->event->system, d->event->name) != 0)
@@ -416,6 +432,7 @@ static ksession_t* session_start(void) {
     snprintf(error, sizeof(error), "cannot open the per-CPU ftrace buffers");
     goto fail;
   }
+  publish_for_cleanup(s);
   s->page = malloc(page_size);
   if (!s->page || kconv__init(&s->conv, page_size) != 0 ||
       kwriter__init(&s->writer, &s->table, strcmp(clock, "x86-tsc") == 0, (uint32_t)s->cpus) != 0) {

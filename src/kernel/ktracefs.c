@@ -31,6 +31,21 @@ int ktracefs__ensure_mounted(void) {
   return 0;
 }
 
+bool ktracefs__is_mounted(void) {
+  /* /proc/mounts itself: tracefs_tracing_dir() would mount tracefs, and
+   * tracefs_tracing_dir_is_mounted() hands back a path nobody frees */
+  FILE* f = fopen("/proc/mounts", "re");
+  if (!f) return false;
+  char line[4096];
+  bool found = false;
+  while (!found && fgets(line, sizeof(line), f)) {
+    char type[64];
+    found = sscanf(line, "%*s %*s %63s", type) == 1 && strcmp(type, "tracefs") == 0;
+  }
+  fclose(f);
+  return found;
+}
+
 bool ktracefs__available(char* reason, size_t reason_size) {
   if (geteuid() != 0) {
     snprintf(reason, reason_size, "root");

@@ -19,6 +19,9 @@ bool ktracefs__available(char* reason, size_t reason_size);
 /* Mounts tracefs at /sys/kernel/tracing if no tracefs is mounted. 0 or -errno. */
 int ktracefs__ensure_mounted(void);
 
+/* Whether a tracefs is mounted (never mounts one). */
+bool ktracefs__is_mounted(void);
+
 /* Removes every instances/fxtrace-PID whose PID is not a live process (a
  * provider that crashed). Returns how many were removed. */
 int ktracefs__remove_stale(void);

@@ -29,6 +29,7 @@
 #include "trace/json_events.h"
 #include "trace/local_manager.h"
 #include "trace/record_kernel.h"
+#include "trace/record_signals.h"
 #include "trace/spawn.h"
 #include "trace/write_behind.h"
 
@@ -248,51 +249,6 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
   return 0;
 }
 
-/* ---- signals: a self-pipe wakes the main loop ------------------------------------ */
-
-static int g_wake[2] = {-1, -1};
-static volatile sig_atomic_t g_interrupted;
-
-static void wake(void) {
-  int saved = errno;
-  ssize_t n = write(g_wake[1], "x", 1);
-  (void)n; /* full: a wake-up is pending anyway */
-  errno = saved;
-}
-
-static void on_signal(int sig) {
-  if (sig != SIGCHLD) g_interrupted = sig;
-  wake();
-}
-
-static void drain_wake(void) {
-  char buf[64];
-  while (read(g_wake[0], buf, sizeof(buf)) > 0) {
-  }
-}
-
-static void set_handlers(void (*handler)(int)) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = handler;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-  sa.sa_flags = SA_NOCLDSTOP;
-  sigaction(SIGCHLD, &sa, NULL);
-}
-
-static void reset_handlers(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = SIG_DFL;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-  sigaction(SIGCHLD, &sa, NULL);
-}
-
 static int64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -405,7 +361,7 @@ static void* archive_main(void* arg) {
   if (!a->json) {
     copy_and_scan(a); /* reads to the end, whatever happens */
     atomic_store(&a->done, true);
-    wake();
+    record_signals__wake();
     return NULL;
   }
   cookie_io_functions_t io = {archive_read, NULL, NULL, NULL};
@@ -458,7 +414,7 @@ static void* archive_main(void* arg) {
     }
   }
   atomic_store(&a->done, true);
-  wake();
+  record_signals__wake();
   return NULL;
 }
 
@@ -700,6 +656,7 @@ static bool open_output(session_t* s) {
     cli__error(kCmd, "cannot write '%s': %s", s->o->output, strerror(errno));
     return false;
   }
+  record_signals__set_output(fileno(s->out), s->o->output);
   return open_compression(s);
 }
 
@@ -766,6 +723,7 @@ static void reap_child(session_t* s) {
   int status;
   pid_t r = waitpid(s->child, &status, WNOHANG);
   if (r == s->child) {
+    record_signals__set_command(0);      /* its pid may be reused from now on */
     s->child_exited = WIFEXITED(status); /* a crash is no ordinary end */
     s->child_done = true;
     s->child_status = status_of(status);
@@ -781,13 +739,15 @@ static void wait_for_end(session_t* s) {
   int64_t deadline = o->duration_s > 0 ? start + (int64_t)(o->duration_s * 1000 + 0.5) : -1;
   for (;;) {
     reap_child(s);
-    if (g_interrupted || (s->child > 0 && s->child_done) || atomic_load(&s->archive->done)) break;
+    if (record_signals__interrupted() || (s->child > 0 && s->child_done) ||
+        atomic_load(&s->archive->done))
+      break;
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
     int wait_ms = progress ? PROGRESS_INTERVAL_MS : 1000;
     if (deadline >= 0 && deadline - now < wait_ms) wait_ms = (int)(deadline - now);
-    struct pollfd p = {g_wake[0], POLLIN, 0};
-    if (poll(&p, 1, wait_ms) > 0) drain_wake();
+    struct pollfd p = {record_signals__wake_fd(), POLLIN, 0};
+    if (poll(&p, 1, wait_ms) > 0) record_signals__drain();
     if (progress) show_progress(start, s->archive);
   }
   if (progress) clear_progress();
@@ -839,6 +799,7 @@ static bool check_archive(session_t* s) {
     s->compressed = NULL;
   }
   if (s->out != stdout) {
+    record_signals__set_output(-1, NULL); /* the descriptor is closed below */
     bool regular = cli__is_regular_file(s->out);
     if (fclose(s->out) != 0 && a->write_error == 0) a->write_error = errno;
     s->out = NULL;
@@ -866,11 +827,14 @@ static int record(const record_options_t* o) {
   size_t stats_count = 0;
   bool ok = false, traced = false;
 
-  if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-    cli__error(kCmd, "cannot create a pipe: %s", strerror(errno));
+  int status = record_signals__start();
+  if (status != 0) {
+    cli__error(kCmd, "cannot create a pipe: %s", strerror(-status));
     return EXIT_FAILED;
   }
-  set_handlers(on_signal);
+  /* what SIGKILLed recordings left: never a live recording's */
+  record_kernel__remove_stale();
+  local_manager__remove_stale();
   bool connected = connect_or_start_manager(&s);
   if (connected) /* registers before the trace is initialized, so it records from the start */
     s.kernel = record_kernel__start(o->categories, o->category_count, s.socket_path, &s.controller);
@@ -889,17 +853,21 @@ static int record(const record_options_t* o) {
           s.child = 0;
           ok = false;
         }
+        record_signals__set_command(s.child);
       }
     }
     if (ok) wait_for_end(&s);
-    if (g_interrupted) fprintf(stderr, "trace record: %s: stopping\n", strsignal(g_interrupted));
-    /* A second Ctrl-C while the trace is being collected ends trace at once. */
-    reset_handlers();
+    int sig = record_signals__interrupted();
+    if (sig) fprintf(stderr, "trace record: %s: stopping\n", strsignal(sig));
+    /* A second Ctrl-C while the trace is being collected ends trace at once
+     * (and removes what must not outlive it: record_signals.h). */
+    record_signals__stopping();
     if (!terminate(&s, &stats, &stats_count)) ok = false;
   }
-  reset_handlers();
+  record_signals__stopping();
   if (s.child > 0) { /* the command outlived the recording (duration, Ctrl-C): end it */
     reap_child(&s);
+    record_signals__set_command(0);
     if (!s.child_done) end_command(s.child);
   }
   /* Closing the last controller connection ends any session still open, and
@@ -917,6 +885,7 @@ static int record(const record_options_t* o) {
                   s.compressed_bytes, stats, stats_count, s.child, s.child_exited);
   if (s.compressed) fclose(s.compressed);
   if (s.out && s.out != stdout) {
+    record_signals__set_output(-1, NULL);
     bool regular = cli__is_regular_file(s.out);
     fclose(s.out);
     if (regular) unlink(o->output); /* nothing was recorded into it */
@@ -924,9 +893,7 @@ static int record(const record_options_t* o) {
   if (s.pipe[0] >= 0) close(s.pipe[0]);
   free(s.archive);
   free(stats);
-  close(g_wake[0]);
-  close(g_wake[1]);
-  g_wake[0] = g_wake[1] = -1;
+  record_signals__stop();
   if (!ok) return EXIT_FAILED;
   if (s.child > 0 && s.child_done) return s.child_status;
   return EXIT_OK;

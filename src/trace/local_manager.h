@@ -1,6 +1,7 @@
 /* Not part of the public API: a trace manager run inside the `trace` process
  * (src/manager/manager.h on a thread of its own), listening on a private
- * socket in a fresh temporary directory. `trace record` starts one when no
+ * socket in a fresh temporary directory ($TMPDIR/fxtrace-record-XXXXXX, with
+ * an `owner` file holding the owner's pid, locked while it runs). `trace record` starts one when no
  * manager is running, so recording needs no daemon. */
 #ifndef FXTRACE_TRACE_LOCAL_MANAGER_H_
 #define FXTRACE_TRACE_LOCAL_MANAGER_H_
@@ -22,5 +23,17 @@ int local_manager__start(local_manager_t** out, char* socket_path, size_t path_s
 /* Shuts the manager down, joins its thread, frees it and removes its
  * directory. NULL is ignored. */
 void local_manager__stop(local_manager_t* m);
+
+/* Removes the socket directories ($TMPDIR/fxtrace-record-*) of this user's
+ * trace records that died without removing theirs (SIGKILL), with a note on
+ * stderr for each; never one whose owner still runs (the directory's owner
+ * file is locked by its owner for its whole life), nor one without an owner
+ * file. */
+void local_manager__remove_stale(void);
+
+/* Async-signal-safe: for a trace record about to die of a signal, removes
+ * the running manager's socket and directory, once. The manager's thread is
+ * left running: the process is ending. */
+void local_manager__emergency(void);
 
 #endif /* FXTRACE_TRACE_LOCAL_MANAGER_H_ */

@@ -15,7 +15,9 @@ static const char* first_kernel_category(const char** categories, size_t count) 
 
 #include <sys/stat.h>
 #include <tracefs.h>
+#include <unistd.h>
 
+#include "kernel/kcleanup.h"
 #include "kernel/kprovider.h"
 #include "kernel/ktracefs.h"
 #include "trace-provider/provider.h"
@@ -92,6 +94,20 @@ void record_kernel__stop(record_kernel_t* k) {
   free(k);
 }
 
+void record_kernel__emergency(void) { kcleanup__now(); }
+
+void record_kernel__remove_stale(void) {
+  /* never mounts tracefs for a recording that may not use it: only when one
+   * is mounted already (tracefs_tracing_dir() would mount it) */
+  if (geteuid() != 0 || !ktracefs__is_mounted()) return;
+  int removed = ktracefs__remove_stale();
+  if (removed > 0)
+    fprintf(stderr,
+            "trace record: removed %d tracefs instance%s left by a kernel provider that was "
+            "killed\n",
+            removed, removed == 1 ? "" : "s");
+}
+
 const char* record_kernel__provider_name(void) { return KPROVIDER_NAME; }
 
 bool record_kernel__category(size_t i, const char** name, const char** description) {
@@ -119,6 +135,10 @@ record_kernel_t* record_kernel__start(const char** categories, size_t count,
 }
 
 void record_kernel__stop(record_kernel_t* k) { (void)k; }
+
+void record_kernel__emergency(void) {}
+
+void record_kernel__remove_stale(void) {}
 
 const char* record_kernel__provider_name(void) { return NULL; }
 

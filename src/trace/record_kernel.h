@@ -23,6 +23,17 @@ record_kernel_t* record_kernel__start(const char** categories, size_t count,
 /* After the trace has been terminated; NULL is ignored. */
 void record_kernel__stop(record_kernel_t* k);
 
+/* Async-signal-safe: for a trace record about to die of a signal, removes
+ * the tracefs instance of the kernel provider it runs (src/kernel/kcleanup.h),
+ * if any. */
+void record_kernel__emergency(void);
+
+/* As root with tracefs mounted: removes the instances of kernel providers
+ * that died without removing theirs (a SIGKILLed trace record), never one of
+ * a live process (ktracefs__remove_stale), with a note on stderr. Nothing
+ * otherwise: never mounts tracefs. */
+void record_kernel__remove_stale(void);
+
 /* The name the kernel provider registers with ("trace_kernel_provider"), or
  * NULL when trace is built without libtracefs (it never starts one then). */
 const char* record_kernel__provider_name(void);

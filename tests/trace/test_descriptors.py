@@ -62,10 +62,13 @@ def run_recording(tmp, name, record_args, report_args=()):
     try:
         cmd = [TRACE, 'record'] + record_args + [
             '--', FD_REPORT, '--out=' + report_path] + list(report_args)
-        r = subprocess.run(cmd, capture_output=True, timeout=120, pass_fds=(PASSED_FD,),
-                           stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                pass_fds=(PASSED_FD,), stdin=subprocess.DEVNULL)
     finally:
         os.close(PASSED_FD)
+    out, err = proc.communicate(timeout=120)
+    r = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    r.pid = proc.pid
     check(r.returncode == 0, '%s: trace record failed (%d): %s' %
           (name, r.returncode, r.stderr.decode(errors='replace')[-800:]))
     try:
@@ -122,12 +125,11 @@ def part_record(tmp):
     check(len(r.stdout) > 0, 'stdout: no archive on trace record\'s standard output')
 
 
-def instances():
-    for base in ('/sys/kernel/tracing', '/sys/kernel/debug/tracing'):
-        path = os.path.join(base, 'instances')
-        if os.path.isdir(path):
-            return {n for n in os.listdir(path) if n.startswith('fxtrace-')}
-    return set()
+def instance_exists(pid):
+    """instances/fxtrace-PID: only trace record's own (other recordings on
+    the machine may have theirs)"""
+    return any(os.path.isdir(os.path.join(base, 'instances', 'fxtrace-%d' % pid))
+               for base in ('/sys/kernel/tracing', '/sys/kernel/debug/tracing'))
 
 
 def part_kernel(tmp):
@@ -141,7 +143,6 @@ def part_kernel(tmp):
         if r.returncode != 0:
             print('SKIP: tracefs is not available: ' + r.stderr.decode().strip())
             sys.exit(77)
-    before = instances()
     for name, args in (('kernel', ['--categories=kernel:sched']),
                        ('kernel-streaming', ['--categories=kernel:sched,kernel:task',
                                              '--buffering-mode=streaming'])):
@@ -157,8 +158,8 @@ def part_kernel(tmp):
         check(len(pipes) >= 2 * len(raw),
               '%s: %d trace_pipe_raw files but only %d pipe ends in trace record' %
               (name, len(raw), len(pipes)))
-        left = instances() - before
-        check(not left, '%s: tracefs instances left behind: %s' % (name, sorted(left)))
+        check(not instance_exists(r.pid), '%s: the tracefs instance fxtrace-%d is left behind' %
+              (name, r.pid))
         check('EBUSY' not in err and 'busy' not in err.lower(),
               '%s: trace record reported a busy instance: %s' % (name, err[-500:]))
 

@@ -1,0 +1,29 @@
+/* Not part of the public API: removing the kernel provider's tracefs
+ * instance from a signal handler. A process that is about to die of a signal
+ * (trace record on a second Ctrl-C, or on a crash) cannot take the orderly
+ * path (ktracefs__destroy: libtracefs, locks, memory), yet must not leave
+ * `instances/fxtrace-PID` behind recording the whole system into 4 MiB per
+ * CPU. The session publishes the instance's directory and the descriptors
+ * it holds open on it; kcleanup__now() closes those (the kernel refuses to
+ * remove an instance with open files: EBUSY), turns tracing off and removes
+ * the directory, with system calls only. */
+#ifndef FXTRACE_KERNEL_KCLEANUP_H_
+#define FXTRACE_KERNEL_KCLEANUP_H_
+
+#include <stddef.h>
+
+/* The session's instance directory and its open descriptors (count may be 0);
+ * replaces what was published. Call from one thread at a time (the
+ * session's owner); 0, or -1 when out of memory (nothing published then). */
+int kcleanup__publish(const char* instance_dir, const int* fds, size_t count);
+
+/* Before the session closes the descriptors and removes the instance itself. */
+void kcleanup__withdraw(void);
+
+/* Async-signal-safe, from any thread: closes the published descriptors, turns
+ * tracing off and removes the instance, once; nothing when nothing is
+ * published. Only for a process that then dies: the session's own
+ * descriptors are closed under it. */
+void kcleanup__now(void);
+
+#endif /* FXTRACE_KERNEL_KCLEANUP_H_ */
