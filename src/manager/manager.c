@@ -129,9 +129,13 @@ static int locate_default_socket(manager_t* m) {
     return status;
   }
   if (where.kind == MANAGER_SOCKET_UNSAFE) {
+    manager_socket__release(&where);
     LOGE(m, "not listening in %s: %s; %s", where.directory, where.problem, MANAGER_SOCKET_ADVICE);
     return -EPERM;
   }
+  /* bound by its name: the directory is this user's (or root's) and nobody
+   * else can replace it (checked parent), so the name stays the one checked */
+  manager_socket__release(&where);
   snprintf(m->socket_path, sizeof(m->socket_path), "%s", where.path);
   return 0;
 }

@@ -11,6 +11,10 @@
  *   others cannot write to (or that is sticky, as /tmp is): anybody else who
  *   could create, replace or write into it could listen in the manager's place.
  *
+ * The check is made on the opened directory, and clients connect through
+ * that descriptor (connect_path), so no other directory can be put in its
+ * place between the check and the connection.
+ *
  * Whatever the path, a client then checks who answers: wire__connect()
  * refuses a peer that runs neither as the client's user nor as root. */
 #ifndef FXTRACE_PROTOCOL_MANAGER_SOCKET_H_
@@ -29,6 +33,15 @@ struct manager_socket {
   enum manager_socket_kind kind;
   char path[108];      /* the socket: sizeof(sockaddr_un.sun_path) */
   char directory[108]; /* its directory (default locations) */
+  /* DEFAULT: the directory does not exist: no manager can be there (a
+   * client does not connect; the manager has created it). */
+  bool absent;
+  /* DEFAULT: the checked directory, open (O_PATH) until
+   * manager_socket__release(); -1 otherwise. */
+  int dir_fd;
+  /* Where a client connects: /proc/self/fd/DIR_FD/manager.sock, i.e. into
+   * the very directory that was checked, when /proc allows; else path. */
+  char connect_path[108];
   /* UNSAFE: what is wrong, e.g. "/tmp/fxtrace-1001 is owned by mallory (uid
    * 1002), mode 0777"; a sentence without a final period. */
   char problem[512];
@@ -40,6 +53,9 @@ struct manager_socket {
  * manager does before it binds; -errno if that fails. An UNSAFE result is not
  * an error: the caller says what it does instead. */
 int manager_socket__locate(struct manager_socket* s, bool create, mode_t mode, gid_t group);
+
+/* Closes what locate() opened; s stays readable. */
+void manager_socket__release(struct manager_socket* s);
 
 /* "mallory (uid 1002)", or "uid 1002" when the user database has no name. */
 void manager_socket__describe_user(uid_t uid, char* out, size_t size);

@@ -632,7 +632,8 @@ static int connect_manager(struct manager_socket* found) {
     return -1;
   }
   uid_t peer = 0;
-  int sock = wire__connect(where.path, WIRE_ROLE_PROVIDER, &peer);
+  int sock = where.absent ? -ENOENT : wire__connect(where.connect_path, WIRE_ROLE_PROVIDER, &peer);
+  manager_socket__release(&where);
   if (sock == -EPERM) {
     char who[160];
     manager_socket__describe_user(peer, who, sizeof(who));

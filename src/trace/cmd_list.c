@@ -72,7 +72,8 @@ static int connect_manager(const char* cmd, controller_t* c) {
                where.problem, MANAGER_SOCKET_ADVICE);
     return -EPERM;
   }
-  int status = controller__open(c, where.path);
+  int status = controller__open(c, where.absent ? NULL : where.connect_path, where.path);
+  manager_socket__release(&where);
   if (status != 0) cli__error(cmd, "%s", c->error);
   return status;
 }

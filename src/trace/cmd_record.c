@@ -609,12 +609,18 @@ static bool connect_or_start_manager(session_t* s) {
                  "of its own in a private directory",
                  where.directory, where.problem, MANAGER_SOCKET_ADVICE);
   } else {
-    int status = controller__open(&s->controller, s->socket_path);
+    int status =
+        controller__open(&s->controller, where.absent ? NULL : where.connect_path, where.path);
+    manager_socket__release(&where);
     if (status == 0) {
       s->connected = true;
       return true;
     }
-    if (status != -ENOENT && status != -ECONNREFUSED) {
+    if (status == -EPERM && where.kind == MANAGER_SOCKET_DEFAULT) {
+      /* another user's listener in a default place: as a squatted directory */
+      cli__warning(kCmd, "%s. Recording with a trace manager of its own in a private directory",
+                   s->controller.error);
+    } else if (status != -ENOENT && status != -ECONNREFUSED) {
       cli__error(kCmd, "%s", s->controller.error);
       return false;
     }
@@ -630,7 +636,7 @@ static bool connect_or_start_manager(session_t* s) {
     cli__error(kCmd, "no trace manager is running, and %s", error);
     return false;
   }
-  status = controller__open(&s->controller, s->socket_path);
+  status = controller__open(&s->controller, s->socket_path, NULL);
   if (status != 0) {
     cli__error(kCmd, "the in-process trace manager: %s", s->controller.error);
     return false;

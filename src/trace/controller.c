@@ -25,7 +25,8 @@ static int fail(controller_t* c, int status, const char* fmt, ...) {
   return status;
 }
 
-int controller__open(controller_t* c, const char* path) {
+int controller__open(controller_t* c, const char* path, const char* shown) {
+  if (!shown) shown = path;
   memset(c, 0, sizeof(*c));
   c->fd = -1;
   c->next_request_id = 1;
@@ -37,19 +38,19 @@ int controller__open(controller_t* c, const char* path) {
     return fail(c, -ENOMEM, "out of memory");
   }
   uid_t peer = 0;
-  int fd = wire__connect(path, WIRE_ROLE_CONTROLLER, &peer);
+  int fd = path ? wire__connect(path, WIRE_ROLE_CONTROLLER, &peer) : -ENOENT;
   if (fd < 0) {
     controller__close(c);
     if (fd == -ENOENT || fd == -ECONNREFUSED)
-      return fail(c, fd, "no trace manager is running (nothing listens on %s)", path);
+      return fail(c, fd, "no trace manager is running (nothing listens on %s)", shown);
     if (fd == -EPERM) {
       char who[160];
       manager_socket__describe_user(peer, who, sizeof(who));
       return fail(c, fd,
                   "refusing the trace manager at %s: it runs as %s, neither as you nor as root",
-                  path, who);
+                  shown, who);
     }
-    return fail(c, fd, "cannot connect to the trace manager at %s: %s", path, strerror(-fd));
+    return fail(c, fd, "cannot connect to the trace manager at %s: %s", shown, strerror(-fd));
   }
   c->fd = fd;
   return 0;

@@ -97,11 +97,12 @@ enum {
   CONTROLLER_START_TERMINATING = 4,
 };
 
-/* Connects to the manager at `path` as a controller. 0, or -errno:
- * -ENOENT / -ECONNREFUSED mean no manager listens there; -EPERM, the one
- * that listens runs neither as this user nor as root (refused, told nothing).
- * Where `path` comes from: protocol/manager_socket.h. */
-int controller__open(controller_t* c, const char* path);
+/* Connects to the manager at `path` (NULL: none can be there, -ENOENT) as a
+ * controller; messages name `shown` (NULL: path). 0, or -errno: -ENOENT /
+ * -ECONNREFUSED mean no manager listens there; -EPERM, the one that listens
+ * runs neither as this user nor as root (refused, told nothing). Where the
+ * paths come from: protocol/manager_socket.h. */
+int controller__open(controller_t* c, const char* path, const char* shown);
 void controller__close(controller_t* c);
 
 /* Lists are malloc'ed (free() them); *count may be 0 with *list NULL. */

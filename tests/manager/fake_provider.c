@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
   struct manager_socket where;
   if (!opt.socket) {
     manager_socket__locate(&where, false, 0, (gid_t)-1);
-    opt.socket = where.path;
+    opt.socket = where.connect_path; /* its directory stays open: the process is short */
   }
   int conn = wire__connect(opt.socket, WIRE_ROLE_PROVIDER, NULL);
   if (conn < 0) {

@@ -254,6 +254,53 @@ static void test_socket_directory_rule(void) {
   unsetenv("XDG_RUNTIME_DIR");
 }
 
+/* A client connects into the directory it checked (connect_path, through
+ * the descriptor locate() opened): a directory put in its place after the
+ * check is not the one reached. */
+static void test_connect_through_checked_directory(void) {
+  char base[] = "/tmp/fxtrace-test-pin-XXXXXX";
+  ASSERT_TRUE(mkdtemp(base) != NULL);
+  char dir[64], moved[64], sock[100];
+  snprintf(dir, sizeof(dir), "%.40s/fxtrace", base);
+  snprintf(moved, sizeof(moved), "%.40s/moved", base);
+  snprintf(sock, sizeof(sock), "%.60s/manager.sock", dir);
+  ASSERT_EQ(mkdir(dir, 0700), 0);
+  int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+  ASSERT_EQ(bind(l, (struct sockaddr*)&a, sizeof(a)), 0);
+  ASSERT_EQ(listen(l, 4), 0);
+  setenv("XDG_RUNTIME_DIR", base, 1);
+  struct manager_socket s;
+  locate(&s, false);
+  ASSERT_EQ(s.kind, MANAGER_SOCKET_DEFAULT);
+  ASSERT_TRUE(!s.absent && s.dir_fd >= 0);
+  ASSERT_TRUE(strncmp(s.connect_path, "/proc/self/fd/", 14) == 0);
+  /* swapped after the check: by path, nothing listens there now */
+  ASSERT_EQ(rename(dir, moved), 0);
+  ASSERT_EQ(mkdir(dir, 0700), 0);
+  ASSERT_EQ(wire__connect(s.path, WIRE_ROLE_CONTROLLER, NULL), -ENOENT);
+  int fd = wire__connect(s.connect_path, WIRE_ROLE_CONTROLLER, NULL);
+  ASSERT_TRUE(fd >= 0); /* the checked directory's listener */
+  int c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+  ASSERT_TRUE(c >= 0);
+  close(c);
+  close(fd);
+  manager_socket__release(&s);
+  ASSERT_EQ(s.dir_fd, -1);
+  close(l);
+  char moved_sock[100];
+  snprintf(moved_sock, sizeof(moved_sock), "%.60s/manager.sock", moved);
+  unlink(moved_sock);
+  rmdir(moved);
+  rmdir(dir);
+  /* absent: nothing to connect to, and nothing opened */
+  locate(&s, false);
+  ASSERT_TRUE(s.absent && s.dir_fd == -1);
+  rmdir(base);
+  unsetenv("XDG_RUNTIME_DIR");
+}
+
 /* A listener run by another user is refused before it is told anything. */
 static void test_peer_check(void) {
   if (geteuid() != 0) {
@@ -306,6 +353,7 @@ int main(void) {
   test_fd_passing();
   test_socket_path();
   test_socket_directory_rule();
+  test_connect_through_checked_directory();
   test_peer_check();
   printf("wire: ok\n");
   return 0;

@@ -6,7 +6,8 @@ installed under a prefix both may read:
 
 1. The attacker creates the victim's fallback socket directory
    /tmp/fxtrace-$UID first (mode 0777, then again 0700 owned by the attacker)
-   and listens on manager.sock in it. Without XDG_RUNTIME_DIR the victim's
+   and listens on manager.sock in it (and again as a symbolic link to a directory of
+   the attacker's), holding every connection open without answering. Without XDG_RUNTIME_DIR the victim's
    `trace record` records all the same (a manager of its own in a private
    directory, with a warning naming the directory, its owner and mode);
    `trace list-providers`, `trace list-categories` and `trace_manager` fail
@@ -125,12 +126,14 @@ class Setup:
 class Squatter:
     """squatter.py run as the attacker; counts the connections it accepted."""
 
-    def __init__(self, setup, sock_path, log, mkdir_mode=None):
+    def __init__(self, setup, sock_path, log, mkdir_mode=None, symlink_to=None):
         self.log = log
         self.path = sock_path
         argv = [SYSTEM_PYTHON, setup.squatter, sock_path, log]
         if mkdir_mode:
             argv += ['--mkdir', mkdir_mode]
+        if symlink_to:
+            argv += ['--symlink', symlink_to]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=setup.env(),
                                      **setup.as_user('attacker'))
         line = self.proc.stdout.readline()
@@ -158,13 +161,29 @@ class Squatter:
         self.proc.wait()
 
 
+def remove_path(p):
+    if os.path.islink(p):
+        os.unlink(p)
+    else:
+        shutil.rmtree(p, ignore_errors=True)
+
+
 def squatted_default(setup, mode):
+    """mode: '0777' or '0700' (a directory the attacker made), or 'symlink' (a symbolic link
+    to the attacker's directory)."""
     victim_uid = setup.users.uid('victim')
     directory = '/tmp/fxtrace-%d' % victim_uid
-    shutil.rmtree(directory, ignore_errors=True)
+    remove_path(directory)
     log = os.path.join(setup.home['attacker'], 'log')
-    sq = Squatter(setup, directory + '/manager.sock', log, mkdir_mode=mode)
-    what = 'squatted %s (mode %s)' % (directory, mode)
+    target = os.path.join(setup.home['attacker'], 'lure')
+    if mode == 'symlink':
+        sq = Squatter(setup, directory + '/manager.sock', log, symlink_to=target)
+        what = 'squatted %s (a symbolic link)' % directory
+        shown = 'symbolic link'
+    else:
+        sq = Squatter(setup, directory + '/manager.sock', log, mkdir_mode=mode)
+        what = 'squatted %s (mode %s)' % (directory, mode)
+        shown = 'mode 0' + mode.lstrip('0')
     env = setup.env()  # no XDG_RUNTIME_DIR, no FXTRACE_SOCKET
     attacker = setup.users.names['attacker']
     try:
@@ -173,7 +192,7 @@ def squatted_default(setup, mode):
                                     '--', setup.tool('fxtrace-demo')], env)
         check(r.returncode == 0, what + ': trace record still records', r.stderr)
         check('warning: not looking for a trace manager in ' + directory in r.stderr and
-              attacker in r.stderr and 'mode 0' + mode.lstrip('0') in r.stderr,
+              attacker in r.stderr and shown in r.stderr,
               what + ': trace record warns, naming the directory, its owner and mode', r.stderr)
         d = setup.run_as('victim', [setup.tool('trace'), 'dump', out], env)
         check(d.returncode == 0 and 'name="produce all"' in d.stdout,
@@ -198,7 +217,8 @@ def squatted_default(setup, mode):
         check(n == 0, what + ': the squatter received no connection (%d)' % n)
     finally:
         sq.stop()
-        shutil.rmtree(directory, ignore_errors=True)
+        remove_path(directory)
+        remove_path(target)
 
 
 def kernel_provider_not_lured(setup):
@@ -283,6 +303,7 @@ def main():
             setup = Setup(build, demo, users, top)
             squatted_default(setup, '0777')
             squatted_default(setup, '0700')
+            squatted_default(setup, 'symlink')
             kernel_provider_not_lured(setup)
             foreign_manager_refused(setup)
     finally:
