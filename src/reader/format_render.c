@@ -577,6 +577,9 @@ static bool render_print_fmt(const ctx_t* c, out_t* o) {
       i += 2;
       continue;
     }
+    /* cut already: what follows would only be counted, never shown, and a
+     * crafted format could make each conversion cost thousands of bytes */
+    if (o->len >= o->cap) return true;
     size_t j = i + 1;
     while (j < fmt_len && in_set(fmt[j], "-+ #0123456789.hlLqjzt")) j++;
     if (j >= fmt_len || used == count) return false; /* '*' widths land here too */
@@ -674,7 +677,8 @@ int trace_format_render_text(const trace_event_format_t* format, const trace_rec
     }
   }
   size_t n = o.len < o.cap ? o.len : (o.cap ? o.cap - 1 : 0);
-  if (o.len >= o.cap && limit == TRACE_FORMAT_MAX_TEXT + 1) { /* past TRACE_FORMAT_MAX_TEXT: say so */
+  if (o.len >= o.cap &&
+      limit == TRACE_FORMAT_MAX_TEXT + 1) { /* past TRACE_FORMAT_MAX_TEXT: say so */
     n = TRACE_FORMAT_MAX_TEXT - (sizeof(kCut) - 1);
     memcpy(out_buf + n, kCut, sizeof(kCut));
     n += sizeof(kCut) - 1;

@@ -13,6 +13,7 @@
 #include "trace/controller.h"
 #include "trace/local_manager.h"
 #include "trace/record_kernel.h"
+#include "trace/text_escape.h"
 
 static const char kProvidersUsage[] =
     "Usage: trace list-providers\n"
@@ -92,9 +93,11 @@ int cmd__list_providers(int argc, char** argv) {
     rc = EXIT_FAILED;
   } else {
     printf("%-6s %-10s %s\n", "ID", "PID", "NAME");
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
+      char name[TEXT_ESCAPED_SIZE(WIRE_MAX_NAME)]; /* a provider's own: escaped */
       printf("%-6u %-10llu %s\n", (unsigned)list[i].id, (unsigned long long)list[i].pid,
-             list[i].name);
+             text__escaped(list[i].name, name, sizeof(name)));
+    }
     if (count == 0) fprintf(stderr, "trace %s: no provider is registered\n", kCmd);
     free(list);
   }
@@ -106,16 +109,22 @@ int cmd__list_providers(int argc, char** argv) {
 /* One group: a heading naming who declared the categories, then one
  * indented line per category (name, description). */
 static void print_group(const controller_category_group_t* g, int width) {
+  /* names and descriptions come from the providers: escaped */
+  static char name[TEXT_ESCAPED_SIZE(WIRE_MAX_NAME)];
+  static char description[TEXT_ESCAPED_SIZE(WIRE_MAX_DESCRIPTION)];
+  text__escaped(g->name, name, sizeof(name));
   if (g->provider_id == 0)
-    printf("%s (pid %llu): the manager's configuration\n", g->name, (unsigned long long)g->pid);
+    printf("%s (pid %llu): the manager's configuration\n", name, (unsigned long long)g->pid);
   else
-    printf("%s (provider %u, pid %llu)%s\n", g->name, (unsigned)g->provider_id,
+    printf("%s (provider %u, pid %llu)%s\n", name, (unsigned)g->provider_id,
            (unsigned long long)g->pid, g->answered ? "" : ": did not answer");
   for (size_t i = 0; i < g->count; i++) {
+    text__escaped(g->categories[i].name, name, sizeof(name));
     if (g->categories[i].description[0])
-      printf("  %-*s  %s\n", width, g->categories[i].name, g->categories[i].description);
+      printf("  %-*s  %s\n", width, name,
+             text__escaped(g->categories[i].description, description, sizeof(description)));
     else
-      printf("  %s\n", g->categories[i].name);
+      printf("  %s\n", name);
   }
   if (g->count == 0 && g->answered) printf("  (no known categories)\n");
 }

@@ -31,6 +31,7 @@
 #include "trace/record_kernel.h"
 #include "trace/record_signals.h"
 #include "trace/spawn.h"
+#include "trace/text_escape.h"
 #include "trace/write_behind.h"
 
 static const char kCmd[] = "record";
@@ -524,36 +525,40 @@ static void print_summary(archive_t* a, const char* output, const char* codec,
   for (size_t i = 0; i < count; i++) {
     const controller_stats_t* s = &stats[i];
     uint64_t records = 0;
-    char records_text[24] = "-", durable[8] = "-";
+    char records_text[24] = "-", durable[8] = "-", name[TEXT_ESCAPED_SIZE(WIRE_MAX_NAME)];
     if (records_of(a, s, &records))
       snprintf(records_text, sizeof(records_text), "%llu", (unsigned long long)records);
     if (s->buffering_mode != 0) snprintf(durable, sizeof(durable), "%u%%", s->durable_percent);
-    fprintf(stderr, "  %-24s %8llu  %-9s %10s %10llu %7s %7u  %s\n", s->name,
-            (unsigned long long)s->pid, controller__mode_name(s->buffering_mode), records_text,
+    fprintf(stderr, "  %-24s %8llu  %-9s %10s %10llu %7s %7u  %s\n",
+            text__escaped(s->name, name, sizeof(name)), (unsigned long long)s->pid,
+            controller__mode_name(s->buffering_mode), records_text,
             (unsigned long long)s->records_dropped, durable, (unsigned)s->wrapped_count,
             ended_with_command(s, command, command_exited) ? "exited"
                                                            : controller__state_name(s->state));
   }
   for (size_t i = 0; i < count; i++) {
     const controller_stats_t* s = &stats[i];
+    /* names and texts the manager relays from providers: escaped */
+    char name[TEXT_ESCAPED_SIZE(WIRE_MAX_NAME)], damage[TEXT_ESCAPED_SIZE(WIRE_MAX_DAMAGE)];
+    text__escaped(s->name, name, sizeof(name));
     if (s->records_dropped > 0)
       fprintf(stderr,
               "trace record: warning: provider '%s' (pid %llu) dropped %llu records: %s; or its "
               "events came before the trace started in it (its registration wait, "
               "FXTRACE_REGISTER_TIMEOUT, ran out: it says so on its standard error)\n",
-              s->name, (unsigned long long)s->pid, (unsigned long long)s->records_dropped,
+              name, (unsigned long long)s->pid, (unsigned long long)s->records_dropped,
               drop_reason(s->buffering_mode));
     if (s->state == CONTROLLER_NOT_STOPPED_IN_TIME)
       fprintf(stderr,
               "trace record: warning: provider '%s' (pid %llu) did not stop in time; its buffer "
               "was read as it was\n",
-              s->name, (unsigned long long)s->pid);
+              name, (unsigned long long)s->pid);
     else if (s->state == CONTROLLER_DIED && !ended_with_command(s, command, command_exited))
       fprintf(stderr,
               "trace record: warning: provider '%s' (pid %llu) went away during the trace "
               "without stopping (its process exited or crashed); the records it committed are "
               "in the archive\n",
-              s->name, (unsigned long long)s->pid);
+              name, (unsigned long long)s->pid);
     if (s->damage[0]) {
       char lost[64];
       if (s->damaged_records == WIRE_RECORDS_UNKNOWN)
@@ -565,7 +570,8 @@ static void print_summary(archive_t* a, const char* output, const char* codec,
       fprintf(stderr,
               "trace record: warning: provider '%s' (pid %llu) damaged its trace buffer: %s; "
               "%s\n",
-              s->name, (unsigned long long)s->pid, s->damage, lost);
+              name, (unsigned long long)s->pid, text__escaped(s->damage, damage, sizeof(damage)),
+              lost);
     }
   }
 }

@@ -14,4 +14,12 @@
  * quotes), '"' and '\\' get a backslash too. */
 void text__put_escaped(FILE* out, const char* data, size_t length, const char* keep, bool quoted);
 
+/* The same escaping (not quoted, nothing kept) of a NUL-terminated string
+ * into out[size], cut short if it does not fit; returns out. For names the
+ * manager relays from providers, printed in columns. */
+const char* text__escaped(const char* in, char* out, size_t size);
+
+/* Room for text__escaped() of a string of n bytes, whatever they are. */
+#define TEXT_ESCAPED_SIZE(n) (4 * (n) + 1)
+
 #endif /* FXTRACE_TRACE_TEXT_ESCAPE_H_ */

@@ -477,11 +477,12 @@ def test_fake_manager_record():
             state['terminate'] = payload
             if 'fd' in state:
                 os.close(state.pop('fd'))
-            return wire_msg(MSG_TERMINATE_RESULT, rid, struct.pack('<H', 3) +
+            return wire_msg(MSG_TERMINATE_RESULT, rid, struct.pack('<H', 4) +
                             stats('fake', 777, 1, 3, 12, 40, 1000, 1) +
                             stats('slow', 778, 2, 0, 0, 0, 0, 3) +
                             stats('scribbler', 779, 0, 0, 0, 0, 0, 2,
-                                  'its buffer header is unusable (bad magic)', 2**64 - 1))
+                                  'its buffer header is unusable (bad magic)', 2**64 - 1) +
+                            stats('ev\x1b]0;title\x07il', 780, 0, 0, 5, 0, 0, 4))
         return None
     out_file = path('fake.fxt')
     rc, out, err, fm = with_fake(script, [
@@ -504,9 +505,13 @@ def test_fake_manager_record():
         check(words in err, 'record summary lacks "%s": %s' % (words, err[:600]))
     check("provider 'fake' (pid 777) dropped 12 records" in err,
           'no warning for the dropped records: %s' % err[:600])
+    # a provider's name (its own choice) reaches the terminal escaped, in the table and warnings
+    check('\x1b' not in err and '\x07' not in err and
+          "provider 'ev\\x1b]0;title\\x07il' (pid 780) dropped 5" in err,
+          'a provider name with control characters was not escaped: %r' % err[-800:])
     check("provider 'slow' (pid 778) did not stop in time" in err,
           'no warning for the provider that did not stop: %s' % err[:600])
-    check('0 records from 3 providers' in err, 'summary totals: %s' % err[:300])
+    check('0 records from 4 providers' in err, 'summary totals: %s' % err[:300])
 
     # StartTracing refused: exit 1, a clear message, no output file left behind
     def refuse(mtype, rid, payload, fds):
