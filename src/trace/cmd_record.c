@@ -663,7 +663,16 @@ static bool open_output(session_t* s) {
     s->out = stdout;
     return open_compression(s);
   }
-  s->out = fopen(s->o->output, "we");
+  /* A new archive is readable by its owner only (0600, whatever the umask):
+   * it may hold every process's scheduling (kernel categories, as root) or a
+   * program's arguments; an existing file keeps its mode. */
+  int fd = open(s->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  s->out = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!s->out && fd >= 0) {
+    int err = errno;
+    close(fd);
+    errno = err;
+  }
   if (!s->out) {
     cli__error(kCmd, "cannot write '%s': %s", s->o->output, strerror(errno));
     return false;

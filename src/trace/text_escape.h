@@ -9,7 +9,8 @@
 #include <stdio.h>
 
 /* Writes data[0, length): control bytes and DEL as \xNN (NUL included: the
- * text goes on after it), except those in `keep` (e.g. "\n\t" for a format
+ * text goes on after it), and C1 controls in UTF-8 (U+0080..U+009F) as their
+ * two \xNN, except those in `keep` (e.g. "\n\t" for a format
  * file's own layout; NULL: none); with `quoted` (text printed between
  * quotes), '"' and '\\' get a backslash too. */
 void text__put_escaped(FILE* out, const char* data, size_t length, const char* keep, bool quoted);

@@ -651,6 +651,14 @@ def test_duration_without_command():
     t = decode_ok(out_file, 'record --duration=0.5')
     check(t.records and t.records[0]['kind'] == 'magic', 'record --duration: no magic record')
     check('no provider' in err, 'record --duration with no provider: no note: %s' % err[:300])
+    # a new archive is the owner's only, whatever the umask (docs/security.md); an existing
+    # file keeps its mode
+    mode = os.stat(out_file).st_mode & 0o777
+    check(mode == 0o600, 'record: a new archive has mode %o, expected 600' % mode)
+    os.chmod(out_file, 0o640)
+    rc, out, err = run(['record', '--duration=0.1', '-o', out_file], env=private_env())
+    mode = os.stat(out_file).st_mode & 0o777
+    check(rc == 0 and mode == 0o640, 'record over an existing file: mode %o, expected 640' % mode)
     # the duration also ends a command that runs longer
     start = time.monotonic()
     rc, out, err = run(['record', '--duration=0.5', '-o', out_file, '--', 'sleep', '30'],
