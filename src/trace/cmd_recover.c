@@ -13,8 +13,12 @@
 #include "fxt/fxt_format.h"
 #include "reader/input.h"
 #include "reader/recover.h"
+#include "trace/archive_scan.h"
+#include "trace/archive_writer.h"
 #include "trace/cli.h"
 #include "trace/compress_writer.h"
+#include "trace/fxt_writer.h"
+#include "trace/output.h"
 
 static const char kUsage[] =
     "Usage: trace recover FILE [-o OUT]\n"
@@ -37,7 +41,10 @@ static const char kUsage[] =
     "\n"
     "Exit status: 0 on success, 1 if FILE is not a raw trace buffer (an archive that\n"
     "is already complete, say), its header is unusable, or OUT cannot be written\n"
-    "(a partial OUT is removed), 2 on a usage error.\n";
+    "(what was written is kept, cut after its last complete record), 2 on a usage\n"
+    "error.\n";
+
+enum { RECOVER_WRITE_BYTES = 1 << 20 };
 
 /* Reads all of fd into a malloc'ed block, decompressed if it is a zstd or
  * gzip file (the reader's input layer); NULL (with *why) on failure. */
@@ -67,28 +74,43 @@ static bool same_file(int fd, const char* path) {
          in.st_ino == out.st_ino;
 }
 
+static void no_record(void* context, const archive_scan_provider_t* provider, unsigned type,
+                      uint64_t bytes) {
+  (void)context, (void)provider, (void)type, (void)bytes;
+}
+
+/* Writes the recovered archive; a failed write keeps the file cut after its
+ * last complete record (archive_writer.h). */
 static int write_output(const char* output, const unsigned char* data, size_t size) {
   bool to_stdout = output == NULL || strcmp(output, "-") == 0;
-  FILE* f = to_stdout ? stdout : fopen(output, "wbe");
-  if (!f) {
-    cli__error("recover", "cannot write '%s': %s", output, strerror(errno));
-    return EXIT_FAILED;
-  }
-  bool removable = !to_stdout && cli__is_regular_file(f);
-  int err = 0;
+  output_t out;
+  if (!output__open(&out, "recover", to_stdout ? "-" : output)) return EXIT_FAILED;
   compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(output);
-  FILE* w = codec == COMPRESS_NONE ? f : compress__open(f, codec, NULL);
-  if (!w) err = errno;
-  if (w && (fwrite(data, 1, size, w) != size || fflush(w) != 0)) err = errno ? errno : EIO;
-  if (w && w != f && fclose(w) != 0 && !err) err = errno ? errno : EIO;
-  if (!err && fflush(f) != 0) err = errno ? errno : EIO;
-  if (!to_stdout && fclose(f) != 0 && !err) err = errno;
-  if (!err) return EXIT_OK;
-  cli__error("recover", "writing %s failed: %s", to_stdout ? "standard output" : output,
-             strerror(err));
-  if (removable && unlink(output) == 0)
-    fprintf(stderr, "trace recover: removed the incomplete '%s'\n", output);
-  return EXIT_FAILED;
+  archive_writer_t w;
+  static archive_scan_t scan; /* large: off the stack */
+  archive_scan__init(&scan, no_record, NULL);
+  bool ok = archive_writer__init(&w, &out, codec);
+  if (!ok) {
+    cli__error("recover", "cannot start compressing: %s", strerror(errno));
+  } else {
+    for (size_t at = 0; ok && at < size;) { /* in pieces: a compressed frame ends between */
+      size_t n = size - at < RECOVER_WRITE_BYTES ? size - at : RECOVER_WRITE_BYTES;
+      ok = fxt_writer__write(&w, &scan, data + at, n);
+      at += n;
+    }
+    ok = ok && archive_writer__finish(&w);
+    if (!ok) {
+      cli__error("recover", "writing %s failed: %s", out.name, strerror(w.error));
+      archive_writer__keep(&w, "recover", "record", NULL);
+    }
+  }
+  if (output__close(&out) != 0 && ok) {
+    cli__error("recover", "writing %s failed: %s", out.name, strerror(out.error));
+    ok = false;
+  }
+  if (!ok && out.offset == 0) output__remove(&out); /* nothing at all in it */
+  archive_writer__free(&w);
+  return ok ? EXIT_OK : EXIT_FAILED;
 }
 
 int cmd__recover(int argc, char** argv) {
