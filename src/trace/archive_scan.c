@@ -112,6 +112,7 @@ static size_t data_records(archive_scan_t* s, const uint8_t* data, size_t length
     if (type == 0 || type == LARGE_RECORD || bytes == 0) break;
     s->on_record(s->context, s->current, type, bytes);
     if (bytes > length - at) {
+      s->record_start = s->offset + at;
       s->skip = bytes - (length - at);
       at = length;
       break;
@@ -138,6 +139,7 @@ void archive_scan__feed(archive_scan_t* s, const uint8_t* data, size_t length) {
       length -= n;
     } else if (s->carry_length == 0) {
       size_t need = head_needed(data, length);
+      s->record_start = s->offset;
       if (length < need) { /* the head continues in the next feed */
         memcpy(s->carry, data, length);
         s->carry_length = length;
@@ -159,6 +161,10 @@ void archive_scan__feed(archive_scan_t* s, const uint8_t* data, size_t length) {
       s->carry_length = 0;
     }
   }
+}
+
+uint64_t archive_scan__boundary(const archive_scan_t* s) {
+  return s->skip == 0 && s->carry_length == 0 ? s->offset : s->record_start;
 }
 
 bool archive_scan__finish(archive_scan_t* s) {

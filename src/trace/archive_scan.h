@@ -31,6 +31,7 @@ typedef struct archive_scan {
   archive_scan_record_fn on_record;
   void* context;
   uint64_t offset;        /* archive bytes consumed so far */
+  uint64_t record_start;  /* where the record being passed over began */
   uint64_t skip;          /* bytes of the current record's body still to pass over */
   size_t carry_length;    /* bytes of a record head split across two feeds */
   uint8_t carry[8 + 255]; /* the most a head needs: a provider-info header and name */
@@ -47,6 +48,10 @@ void archive_scan__init(archive_scan_t* s, archive_scan_record_fn on_record, voi
 /* Consumes the next `length` bytes of the archive. Once damaged, ignores
  * the rest. */
 void archive_scan__feed(archive_scan_t* s, const uint8_t* data, size_t length);
+
+/* The end of the last complete record fed so far (the archive's offset):
+ * where an archive cut short must end to hold whole records only. */
+uint64_t archive_scan__boundary(const archive_scan_t* s);
 
 /* At the end of the archive: false (and `damage` set) if it was damaged or
  * ended inside a record. */

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "trace-reader/reader.h"
+#include "trace/archive_writer.h"
 #include "trace/cli.h"
 #include "trace/json_events.h"
+#include "trace/output.h"
 #include "trace/time_range.h"
 
 enum { MAX_REPORTED_SKIPS = 10 };
@@ -34,7 +36,9 @@ static const char kUsage[] =
     "when it crashes or is killed: its records are recovered, with a warning.\n"
     "FILE may be compressed with zstd or gzip (recognized by its first bytes).\n"
     "Exit status: 0 on success, 1 if the archive is damaged or the output cannot be\n"
-    "written (the events before the damage are still written), 2 on a usage error.\n";
+    "written (the events before the damage are still written; after a failed write,\n"
+    "a full disk, OUT is kept cut after its last complete event and closed), 2 on a\n"
+    "usage error.\n";
 
 typedef struct convert_options {
   const char* input;
@@ -131,32 +135,29 @@ static bool same_file(int fd, const char* path) {
          in.st_ino == out.st_ino;
 }
 
-static FILE* open_output(const convert_options_t* o, int input_fd) {
-  if (to_stdout(o)) return stdout;
-  if (same_file(input_fd, o->output)) {
+static bool open_output(const convert_options_t* o, int input_fd, output_t* out) {
+  if (!to_stdout(o) && same_file(input_fd, o->output)) {
     cli__error("convert", "the output '%s' is the input archive; refusing to overwrite it",
                o->output);
-    return NULL;
+    return false;
   }
-  FILE* f = fopen(o->output, "we");
-  if (!f) cli__error("convert", "cannot write '%s': %s", o->output, strerror(errno));
-  return f;
+  return output__open(out, "convert", to_stdout(o) ? "-" : o->output);
 }
 
-/* Closes the output; on a write error reports it and removes a partial file. */
-static bool close_output(const convert_options_t* o, FILE* f, json_writer_t* j) {
-  bool removable = !to_stdout(o) && cli__is_regular_file(f);
-  json__flush(j);
-  if (!to_stdout(o) && fclose(f) != 0 && !j->failed) {
-    j->failed = true;
-    j->error = errno;
+/* Ends the output. On a failed write (reported when it happened) the file is
+ * kept, cut after its last complete event and closed (archive_writer.h). */
+static bool close_output(output_t* out, archive_writer_t* w, json_writer_t* j) {
+  bool ok = json__flush(j) && archive_writer__finish(w);
+  if (!ok) {
+    cli__error("convert", "writing %s failed: %s", out->name, strerror(w->error));
+    archive_writer__keep(w, "convert", "event", JSON_CLOSING_AFTER_CUT);
   }
-  if (!j->failed) return true;
-  const char* name = to_stdout(o) ? "standard output" : o->output;
-  cli__error("convert", "writing %s failed: %s", name, strerror(j->error));
-  if (removable && unlink(o->output) == 0)
-    fprintf(stderr, "trace convert: removed the incomplete '%s'\n", o->output);
-  return false;
+  if (output__close(out) != 0 && ok) {
+    cli__error("convert", "writing %s failed: %s", out->name, strerror(out->error));
+    ok = false;
+  }
+  archive_writer__free(w);
+  return ok;
 }
 
 static int convert(convert_options_t* o, int input_fd, trace_reader_t* reader) {
@@ -167,16 +168,18 @@ static int convert(convert_options_t* o, int input_fd, trace_reader_t* reader) {
     cli__error("convert", "%s: %s", o->input, e.message);
     return EXIT_FAILED;
   }
-  FILE* out = open_output(o, input_fd);
-  if (!out) return EXIT_FAILED;
+  output_t out;
+  archive_writer_t w;
+  if (!open_output(o, input_fd, &out)) return EXIT_FAILED;
+  archive_writer__init(&w, &out, COMPRESS_NONE); /* plain: nothing to allocate */
   static json_writer_t j; /* 64 KiB: too large for the stack of every caller */
-  json_writer__init(&j, out);
+  json_writer__init_archive(&j, &w);
   json_converter_t c;
   uint64_t skipped = 0;
   json_converter__begin(&c, &j);
   if (rc != TRACE_READ_END) rc = convert_all(reader, &record, &c, &skipped, &o->range);
-  json_converter__end(&c);
-  if (!close_output(o, out, &j)) return EXIT_FAILED;
+  json_converter__end(&c); /* after a failed write it only frees */
+  if (!close_output(&out, &w, &j)) return EXIT_FAILED;
   if (skipped > MAX_REPORTED_SKIPS)
     fprintf(stderr, "trace convert: warning: %llu records skipped in all\n",
             (unsigned long long)skipped);

@@ -23,16 +23,18 @@
 #include "protocol/manager_socket.h"
 #include "trace-reader/reader.h"
 #include "trace/archive_scan.h"
+#include "trace/archive_writer.h"
 #include "trace/cli.h"
 #include "trace/compress_writer.h"
 #include "trace/controller.h"
+#include "trace/fxt_writer.h"
 #include "trace/json_events.h"
 #include "trace/local_manager.h"
+#include "trace/output.h"
 #include "trace/record_kernel.h"
 #include "trace/record_signals.h"
 #include "trace/spawn.h"
 #include "trace/text_escape.h"
-#include "trace/write_behind.h"
 
 static const char kCmd[] = "record";
 
@@ -71,8 +73,11 @@ static const char kUsage[] =
     "in the archive, records dropped, durable buffer use and buffer wraps, and a\n"
     "warning for each provider that dropped records or did not stop in time.\n"
     "\n"
+    "A failed write of the output (a full disk) stops the trace at once; the file is\n"
+    "kept, cut after its last complete record (compressed: frame; JSON: event).\n"
+    "\n"
     "Exit status: COMMAND's exit status when it exited by itself (128+N if killed by\n"
-    "signal N), else 0; 1 if recording failed; 2 on a usage error.\n";
+    "signal N), else 0; 1 if recording failed (a failed write too); 2 on a usage error.\n";
 
 enum {
   DEFAULT_BUFFER_MB = 4,
@@ -267,12 +272,16 @@ typedef struct provider_count {
 
 typedef struct archive {
   int fd; /* the pipe's read end */
-  FILE* out;
+  archive_writer_t* out;
+  const char* output_name; /* for messages */
   bool json;
   atomic_uint_least64_t bytes;
   atomic_bool done;
-  int read_error;  /* errno */
-  int write_error; /* errno of the first failed write of the output */
+  /* A write of the output failed: reported, the file cut after its last
+   * complete record, at once; the main loop then ends the trace as when
+   * --duration ends, and the archive thread reads the rest without writing. */
+  atomic_bool write_failed;
+  int read_error; /* errno */
   bool damaged;
   char damage[300];
   uint64_t skipped;
@@ -281,8 +290,7 @@ typedef struct archive {
   provider_count_t providers[MAX_COUNTED_PROVIDERS];
   size_t provider_count;
   json_converter_t converter;
-  json_writer_t writer;        /* 64 KiB; the struct lives on the heap */
-  write_behind_t write_behind; /* FXT output */
+  json_writer_t writer; /* 64 KiB; the struct lives on the heap */
 } archive_t;
 
 static ssize_t archive_read(void* cookie, char* buf, size_t size) {
@@ -294,17 +302,21 @@ static ssize_t archive_read(void* cookie, char* buf, size_t size) {
       a->read_error = errno;
       return -1;
     }
-    if (n > 0) {
-      atomic_fetch_add(&a->bytes, (uint64_t)n);
-      if (!a->json && a->write_error == 0) {
-        if (fwrite(buf, 1, (size_t)n, a->out) != (size_t)n)
-          a->write_error = errno ? errno : EIO;
-        else
-          write_behind__wrote(&a->write_behind, a->out, (uint64_t)n);
-      }
-    }
+    if (n > 0) atomic_fetch_add(&a->bytes, (uint64_t)n);
     return n;
   }
+}
+
+/* The first failed write of the output: said at once, the file cut after
+ * its last complete record (JSON: event, then closed), and the trace
+ * stopped. */
+static void write_failed(archive_t* a, int error) {
+  if (atomic_exchange(&a->write_failed, true)) return;
+  fprintf(stderr, "trace record: writing %s failed: %s; stopping the trace\n", a->output_name,
+          strerror(error));
+  archive_writer__keep(a->out, "record", a->json ? "event" : "record",
+                       a->json ? JSON_CLOSING_AFTER_CUT : NULL);
+  record_signals__wake();
 }
 
 static void count_provider_record(archive_t* a, uint32_t id, const char* name, size_t name_length) {
@@ -334,22 +346,29 @@ static void count_scanned_record(void* context, const archive_scan_provider_t* p
 }
 
 /* FXT output: the archive is written as it comes and scanned for framing
- * only (archive_scan.h), which keeps up with the fastest streaming trace. */
+ * only (archive_scan.h), which keeps up with the fastest streaming trace.
+ * After a failed write it is read to the end without being written. */
 static void copy_and_scan(archive_t* a) {
   archive_scan_t* scan = malloc(sizeof(*scan));
   uint8_t* buf = malloc(ARCHIVE_READ_SIZE);
   if (!scan || !buf) {
     a->damaged = true;
     snprintf(a->damage, sizeof(a->damage), "out of memory");
+    char drain[65536];
+    while (archive_read(a, drain, sizeof(drain)) > 0) {
+    }
   } else {
     archive_scan__init(scan, count_scanned_record, a);
-    write_behind__init(&a->write_behind, a->out);
     ssize_t n;
     while ((n = archive_read(a, (char*)buf, ARCHIVE_READ_SIZE)) > 0)
-      archive_scan__feed(scan, buf, (size_t)n);
-    if (!archive_scan__finish(scan)) {
-      a->damaged = true;
-      snprintf(a->damage, sizeof(a->damage), "%s", scan->damage);
+      if (!atomic_load(&a->write_failed) && !fxt_writer__write(a->out, scan, buf, (size_t)n))
+        write_failed(a, a->out->error);
+    if (!atomic_load(&a->write_failed)) {
+      if (!archive_scan__finish(scan)) {
+        a->damaged = true;
+        snprintf(a->damage, sizeof(a->damage), "%s", scan->damage);
+      }
+      if (!archive_writer__finish(a->out)) write_failed(a, a->out->error);
     }
   }
   free(buf);
@@ -372,13 +391,11 @@ static void* archive_main(void* arg) {
     a->damaged = true;
     snprintf(a->damage, sizeof(a->damage), "out of memory");
   } else {
-    if (a->json) {
-      json_writer__init(&a->writer, a->out);
-      json_converter__begin(&a->converter, &a->writer);
-    }
+    json_writer__init_archive(&a->writer, a->out);
+    json_converter__begin(&a->converter, &a->writer);
     trace_record_t record;
     int rc;
-    while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END) {
+    while (!a->writer.failed && (rc = trace_reader_next(reader, &record)) != TRACE_READ_END) {
       if (rc == TRACE_READ_ERROR) {
         trace_reader_error_t e = trace_reader_error(reader);
         a->damaged = true;
@@ -395,13 +412,12 @@ static void* archive_main(void* arg) {
         continue;
       }
       count_record(a, &record);
-      if (a->json) json_converter__record(&a->converter, &record);
+      json_converter__record(&a->converter, &record);
     }
     a->recovered = trace_reader_recovered(reader);
-    if (a->json) {
-      json_converter__end(&a->converter);
-      if (!json__flush(&a->writer) && a->write_error == 0) a->write_error = a->writer.error;
-    }
+    json_converter__end(&a->converter); /* after a failed write it only frees */
+    if (!a->writer.failed && json__flush(&a->writer)) archive_writer__finish(a->out);
+    if (a->writer.failed || a->out->error) write_failed(a, a->out->error);
     trace_reader_close(reader);
   }
   /* Whatever happened, read to the end so the manager is never blocked. */
@@ -586,9 +602,10 @@ typedef struct session {
   record_kernel_t* kernel; /* trace record's own kernel provider, if it runs one */
   char socket_path[128];
   int pipe[2];
-  FILE* out;
-  FILE* compressed; /* compress_writer.h's stream into `out`, or NULL */
-  uint64_t compressed_bytes;
+  output_t out;
+  bool out_open;
+  archive_writer_t writer; /* into `out`, compressed or not */
+  bool writer_ready;
   archive_t* archive;
   pthread_t archive_thread;
   bool archive_running;
@@ -651,34 +668,16 @@ static bool connect_or_start_manager(session_t* s) {
   return true;
 }
 
-static bool open_compression(session_t* s) {
-  if (s->o->codec == COMPRESS_NONE) return true;
-  s->compressed = compress__open(s->out, s->o->codec, &s->compressed_bytes);
-  if (!s->compressed) cli__error(kCmd, "cannot start compressing: %s", strerror(errno));
-  return s->compressed != NULL;
-}
-
 static bool open_output(session_t* s) {
-  if (strcmp(s->o->output, "-") == 0) {
-    s->out = stdout;
-    return open_compression(s);
-  }
-  /* A new archive is readable by its owner only (0600, whatever the umask):
-   * it may hold every process's scheduling (kernel categories, as root) or a
-   * program's arguments; an existing file keeps its mode. */
-  int fd = open(s->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  s->out = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!s->out && fd >= 0) {
-    int err = errno;
-    close(fd);
-    errno = err;
-  }
-  if (!s->out) {
-    cli__error(kCmd, "cannot write '%s': %s", s->o->output, strerror(errno));
+  if (!output__open(&s->out, kCmd, s->o->output)) return false;
+  s->out_open = true;
+  if (s->out.owned) record_signals__set_output(s->out.fd, s->o->output);
+  if (!archive_writer__init(&s->writer, &s->out, s->o->codec)) {
+    cli__error(kCmd, "cannot start compressing: %s", strerror(errno));
     return false;
   }
-  record_signals__set_output(fileno(s->out), s->o->output);
-  return open_compression(s);
+  s->writer_ready = true;
+  return true;
 }
 
 static bool start_archive_reader(session_t* s) {
@@ -693,7 +692,8 @@ static bool start_archive_reader(session_t* s) {
     return false;
   }
   s->archive->fd = s->pipe[0];
-  s->archive->out = s->compressed ? s->compressed : s->out;
+  s->archive->out = &s->writer;
+  s->archive->output_name = s->out.name;
   s->archive->json = s->o->json;
   int err = pthread_create(&s->archive_thread, NULL, archive_main, s->archive);
   if (err != 0) {
@@ -751,8 +751,9 @@ static void reap_child(session_t* s) {
   }
 }
 
-/* Waits for the end of recording: duration, a signal, the command's exit, or
- * the archive ending early (the manager went away). */
+/* Waits for the end of recording: duration, a signal, the command's exit,
+ * the archive ending early (the manager went away), or a failed write of the
+ * output (a full disk), which ends it as the duration would. */
 static void wait_for_end(session_t* s) {
   const record_options_t* o = s->o;
   bool progress = isatty(STDERR_FILENO);
@@ -761,7 +762,7 @@ static void wait_for_end(session_t* s) {
   for (;;) {
     reap_child(s);
     if (record_signals__interrupted() || (s->child > 0 && s->child_done) ||
-        atomic_load(&s->archive->done))
+        atomic_load(&s->archive->done) || atomic_load(&s->archive->write_failed))
       break;
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
@@ -796,8 +797,7 @@ static void finish_archive(session_t* s) {
 /* Reports what the archive reader saw; false if the trace is unusable. */
 static bool check_archive(session_t* s) {
   archive_t* a = s->archive;
-  const char* name = strcmp(s->o->output, "-") == 0 ? "standard output" : s->o->output;
-  bool ok = true;
+  bool ok = !atomic_load(&a->write_failed); /* reported when it happened, the file cut */
   if (a->read_error) {
     cli__error(kCmd, "reading the archive from the trace manager failed: %s",
                strerror(a->read_error));
@@ -815,26 +815,13 @@ static bool check_archive(session_t* s) {
             (unsigned long long)a->skipped, a->first_skip);
   if (a->json && a->converter.events == 0 && ok)
     fprintf(stderr, "trace record: warning: the trace holds no event\n");
-  if (s->compressed) { /* ends the compressed data, writes its last bytes */
-    if (fclose(s->compressed) != 0 && a->write_error == 0) a->write_error = errno;
-    s->compressed = NULL;
-  }
-  if (s->out != stdout) {
-    record_signals__set_output(-1, NULL); /* the descriptor is closed below */
-    bool regular = cli__is_regular_file(s->out);
-    if (fclose(s->out) != 0 && a->write_error == 0) a->write_error = errno;
-    s->out = NULL;
-    if (a->write_error) {
-      cli__error(kCmd, "writing %s failed: %s", name, strerror(a->write_error));
-      if (regular && unlink(s->o->output) == 0)
-        fprintf(stderr, "trace record: removed the incomplete '%s'\n", s->o->output);
-      ok = false;
-    }
-  } else if ((fflush(stdout) != 0 && a->write_error == 0) || a->write_error) {
-    cli__error(kCmd, "writing standard output failed: %s",
-               strerror(a->write_error ? a->write_error : errno));
+  record_signals__set_output(-1, NULL); /* the descriptor is closed below */
+  /* a delayed write error (NFS...) shows at close: the file stays as it is */
+  if (output__close(&s->out) != 0 && ok) {
+    cli__error(kCmd, "writing %s failed: %s", s->out.name, strerror(s->out.error));
     ok = false;
   }
+  s->out_open = false;
   return ok;
 }
 
@@ -868,7 +855,7 @@ static int record(const record_options_t* o) {
         ok = false;
       } else {
         /* the trace goes to standard output: the command's output must not */
-        int err = spawn__command(o->command, s.out == stdout, &s.child);
+        int err = spawn__command(o->command, s.out.fd == STDOUT_FILENO, &s.child);
         if (err != 0) {
           cli__error(kCmd, "cannot run '%s': %s", o->command[0], strerror(err));
           s.child = 0;
@@ -902,15 +889,14 @@ static int record(const record_options_t* o) {
   if (s.archive && traced && !check_archive(&s)) ok = false;
   if (s.archive && traced && ok)
     print_summary(s.archive, o->output,
-                  o->codec == COMPRESS_NONE ? NULL : compress__codec_name(o->codec),
-                  s.compressed_bytes, stats, stats_count, s.child, s.child_exited);
-  if (s.compressed) fclose(s.compressed);
-  if (s.out && s.out != stdout) {
+                  o->codec == COMPRESS_NONE ? NULL : compress__codec_name(o->codec), s.out.offset,
+                  stats, stats_count, s.child, s.child_exited);
+  if (s.out_open) { /* the trace did not start: nothing was recorded into it */
     record_signals__set_output(-1, NULL);
-    bool regular = cli__is_regular_file(s.out);
-    fclose(s.out);
-    if (regular) unlink(o->output); /* nothing was recorded into it */
+    output__close(&s.out);
+    output__remove(&s.out);
   }
+  if (s.writer_ready) archive_writer__free(&s.writer);
   if (s.pipe[0] >= 0) close(s.pipe[0]);
   free(s.archive);
   free(stats);

@@ -13,8 +13,12 @@
 
 #include "reader/reader_internal.h"
 #include "trace-reader/reader.h"
+#include "trace/archive_scan.h"
+#include "trace/archive_writer.h"
 #include "trace/cli.h"
 #include "trace/compress_writer.h"
+#include "trace/fxt_writer.h"
+#include "trace/output.h"
 
 static const char kUsage[] =
     "Usage: trace recover FILE [-o OUT]\n"
@@ -37,7 +41,8 @@ static const char kUsage[] =
     "\n"
     "Exit status: 0 on success, 1 if FILE is not a raw trace buffer (an archive that\n"
     "is already complete, say), its header is unusable, or OUT cannot be written\n"
-    "(a partial OUT is removed), 2 on a usage error.\n";
+    "(what was written is kept, cut after its last complete record), 2 on a usage\n"
+    "error.\n";
 
 static bool same_file(int fd, const char* path) {
   struct stat in, out;
@@ -45,96 +50,87 @@ static bool same_file(int fd, const char* path) {
          in.st_ino == out.st_ino;
 }
 
-/* The output, opened at the first record (so that an input that cannot be
- * recovered leaves no file), compressed if its name says so. */
-typedef struct output {
-  const char* path; /* NULL or "-": stdout */
-  FILE* file;       /* NULL until opened */
-  FILE* stream;     /* what records are written to: file, or a compressor over it */
-  bool to_stdout, removable;
-  int err; /* the first write error */
-} output_t;
-
-static bool output_open(output_t* o) {
-  o->to_stdout = o->path == NULL || strcmp(o->path, "-") == 0;
-  o->file = o->to_stdout ? stdout : fopen(o->path, "wbe");
-  if (!o->file) {
-    cli__error("recover", "cannot write '%s': %s", o->path, strerror(errno));
-    return false;
-  }
-  o->removable = !o->to_stdout && cli__is_regular_file(o->file);
-  compress_codec_t codec = o->to_stdout ? COMPRESS_NONE : compress__codec_for_name(o->path);
-  o->stream = codec == COMPRESS_NONE ? o->file : compress__open(o->file, codec, NULL);
-  if (!o->stream) o->err = errno ? errno : ENOMEM;
-  return true;
+static void no_record(void* context, const archive_scan_provider_t* provider, unsigned type,
+                      uint64_t bytes) {
+  (void)context, (void)provider, (void)type, (void)bytes;
 }
 
-static void output_write(output_t* o, const unsigned char* data, size_t size) {
-  if (!o->err && fwrite(data, 1, size, o->stream) != size) o->err = errno ? errno : EIO;
-}
-
-/* Finishes the output: EXIT_OK, or EXIT_FAILED after saying why (a partial
- * regular file is removed). */
-static int output_close(output_t* o) {
-  if (!o->file) return EXIT_OK;
-  int err = o->err;
-  if (o->stream && fflush(o->stream) != 0 && !err) err = errno ? errno : EIO;
-  if (o->stream && o->stream != o->file && fclose(o->stream) != 0 && !err)
-    err = errno ? errno : EIO;
-  if (fflush(o->file) != 0 && !err) err = errno ? errno : EIO;
-  if (!o->to_stdout && fclose(o->file) != 0 && !err) err = errno;
-  if (!err) return EXIT_OK;
-  cli__error("recover", "writing %s failed: %s", o->to_stdout ? "standard output" : o->path,
-             strerror(err));
-  if (o->removable && unlink(o->path) == 0)
-    fprintf(stderr, "trace recover: removed the incomplete '%s'\n", o->path);
-  return EXIT_FAILED;
+/* Why `input` cannot be recovered, said; the reader's first answer was rc. */
+static void say_unrecoverable(const char* input, trace_reader_t* reader, int rc,
+                              const trace_record_t* record) {
+  trace_reader_error_t e = trace_reader_error(reader);
+  if (reader->raw_seen)
+    cli__error("recover", "%s: %s", input, e.message);
+  else if (rc == TRACE_READ_RECORD && record->type == 0 && record->metadata.type == 4)
+    cli__error("recover", "%s is already a complete FXT archive: nothing to recover", input);
+  else if (rc == TRACE_READ_ERROR && (reader->input.read_errno || reader->input.damage))
+    cli__error("recover", "cannot read '%s': %s", input, e.message);
+  else
+    cli__error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
 }
 
 /* Reads `input` through the reader, which rebuilds the archive of a raw
- * buffer as it streams (reader/recover.h), and copies its records to `o`. */
-static int recover(const char* input, trace_reader_t* reader, output_t* o) {
+ * buffer as it streams (reader/recover.h), and writes its records to
+ * `output` as they come (opened at the first, so that an input that cannot
+ * be recovered leaves no file); a failed write stops at once and keeps the
+ * file cut after its last complete record (archive_writer.h). */
+static int recover(const char* input, trace_reader_t* reader, const char* output) {
   trace_record_t record;
   int rc = trace_reader_next(reader, &record);
   if (!trace_reader_recovered(reader)) {
-    trace_reader_error_t e = trace_reader_error(reader);
-    if (reader->raw_seen)
-      cli__error("recover", "%s: %s", input, e.message);
-    else if (rc == TRACE_READ_RECORD && record.type == 0 && record.metadata.type == 4)
-      cli__error("recover", "%s is already a complete FXT archive: nothing to recover", input);
-    else if (rc == TRACE_READ_ERROR && (reader->input.read_errno || reader->input.damage))
-      cli__error("recover", "cannot read '%s': %s", input, e.message);
-    else
-      cli__error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
+    say_unrecoverable(input, reader, rc, &record);
     return EXIT_FAILED;
   }
-  if (!output_open(o)) return EXIT_FAILED;
-  for (; rc != TRACE_READ_END && rc != TRACE_READ_ERROR; rc = trace_reader_next(reader, &record)) {
-    const unsigned char* bytes;
-    size_t size;
-    if (reader__record_bytes(reader, &bytes, &size)) output_write(o, bytes, size);
+  bool to_stdout = output == NULL || strcmp(output, "-") == 0;
+  output_t out;
+  if (!output__open(&out, "recover", to_stdout ? "-" : output)) return EXIT_FAILED;
+  compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(output);
+  archive_writer_t w;
+  static archive_scan_t scan; /* large: off the stack */
+  archive_scan__init(&scan, no_record, NULL);
+  bool ok = archive_writer__init(&w, &out, codec);
+  if (!ok) {
+    cli__error("recover", "cannot start compressing: %s", strerror(errno));
+  } else {
+    for (; ok && rc != TRACE_READ_END && rc != TRACE_READ_ERROR;
+         rc = trace_reader_next(reader, &record)) {
+      const unsigned char* bytes;
+      size_t size;
+      if (reader__record_bytes(reader, &bytes, &size))
+        ok = fxt_writer__write(&w, &scan, bytes, size);
+    }
+    ok = ok && archive_writer__finish(&w);
+    if (!ok) {
+      cli__error("recover", "writing %s failed: %s", out.name, strerror(w.error));
+      archive_writer__keep(&w, "recover", "record", NULL);
+    }
   }
-  int status = output_close(o);
-  if (rc == TRACE_READ_ERROR) {
+  if (output__close(&out) != 0 && ok) {
+    cli__error("recover", "writing %s failed: %s", out.name, strerror(out.error));
+    ok = false;
+  }
+  if (!ok && out.offset == 0) output__remove(&out); /* nothing at all in it */
+  archive_writer__free(&w);
+  if (ok && rc == TRACE_READ_ERROR) {
     trace_reader_error_t e = trace_reader_error(reader);
     cli__error("recover", "%s: at byte offset %" PRIu64 ": %s", input, e.offset, e.message);
     return EXIT_FAILED;
   }
-  return status;
+  return ok ? EXIT_OK : EXIT_FAILED;
 }
 
 int cmd__recover(int argc, char** argv) {
   static const struct option kLong[] = {{"output", required_argument, NULL, 'o'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-  output_t out = {0};
+  const char* output = NULL;
   int opt;
   opterr = 0;
   optind = 1;
   while ((opt = getopt_long(argc, argv, ":o:h", kLong, NULL)) != -1) {
     switch (opt) {
       case 'o':
-        out.path = optarg;
+        output = optarg;
         break;
       case 'h':
         fputs(kUsage, stdout);
@@ -151,15 +147,15 @@ int cmd__recover(int argc, char** argv) {
   const char* input = argv[optind];
   int fd = cli__open_input("recover", input);
   if (fd < 0) return EXIT_FAILED;
-  if (out.path && strcmp(out.path, "-") != 0 && same_file(fd, out.path)) {
-    cli__error("recover", "the output '%s' is the input; refusing to overwrite it", out.path);
+  if (output && strcmp(output, "-") != 0 && same_file(fd, output)) {
+    cli__error("recover", "the output '%s' is the input; refusing to overwrite it", output);
     if (fd != STDIN_FILENO) close(fd);
     return EXIT_FAILED;
   }
   trace_reader_t* reader = trace_reader_open_fd(fd, NULL);
   int rc = EXIT_FAILED;
   if (reader)
-    rc = recover(input, reader, &out);
+    rc = recover(input, reader, output);
   else
     cli__error("recover", "out of memory");
   trace_reader_close(reader);

@@ -1,6 +1,5 @@
-/* Compressed output stream (compress_writer.h), a fopencookie() stream whose
- * write function feeds libzstd's or zlib's streaming compressor and writes
- * what comes out to the underlying FILE*. */
+/* Compressed output (compress_writer.h): libzstd's or zlib's streaming
+ * compressor, what comes out written to the output file. */
 #include "trace/compress_writer.h"
 
 #include <errno.h>
@@ -10,28 +9,24 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "trace/write_behind.h"
-
 enum {
   ZSTD_LEVEL = 1, /* FXT of a streaming trace: ~15x, faster than the disk */
   ZSTD_WORKERS = 1,
   GZIP_LEVEL = 1,
   OUT_CHUNK = 256 << 10,
-  STREAM_BUFFER = 1 << 20, /* the FILE*'s own buffer: larger writes pass through */
 };
 
-typedef struct compressor {
+struct compressor {
   compress_codec_t codec;
-  FILE* out;
+  output_t* out;
   ZSTD_CCtx* zstd;
   bool zstd_started; /* compress_first() ran */
   z_stream gzip;
   bool gzip_ready;
-  int error; /* errno of the first failure; every later call fails with it */
-  uint64_t* written;
-  write_behind_t write_behind;
+  bool in_frame; /* bytes were given since the last frame ended */
+  int error;     /* errno of the first failure; every later call fails with it */
   unsigned char chunk[OUT_CHUNK];
-} compressor_t;
+};
 
 bool compress__parse_codec(const char* text, compress_codec_t* codec) {
   if (strcmp(text, "zstd") == 0)
@@ -70,12 +65,10 @@ const char* compress__codec_name(compress_codec_t codec) {
 /* Writes the first `bytes` of the chunk to the output. */
 static bool emit(compressor_t* c, size_t bytes) {
   if (bytes == 0) return true;
-  if (fwrite(c->chunk, 1, bytes, c->out) != bytes) {
-    c->error = errno ? errno : EIO;
+  if (output__write(c->out, c->chunk, bytes) != bytes) {
+    c->error = c->out->error ? c->out->error : EIO;
     return false;
   }
-  write_behind__wrote(&c->write_behind, c->out, bytes);
-  if (c->written) *c->written += bytes;
   return true;
 }
 
@@ -93,7 +86,7 @@ static size_t compress_first(compressor_t* c, ZSTD_outBuffer* out, ZSTD_inBuffer
   return left;
 }
 
-/* Compresses `size` bytes (none when finishing); true when all went out. */
+/* Compresses `size` bytes (none when ending the frame); true when all went out. */
 static bool run_zstd(compressor_t* c, const void* data, size_t size, bool end) {
   ZSTD_inBuffer in = {data, size, 0};
   for (;;) {
@@ -106,7 +99,8 @@ static bool run_zstd(compressor_t* c, const void* data, size_t size, bool end) {
       return false;
     }
     if (!emit(c, out.pos)) return false;
-    /* e_continue: done once the input is taken; e_end: once nothing is left */
+    /* e_continue: done once the input is taken; e_end: once nothing is left
+     * (the context then starts a new frame with the next input) */
     if (end ? left == 0 : in.pos == in.size) return true;
   }
 }
@@ -123,41 +117,42 @@ static bool run_gzip(compressor_t* c, const void* data, size_t size, bool end) {
       return false;
     }
     if (!emit(c, sizeof(c->chunk) - c->gzip.avail_out)) return false;
-    if (end ? rc == Z_STREAM_END : c->gzip.avail_in == 0 && c->gzip.avail_out != 0) return true;
+    if (end ? rc == Z_STREAM_END : c->gzip.avail_in == 0 && c->gzip.avail_out != 0) {
+      /* a member ended: the next write begins another, header and all */
+      if (end && deflateReset(&c->gzip) != Z_OK) c->error = EIO;
+      return c->error == 0;
+    }
   }
 }
 
-static ssize_t cookie_write(void* cookie, const char* data, size_t size) {
-  compressor_t* c = cookie;
+int compress__write(compressor_t* c, const void* data, size_t size) {
   size_t done = 0;
   while (c->error == 0 && done < size) {
     size_t step = size - done < (1u << 30) ? size - done : (1u << 30);
-    bool ok = c->codec == COMPRESS_ZSTD ? run_zstd(c, data + done, step, false)
-                                        : run_gzip(c, data + done, step, false);
+    c->in_frame = true;
+    bool ok = c->codec == COMPRESS_ZSTD ? run_zstd(c, (const char*)data + done, step, false)
+                                        : run_gzip(c, (const char*)data + done, step, false);
     if (!ok) break;
     done += step;
   }
-  if (c->error == 0) return (ssize_t)size;
-  errno = c->error;
-  return 0; /* fopencookie: 0 is a failed write */
+  return c->error;
 }
 
-static void release(compressor_t* c) {
+int compress__end_frame(compressor_t* c) {
+  if (c->error == 0 && c->in_frame) {
+    c->codec == COMPRESS_ZSTD ? run_zstd(c, NULL, 0, true) : run_gzip(c, NULL, 0, true);
+    c->in_frame = false;
+  }
+  return c->error;
+}
+
+compress_codec_t compress__codec(const compressor_t* c) { return c->codec; }
+
+void compress__free(compressor_t* c) {
+  if (!c) return;
   ZSTD_freeCCtx(c->zstd);
   if (c->gzip_ready) deflateEnd(&c->gzip);
   free(c);
-}
-
-static int cookie_close(void* cookie) {
-  compressor_t* c = cookie;
-  if (c->error == 0)
-    c->codec == COMPRESS_ZSTD ? run_zstd(c, NULL, 0, true) : run_gzip(c, NULL, 0, true);
-  if (c->error == 0 && fflush(c->out) != 0) c->error = errno ? errno : EIO;
-  int error = c->error;
-  release(c);
-  if (error == 0) return 0;
-  errno = error;
-  return -1;
 }
 
 static bool setup(compressor_t* c) {
@@ -177,25 +172,14 @@ static bool setup(compressor_t* c) {
   return true;
 }
 
-FILE* compress__open(FILE* out, compress_codec_t codec, uint64_t* written) {
+compressor_t* compress__new(output_t* out, compress_codec_t codec) {
   compressor_t* c = calloc(1, sizeof(*c));
   if (!c) return NULL;
   c->codec = codec;
   c->out = out;
-  c->written = written;
   if (!setup(c)) {
-    release(c);
-    errno = ENOMEM;
+    compress__free(c);
     return NULL;
   }
-  write_behind__init(&c->write_behind, out);
-  cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
-  FILE* f = fopencookie(c, "w", io);
-  if (!f) {
-    release(c);
-    errno = ENOMEM;
-    return NULL;
-  }
-  setvbuf(f, NULL, _IOFBF, STREAM_BUFFER);
-  return f;
+  return c;
 }

@@ -258,6 +258,7 @@ void json_converter__begin(json_converter_t* c, json_writer_t* out) {
   c->out = out;
   c->formats = trace_format_set_new(); /* NULL (out of memory): arrays stay strings */
   json__text(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+  json__boundary(out); /* JSON_CLOSING_AFTER_CUT closes the text there */
 }
 
 void json_converter__record(json_converter_t* c, const trace_record_t* r) {
@@ -294,6 +295,7 @@ void json_converter__record(json_converter_t* c, const trace_record_t* r) {
     default:
       break; /* string, thread, initialization: no event of their own */
   }
+  json__boundary(c->out); /* after whole events only */
 }
 
 void json_converter__end(json_converter_t* c) {

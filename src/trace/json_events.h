@@ -32,6 +32,11 @@ typedef struct json_converter {
   json_systrace_t systrace;    /* kernel data: the systemTraceEvents string */
 } json_converter_t;
 
+/* What closes the text written up to a json__boundary() (after the header
+ * or a whole event, inside traceEvents) into a valid JSON document: written
+ * after a file is cut there (a full disk). */
+#define JSON_CLOSING_AFTER_CUT "\n]}\n"
+
 /* Writes `{"displayTimeUnit":"ns","traceEvents":[`. */
 void json_converter__begin(json_converter_t* c, json_writer_t* out);
 /* Converts one record (records JSON cannot hold are only counted). */

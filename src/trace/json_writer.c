@@ -8,31 +8,80 @@
 
 void json_writer__init(json_writer_t* j, FILE* out) {
   j->out = out;
+  j->archive = NULL;
   j->failed = false;
   j->error = 0;
+  j->handed = 0;
   j->used = 0;
+  j->mark_count = 0;
 }
 
-static void drain(json_writer_t* j, const char* text, size_t length) {
+void json_writer__init_archive(json_writer_t* j, archive_writer_t* archive) {
+  json_writer__init(j, NULL);
+  j->archive = archive;
+}
+
+/* Hands `length` bytes on; `marks` (of `text`, ascending) are where a cut
+ * may come. */
+static void drain(json_writer_t* j, const char* text, size_t length, const size_t* marks,
+                  size_t mark_count) {
   if (j->failed || length == 0) return;
-  /* One thread owns the stream, so the per-call stdio lock is not needed. */
-  if (fwrite_unlocked(text, 1, length, j->out) != length) {
-    j->failed = true;
-    j->error = errno ? errno : EIO;
+  if (!j->archive) {
+    /* One thread owns the stream, so the per-call stdio lock is not needed. */
+    if (fwrite_unlocked(text, 1, length, j->out) != length) {
+      j->failed = true;
+      j->error = errno ? errno : EIO;
+    }
+    return;
   }
+  bool ok = archive_writer__write(j->archive, text, length);
+  /* plain: the last mark whose text reached the file, even after a failure */
+  uint64_t in_file = archive_writer__in_file(j->archive);
+  for (size_t i = mark_count; i-- > 0;)
+    if (j->handed + marks[i] <= in_file) {
+      archive_writer__boundary(j->archive, j->handed + marks[i]);
+      break;
+    }
+  j->handed += length;
+  if (!ok) {
+    j->failed = true;
+    j->error = j->archive->error;
+  }
+}
+
+static void drain_buffer(json_writer_t* j) {
+  drain(j, j->buffer, j->used, j->marks, j->mark_count);
+  j->used = 0;
+  j->mark_count = 0;
 }
 
 void json__raw(json_writer_t* j, const char* text, size_t length) {
   if (sizeof(j->buffer) - j->used < length) {
-    drain(j, j->buffer, j->used);
-    j->used = 0;
+    drain_buffer(j);
     if (length > sizeof(j->buffer)) {
-      drain(j, text, length);
+      drain(j, text, length, NULL, 0);
       return;
     }
   }
   memcpy(j->buffer + j->used, text, length);
   j->used += length;
+}
+
+void json__boundary(json_writer_t* j) {
+  if (!j->archive || j->failed) return;
+  if (j->archive->codec) { /* a frame may end here: only at the end of what was handed */
+    if (archive_writer__frame_due(j->archive, j->used)) {
+      drain_buffer(j);
+      if (!j->failed && !archive_writer__boundary(j->archive, j->handed)) {
+        j->failed = true;
+        j->error = j->archive->error;
+      }
+    }
+    return;
+  }
+  if (j->mark_count > 0 && j->marks[j->mark_count - 1] == j->used) return;
+  if (j->mark_count == JSON_MARKS) j->mark_count--; /* keep the latest */
+  j->marks[j->mark_count++] = j->used;
 }
 
 void json__text(json_writer_t* j, const char* text) { json__raw(j, text, strlen(text)); }
@@ -164,9 +213,8 @@ void json__base64_string(json_writer_t* j, const void* data, size_t length) {
 }
 
 bool json__flush(json_writer_t* j) {
-  drain(j, j->buffer, j->used);
-  j->used = 0;
-  if (!j->failed && fflush(j->out) != 0) {
+  drain_buffer(j);
+  if (!j->failed && j->out && fflush(j->out) != 0) {
     j->failed = true;
     j->error = errno ? errno : EIO;
   }

@@ -1,7 +1,11 @@
 /* Not part of the public API: a small streaming JSON writer for the trace
  * tools. It never emits invalid JSON text from bad input: strings are escaped
  * and invalid UTF-8 is replaced by U+FFFD. Write errors are sticky: after the
- * first one every call does nothing and `failed` stays set. */
+ * first one every call does nothing and `failed` stays set.
+ *
+ * It writes to a FILE* or to an archive writer (archive_writer.h); to the
+ * latter, json__boundary() marks where the text may be cut (after a whole
+ * event), so that a file cut after a failed write ends after an event. */
 #ifndef FXTRACE_TRACE_JSON_WRITER_H_
 #define FXTRACE_TRACE_JSON_WRITER_H_
 
@@ -10,16 +14,32 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "trace/archive_writer.h"
+
+enum { JSON_MARKS = 1024 };
+
 typedef struct json_writer {
-  FILE* out; /* borrowed */
+  FILE* out;                 /* borrowed; or NULL and ... */
+  archive_writer_t* archive; /* ... this, borrowed */
   bool failed;
-  int error;   /* errno of the first failed write */
-  size_t used; /* bytes of `buffer` not yet handed to `out` */
+  int error;       /* errno of the first failed write */
+  uint64_t handed; /* bytes handed to the archive writer */
+  size_t used;     /* bytes of `buffer` not yet handed on */
+  /* offsets in `buffer` where a cut may come (plain archive writer): the
+   * first JSON_MARKS - 1 and the last one of the buffer */
+  size_t marks[JSON_MARKS];
+  size_t mark_count;
   char buffer[64 * 1024];
 } json_writer_t;
 
 /* Starts writing to `out` (borrowed). */
 void json_writer__init(json_writer_t* j, FILE* out);
+
+/* Starts writing to `archive` (borrowed). */
+void json_writer__init_archive(json_writer_t* j, archive_writer_t* archive);
+
+/* The text written so far may be cut here (archive writer only). */
+void json__boundary(json_writer_t* j);
 
 void json__raw(json_writer_t* j, const char* text, size_t length);
 void json__text(json_writer_t* j, const char* text); /* NUL-terminated raw text */
@@ -30,7 +50,7 @@ void json__double(json_writer_t* j, double v);       /* non-finite → "NaN" / "
 void json__hex_string(json_writer_t* j, uint64_t v); /* "0x1f" */
 void json__base64_string(json_writer_t* j, const void* data, size_t length);
 
-/* Hands buffered text to the FILE*, flushes it, and reports whether every
+/* Hands buffered text on (and flushes a FILE*), and reports whether every
  * write so far succeeded. */
 bool json__flush(json_writer_t* j);
 

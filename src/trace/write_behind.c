@@ -5,19 +5,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void write_behind__init(write_behind_t* w, FILE* out) {
+void write_behind__init(write_behind_t* w, int fd) {
   struct stat st;
   *w = (write_behind_t){0};
-  off_t at = ftello(out);
-  w->active = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode) && at >= 0;
+  off_t at = lseek(fd, 0, SEEK_CUR);
+  w->active = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && at >= 0;
   w->start = w->active ? (uint64_t)at : 0;
 }
 
-void write_behind__wrote(write_behind_t* w, FILE* out, uint64_t bytes) {
+void write_behind__wrote(write_behind_t* w, int fd, uint64_t bytes) {
   w->written += bytes;
   if (!w->active || w->written - w->handed < WRITE_BEHIND_BYTES) return;
-  if (fflush(out) != 0) return;
-  int fd = fileno(out);
   uint64_t offset = w->start + w->handed, length = w->written - w->handed;
   sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
   if (w->previous_length > 0) {

@@ -7,28 +7,28 @@
  * manager cannot hand the archive on, streaming saves wait, and providers
  * drop records. It also keeps a multi-gigabyte trace out of the page cache.
  * Anything but a regular file is left alone. All of it is advice: a failed
- * call changes nothing, and write errors still surface from fwrite/fclose. */
+ * call changes nothing, and write errors still surface from write(2). */
 #ifndef FXTRACE_TRACE_WRITE_BEHIND_H_
 #define FXTRACE_TRACE_WRITE_BEHIND_H_
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 enum { WRITE_BEHIND_BYTES = 8 << 20 };
 
 typedef struct write_behind {
   bool active;              /* a regular file */
   uint64_t start;           /* file offset where this writer began */
-  uint64_t written;         /* bytes given to fwrite since */
+  uint64_t written;         /* bytes written since */
   uint64_t handed;          /* bytes handed to writeback */
   uint64_t previous_offset; /* the range handed last time, waited for next time */
   uint64_t previous_length;
 } write_behind_t;
 
-void write_behind__init(write_behind_t* w, FILE* out);
+/* For writes to `fd` from its current offset on. */
+void write_behind__init(write_behind_t* w, int fd);
 
-/* After fwrite(out) of `bytes` more bytes. */
-void write_behind__wrote(write_behind_t* w, FILE* out, uint64_t bytes);
+/* After write(2)s to fd of `bytes` more bytes. */
+void write_behind__wrote(write_behind_t* w, int fd, uint64_t bytes);
 
 #endif /* FXTRACE_TRACE_WRITE_BEHIND_H_ */

@@ -61,6 +61,8 @@ static void on_record(void* context, const archive_scan_provider_t* provider, un
   snprintf(c->names[id], sizeof(c->names[id]), "%.*s", (int)provider->name_length, provider->name);
 }
 
+static uint64_t scanned_boundary; /* archive_scan__boundary() after the last scan() */
+
 /* Scans the archive's first `length` bytes in pieces cut at `cuts`. */
 static bool scan(size_t length, const size_t* cuts, size_t ncuts, counts_t* c, char* damage,
                  size_t damage_size) {
@@ -74,6 +76,7 @@ static bool scan(size_t length, const size_t* cuts, size_t ncuts, counts_t* c, c
     if (end > at) archive_scan__feed(&s, archive + at, end - at);
     if (end > at) at = end;
   }
+  scanned_boundary = archive_scan__boundary(&s);
   bool ok = archive_scan__finish(&s);
   snprintf(damage, damage_size, "%s", s.damage);
   return ok;
@@ -147,14 +150,32 @@ int main(void) {
     }
   }
 
-  /* Every truncation: complete only at a record boundary. */
+  /* Every truncation: complete only at a record boundary, and the boundary
+   * reported (where trace record cuts an archive after a failed write) the
+   * last one at or before the truncation, in one read or byte by byte. */
   for (size_t len = 8; len < whole; len++) {
     bool at_boundary = false;
-    for (size_t b = 0; b < nb; b++) at_boundary |= boundaries[b] == len;
+    size_t last = 0;
+    for (size_t b = 0; b < nb; b++) {
+      at_boundary |= boundaries[b] == len;
+      if (boundaries[b] <= len) last = boundaries[b];
+    }
     bool ok = scan(len, NULL, 0, &c, damage, sizeof(damage));
     ASSERT_MSG(ok == at_boundary, "truncated to %zu bytes: scan says %s (%s)", len,
                ok ? "complete" : "damaged", damage);
     if (!ok) ASSERT_MSG(strstr(damage, "ends inside a record") != NULL, "truncated: '%s'", damage);
+    ASSERT_MSG(scanned_boundary == last, "truncated to %zu bytes: boundary %llu, want %zu", len,
+               (unsigned long long)scanned_boundary, last);
+    scan(len, cuts, len, &c, damage, sizeof(damage));
+    ASSERT_MSG(scanned_boundary == last,
+               "truncated to %zu bytes, byte by byte: boundary %llu, "
+               "want %zu",
+               len, (unsigned long long)scanned_boundary, last);
+  }
+  for (size_t len = 0; len < 8; len++) {
+    scan(len, NULL, 0, &c, damage, sizeof(damage));
+    ASSERT_MSG(scanned_boundary == 0, "%zu bytes of the magic: boundary %llu", len,
+               (unsigned long long)scanned_boundary);
   }
 
   /* Not an FXT archive. */

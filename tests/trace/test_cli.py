@@ -479,7 +479,7 @@ def test_errors():
         check(False, 'cannot create a full-device node to test ENOSPC')
 
     # a regular output file that cannot be written to the end (file-size limit -> EFBIG):
-    # exit 1, message, and the partial file removed
+    # exit 1, message, and the file kept, cut after its last complete event and closed
     big = path('big.fxt')
     out = path('efbig.json')
 
@@ -488,7 +488,17 @@ def test_errors():
         resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
     rc, o, err = run(['convert', big, '-o', out], preexec=limit)
     clean_failure(rc, err, 'output larger than the file-size limit', expect_rc=1)
-    check(not os.path.exists(out), 'output write failure: the partial output file was left')
+    check(os.path.exists(out), 'output write failure: the partial output file was removed')
+    if os.path.exists(out):
+        kept = open(out, 'rb').read()
+        check(0 < len(kept) <= 65536, 'output write failure: %d bytes kept' % len(kept))
+        check('kept %s: cut at byte %d, after the last complete event, then closed' % (out, len(kept) - 4)
+              in err, 'output write failure: no message of where the file was cut: %s' % err)
+        try:
+            events = json.loads(kept)['traceEvents']
+            check(len(events) > 10, 'output write failure: only %d events kept' % len(events))
+        except ValueError as e:
+            check(False, 'output write failure: the kept JSON does not parse: %s' % e)
 
     # usage errors
     for args, what in ((['convert', '--bogus', sample], 'unknown flag'),

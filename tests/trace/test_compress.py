@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Compressed archives (zstd, gzip), end to end through the `trace` CLI:
 
-    test_compress.py PATH_TO_TRACE PATH_TO_DEMO [full-disk]
+    test_compress.py PATH_TO_TRACE PATH_TO_DEMO [full-disk PATH_TO_STREAM_PRODUCER]
 
 - `trace record --compress` (and by the output name) against a scripted fake manager that
   sends a fixed archive: `zstd -d` / `gunzip` give back exactly those bytes (byte for byte),
   to a regular file, to a pipe on stdout (`-o -`) and to a FIFO;
-- with `full-disk` only this, as root (exit status 77, a skip, where no tmpfs can be mounted):
-  a full disk (a small tmpfs) during a compressed and a plain recording: exit 1, the message
-  of docs (`writing FILE failed: No space left on device`), the partial file removed;
+- with `full-disk PATH_TO_STREAM_PRODUCER` only this, as root (exit status 77, a skip, where no
+  tmpfs can be mounted): a full disk (a small tmpfs) under `trace record` (a fake manager's
+  fixed archive; a streaming producer with --duration=60 onto 2 MiB: plain, zstd, gzip, JSON,
+  JSON zstd), `trace convert` and `trace recover`: exit 1, the message at once (`writing FILE
+  failed: No space left on device; stopping the trace`), the recording stopped long before its
+  60 s, the file kept and cut after its last complete record (compressed: frame; JSON: event,
+  then closed), as the message says: it reads to its end without an error;
 - a real `trace record` of the demo, compressed: decompressed, the independent decoder
   (tests/tools/fxt_decode.py) accepts it, and `trace dump` reads the compressed file as the
   decompressed one;
@@ -24,6 +28,7 @@ Exit status 0 only if every check passed.
 
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -40,7 +45,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
 import fxt_decode as fxt  # noqa: E402
 import test_record as tr  # noqa: E402  (its fake manager and wire helpers)
 
-TRACE = DEMO = None
+TRACE = DEMO = PRODUCER = None
 TMP = None
 FAILS = tr.FAILS
 check = tr.check
@@ -189,27 +194,178 @@ def test_record_flags_and_json():
         check(len(events) > 10, 'record -o t.json.gz: only %d JSON events' % len(events))
 
 
-def test_full_disk():
-    """A full disk: the same error and exit status for compressed and plain archives."""
-    mnt = path('small')
+def mount_tmpfs(name, size):
+    mnt = path(name)
     os.mkdir(mnt)
-    r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt],
+    r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=' + size, 'tmpfs', mnt],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if r.returncode != 0:  # not root, or no tmpfs here
         raise Skip('cannot mount a tmpfs (%s)' % r.stdout.decode().strip())
+    return mnt
+
+
+def fill(mnt, leave):
+    """Fills the file system at mnt but about `leave` bytes (a file named filler)."""
+    st = os.statvfs(mnt)
+    free = st.f_bavail * st.f_frsize
+    with open(os.path.join(mnt, 'filler'), 'wb') as f:
+        f.write(b'\0' * max(0, free - leave))
+
+
+def clear(mnt):
+    for name in os.listdir(mnt):
+        os.unlink(os.path.join(mnt, name))
+
+
+def kept_at(err, out_file):
+    """N of 'kept FILE: cut at byte N' (the message says where the file was cut), or None."""
+    m = re.search(r'kept %s: cut at byte (\d+)' % re.escape(out_file), err)
+    return int(m.group(1)) if m else None
+
+
+def check_dump_clean(what, out_file):
+    """trace dump reads the kept file to its end: exit 0, no error, records."""
+    rc, out, err = run(['dump', out_file])
+    check(rc == 0 and 'error' not in err.lower() and 'truncat' not in err.lower(),
+          '%s: trace dump of the kept file: exit status %d: %s' % (what, rc, err[:400]))
+    check(out.count(b'\n') > 10, '%s: the kept file holds only %d records' %
+          (what, out.count(b'\n')))
+
+
+def check_kept_fxt(what, out_file, err, codec):
+    """The kept archive: cut where the message says, whole records only, read
+    without an error (compressed: the codec's own tool reads it too)."""
+    at = kept_at(err, out_file)
+    if not check(at is not None and os.path.exists(out_file),
+                 '%s: no "kept %s: cut at byte N" or no file: %s' % (what, out_file, err[:500])):
+        return None
+    data = read(out_file)
+    check(len(data) == at, '%s: the file has %d bytes, the message says %d' % (what, len(data), at))
+    plain = decompress(codec, data) if codec else data  # checks the tool's exit status 0
+    if len(plain) < 4 << 20:
+        t = fxt.decode(plain)
+        check(t.ok, '%s: the kept archive is not whole records: %s' % (what, t.errors[:3]))
+    else:  # the decoder is slow on tens of MiB: the framing alone (FXT.md §6)
+        at = 0
+        while at + 8 <= len(plain):
+            header, = struct.unpack_from('<Q', plain, at)
+            words = (header >> 4) & (0xffffffff if header & 0xf == 15 else 0xfff)
+            if words == 0:
+                break
+            at += words * 8
+        check(at == len(plain), '%s: the kept archive ends inside a record (%d of %d bytes)' %
+              (what, at, len(plain)))
+    check_dump_clean(what, out_file)
+    return plain
+
+
+def test_full_disk():
+    """A full disk: the failure said at once, the trace stopped, the file kept and cut after its
+    last complete record (compressed: frame), exit status 1; for trace record (FXT plain and
+    compressed, JSON), convert and recover."""
+    # 1. a fixed archive from a fake manager onto a 64 KiB tmpfs
+    mnt = mount_tmpfs('small', '64k')
     try:
         archive = sample_archive(6000)  # about 200 KiB compressed: more than the disk holds
-        for flags, name in ((['--compress=zstd'], 'full.fxt.zst'), ([], 'full.fxt.gz'),
-                            ([], 'full.fxt')):
+        for flags, name, codec in ((['--compress=zstd'], 'full.fxt.zst', 'zstd'),
+                                   ([], 'full.fxt.gz', 'gzip'), ([], 'full.fxt', None)):
             what = 'full disk, record %s -o %s' % (' '.join(flags), name)
             out_file = os.path.join(mnt, name)
             rc, out, err = record_fake(archive, flags + ['-o', out_file])
             check(rc == 1, '%s: exit status %d, expected 1: %s' % (what, rc, err[:400]))
-            check('writing %s failed: No space left on device' % out_file in err,
-                  '%s: no clear message: %s' % (what, err[:400]))
-            check("removed the incomplete '%s'" % out_file in err and
-                  not os.path.exists(out_file), '%s: the partial file is left' % what)
+            check('writing %s failed: No space left on device; stopping the trace' % out_file
+                  in err, '%s: no clear message: %s' % (what, err[:400]))
+            if codec:
+                # the first frame holds 4 MiB of the archive: it cannot fit, nothing is whole
+                check('removed %s: not one complete record fit in it' % out_file in err and
+                      not os.path.exists(out_file),
+                      '%s: a file without a complete frame is left: %s' % (what, err[:400]))
+            else:
+                plain = check_kept_fxt(what, out_file, err, None)
+                if plain is not None:
+                    check(archive.startswith(plain) and len(plain) > 8,
+                          '%s: the kept file is not the first %d bytes of the archive' %
+                          (what, len(plain)))
             no_crash(err, what)
+            clear(mnt)
+    finally:
+        subprocess.run(['umount', mnt])
+
+    # 2. real streaming recordings onto a 2 MiB tmpfs: full within a fraction of a second
+    mnt = mount_tmpfs('full2m', '2m')
+    try:
+        for flags, name, codec in (([], 'rec.fxt', None), (['--compress=zstd'], 'rec.fxt.zst',
+                                                            'zstd'),
+                                   ([], 'rec.fxt.gz', 'gzip'),
+                                   (['--format=json'], 'rec.json', None),
+                                   (['--format=json'], 'rec.json.zst', 'zstd')):
+            what = 'full 2 MiB disk, record --duration=60 %s -o %s' % (' '.join(flags), name)
+            out_file = os.path.join(mnt, name)
+            start = time.monotonic()
+            rc, out, err = run(['record', '--buffering-mode=streaming', '--duration=60'] + flags +
+                               ['-o', out_file, '--', PRODUCER, '60'], env=private_env(),
+                               timeout=180)
+            took = time.monotonic() - start
+            print('   %s: ended after %.1f s' % (what, took), flush=True)
+            check(rc == 1, '%s: exit status %d, expected 1: %s' % (what, rc, err[:600]))
+            # a functional property, with a wide margin: it stops at the error, not at 60 s
+            check(took < 45, '%s: ran %.0f s: the full disk did not stop it' % (what, took))
+            check('writing %s failed: No space left on device; stopping the trace' % out_file
+                  in err, '%s: no message: %s' % (what, err[:600]))
+            if '--format=json' in flags:
+                at = kept_at(err, out_file)
+                check(at is not None and 'after the last complete event, then closed' in err,
+                      '%s: no "kept ... closed" message: %s' % (what, err[:600]))
+                if check(os.path.exists(out_file), '%s: the file was removed' % what):
+                    data = read(out_file)
+                    text = decompress(codec, data) if codec else data
+                    try:
+                        events = json.loads(text)['traceEvents']
+                        check(len(events) > 100, '%s: only %d events kept' % (what, len(events)))
+                    except ValueError as e:
+                        check(False, '%s: the kept JSON does not parse: %s' % (what, e))
+            else:
+                check_kept_fxt(what, out_file, err, codec)
+            no_crash(err, what)
+            clear(mnt)
+
+        # 3. convert and recover onto the same disk, filled but a little
+        big = path('big.fxt')
+        write(big, sample_archive(3000))
+        fill(mnt, 64 << 10)
+        out_file = os.path.join(mnt, 'big.json')
+        what = 'full disk, convert'
+        rc, out, err = run(['convert', big, '-o', out_file])
+        check(rc == 1, '%s: exit status %d, expected 1: %s' % (what, rc, err[:400]))
+        check('writing %s failed: No space left on device' % out_file in err and
+              'after the last complete event, then closed' in err and
+              kept_at(err, out_file) is not None, '%s: messages: %s' % (what, err[:400]))
+        try:
+            events = json.loads(read(out_file))['traceEvents']
+            check(len(events) > 100, '%s: only %d events kept' % (what, len(events)))
+        except (OSError, ValueError) as e:
+            check(False, '%s: the kept JSON: %s' % (what, e))
+        no_crash(err, what)
+        clear(mnt)
+
+        raw = make_raw_buffer()
+        if raw is not None:
+            rc, out, err = run(['recover', raw, '-o', path('whole-recovered.fxt')])
+            whole = read(path('whole-recovered.fxt')) if rc == 0 else b''
+            check(len(whole) > 32 << 10, 'recover: only %d bytes recovered' % len(whole))
+            fill(mnt, len(whole) // 2)
+            out_file = os.path.join(mnt, 'recovered.fxt')
+            what = 'full disk, recover'
+            rc, out, err = run(['recover', raw, '-o', out_file])
+            check(rc == 1, '%s: exit status %d, expected 1: %s' % (what, rc, err[:400]))
+            check('writing %s failed: No space left on device' % out_file in err,
+                  '%s: no message: %s' % (what, err[:400]))
+            plain = check_kept_fxt(what, out_file, err, None)
+            if plain is not None:
+                check(whole.startswith(plain) and len(plain) < len(whole),
+                      '%s: the kept file is not a cut of the whole recovery' % what)
+            no_crash(err, what)
+            clear(mnt)
     finally:
         subprocess.run(['umount', mnt])
 
@@ -421,10 +577,13 @@ def test_recover():
 
 
 def main():
-    global TRACE, DEMO, TMP
-    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ['full-disk']):
-        print('usage: test_compress.py PATH_TO_TRACE PATH_TO_DEMO [full-disk]', file=sys.stderr)
+    global TRACE, DEMO, PRODUCER, TMP
+    if len(sys.argv) not in (3, 5) or sys.argv[3:4] not in ([], ['full-disk']):
+        print('usage: test_compress.py PATH_TO_TRACE PATH_TO_DEMO [full-disk PATH_TO_STREAM_PRODUCER]',
+              file=sys.stderr)
         return 2
+    if len(sys.argv) == 5:
+        PRODUCER = os.path.abspath(sys.argv[4])
     TRACE = tr.TRACE = os.path.abspath(sys.argv[1])
     DEMO = os.path.abspath(sys.argv[2])
     for tool in ('zstd', 'gzip'):
@@ -433,8 +592,8 @@ def main():
             return 77
     # The full-disk test needs root (a tmpfs mount): it runs alone (`full-disk`, its own ctest
     # test), so that where it cannot run ctest reports it skipped and the rest still counts.
-    if sys.argv[3:] == ['full-disk']:
-        tests = [('full disk, compressed and plain', test_full_disk)]
+    if sys.argv[3:4] == ['full-disk']:
+        tests = [('full disk: record, convert, recover', test_full_disk)]
     else:
         tests = [
             ('record --compress: byte for byte (fake manager)', test_record_fixed_archive),
