@@ -61,8 +61,9 @@ void manager_socket__release(struct manager_socket* s);
 void manager_socket__describe_user(uid_t uid, char* out, size_t size);
 
 /* The advice that follows an UNSAFE problem in every tool's message. */
-#define MANAGER_SOCKET_ADVICE                                                   \
-  "another user may have created it to receive your traces; remove it, or set " \
-  "XDG_RUNTIME_DIR to a private directory or FXTRACE_SOCKET to the socket to use"
+#define MANAGER_SOCKET_ADVICE                                                        \
+  "another user may have created it to receive your traces; remove it (ask root if " \
+  "it is another user's), or set XDG_RUNTIME_DIR to a private directory or "         \
+  "FXTRACE_SOCKET to the socket to use"
 
 #endif /* FXTRACE_PROTOCOL_MANAGER_SOCKET_H_ */

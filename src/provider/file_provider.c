@@ -321,7 +321,8 @@ file_session_t* file_session__start(const char* path, const char* name) {
     free_session(s);
     return NULL;
   }
-  s->out_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* the owner's only, as trace's outputs (docs/security.md); kept by the rename */
+  s->out_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int err = s->out_fd < 0 ? errno : 0;
   /* Reserve the archive's blocks now (the placeholder and a buffer's worth):
    * a full disk must fail here, not when the archive is written. */
