@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fxt/fxt_format.h"
 #include "reader/reader_internal.h"
 #include "trace-reader/reader.h"
 #include "trace/cli.h"
@@ -91,8 +92,66 @@ static int output_close(output_t* o) {
   return EXIT_FAILED;
 }
 
+/* Writes a record of `size` bytes whose header may declare more (the
+ * reader read on after its contents: a damaged size field): with the size
+ * field set to its contents, so that every reader frames it as trace
+ * recover did. */
+static void write_record(output_t* o, const unsigned char* bytes, size_t size) {
+  uint64_t header;
+  memcpy(&header, bytes, sizeof(header));
+  uint64_t words = size / 8;
+  if (fxt_record_words(header) == words) {
+    output_write(o, bytes, size);
+    return;
+  }
+  unsigned bits = FXT_GET(header, 0, 3) == FXT_RECORD_LARGE ? 32 : 12; /* the size field */
+  uint64_t mask = ((UINT64_C(1) << bits) - 1) << 4;
+  header = (header & ~mask) | (words << 4);
+  output_write(o, (const unsigned char*)&header, sizeof(header));
+  output_write(o, bytes + sizeof(header), size - sizeof(header));
+}
+
+enum { MAX_SHOWN = 20 }; /* lines about what was left out or cut, then a count */
+
+/* One line about a record left out or cut: the first MAX_SHOWN. */
+static void report(uint64_t* shown, const char* what, const trace_reader_error_t* e) {
+  if (++*shown <= MAX_SHOWN)
+    fprintf(stderr, "trace recover: %s at byte offset %" PRIu64 ": %s\n", what, e->offset,
+            e->message);
+}
+
+/* The last line: what was recovered, what was left out and why. */
+static void report_totals(const trace_reader_t* reader, uint64_t written, uint64_t shown) {
+  if (shown > MAX_SHOWN)
+    fprintf(stderr, "trace recover: (%" PRIu64 " more lines like those above not shown)\n",
+            shown - MAX_SHOWN);
+  buffer_scan_stats_t scan = recover__scan_stats(reader->raw);
+  uint64_t bad = scan.bad_records;
+  uint64_t cut = reader->trimmed_records + recover__trimmed(reader->raw);
+  fprintf(stderr, "trace recover: %" PRIu64 " records recovered; ", written);
+  if (reader->damaged_runs + bad == 0) fprintf(stderr, "nothing left out");
+  if (reader->damaged_runs)
+    fprintf(stderr,
+            "left out %" PRIu64 " stretch(es) of damaged data (%" PRIu64
+            " bytes, with any record in them)",
+            reader->damaged_runs, reader->damaged_bytes);
+  if (bad)
+    fprintf(stderr,
+            "%s%" PRIu64
+            " record(s) of the buffer whose size did not fit their chunk, with the "
+            "rest of that chunk (the first at byte %" PRIu64 " of the buffer)",
+            reader->damaged_runs ? " and " : "left out ", bad, scan.first_bad_offset);
+  if (cut)
+    fprintf(stderr, "; %" PRIu64 " record(s) cut to their contents (a size field too large)", cut);
+  fputc('\n', stderr);
+}
+
 /* Reads `input` through the reader, which rebuilds the archive of a raw
- * buffer as it streams (reader/recover.h), and copies its records to `o`. */
+ * buffer as it streams (reader/recover.h) and checks every record of the
+ * streamed saves and of the buffer (reader/raw_frame.c), and copies the
+ * records it returns to `o`: each decodes cleanly in the archive they make,
+ * so no reader rejects or skips anything in it. What the reader skipped
+ * (damaged data) is left out, and reported with its offset. */
 static int recover(const char* input, trace_reader_t* reader, output_t* o) {
   trace_record_t record;
   int rc = trace_reader_next(reader, &record);
@@ -109,17 +168,27 @@ static int recover(const char* input, trace_reader_t* reader, output_t* o) {
     return EXIT_FAILED;
   }
   if (!output_open(o)) return EXIT_FAILED;
+  uint64_t written = 0, shown = 0;
   for (; rc != TRACE_READ_END && rc != TRACE_READ_ERROR; rc = trace_reader_next(reader, &record)) {
+    trace_reader_error_t e;
     const unsigned char* bytes;
     size_t size;
-    if (reader__record_bytes(reader, &bytes, &size)) output_write(o, bytes, size);
+    if (rc != TRACE_READ_RECORD) {
+      e = trace_reader_error(reader);
+      report(&shown, "left out", &e);
+    } else if (reader__record_bytes(reader, &bytes, &size)) {
+      write_record(o, bytes, size);
+      written++;
+      if (trace_reader_warning(reader, &e)) report(&shown, "cut to its contents", &e);
+    }
   }
   int status = output_close(o);
   if (rc == TRACE_READ_ERROR) {
     trace_reader_error_t e = trace_reader_error(reader);
     cli__error("recover", "%s: at byte offset %" PRIu64 ": %s", input, e.offset, e.message);
-    return EXIT_FAILED;
+    status = EXIT_FAILED;
   }
+  report_totals(reader, written, shown);
   return status;
 }
 

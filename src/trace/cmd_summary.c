@@ -117,9 +117,11 @@ static int parse_options(int argc, char** argv, summary_options_t* o) {
 static int summarize(const summary_options_t* o, trace_reader_t* reader, summary_t* s) {
   trace_record_t record;
   uint64_t skipped = 0;
+  cli_warnings_t warnings = {"summary", o->input, 0};
   int rc;
   while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END && rc != TRACE_READ_ERROR) {
     if (rc == TRACE_READ_RECORD) {
+      cli__note_warning(&warnings, reader);
       summary__record(s, &record);
       continue;
     }
@@ -128,6 +130,7 @@ static int summarize(const summary_options_t* o, trace_reader_t* reader, summary
       fprintf(stderr, "trace summary: warning: skipped record at offset %" PRIu64 ": %s\n",
               e.offset, e.message);
   }
+  cli__warnings_done(&warnings);
   trace_reader_stats_t stats = trace_reader_stats(reader);
   if (rc == TRACE_READ_ERROR && stats.records == 0) {
     cli__error("summary", "%s: %s", o->input, trace_reader_error(reader).message);
