@@ -36,9 +36,15 @@ static const char kUsage[] =
     "                     *.zst or *.gz is compressed with zstd or gzip\n"
     "  -h, --help         show this help\n"
     "\n"
+    "Every record copied passes the reader's checks: damaged data is left out (each\n"
+    "stretch reported on stderr with its offset), a record whose size field is too\n"
+    "large is cut to its contents, and the last line on stderr counts the records\n"
+    "recovered and what was left out and why; trace dump reads OUT with nothing skipped.\n"
+    "\n"
     "Exit status: 0 on success, 1 if FILE is not a raw trace buffer (an archive that\n"
-    "is already complete, say), its header is unusable, or OUT cannot be written\n"
-    "(a partial OUT is removed), 2 on a usage error.\n";
+    "is already complete, say), its header is unusable (no OUT is written), it turns\n"
+    "out damaged later (a compressed file cut short: the records before are written),\n"
+    "or OUT cannot be written (a partial OUT is removed), 2 on a usage error.\n";
 
 static bool same_file(int fd, const char* path) {
   struct stat in, out;
