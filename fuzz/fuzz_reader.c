@@ -9,7 +9,8 @@
  * by what the input can decompress to, not by the input's size.
  * Every decoded byte is read (record_touch.h) so ASan sees bad pointers.
  * Blob records are offered to a typed-event format set and every event
- * with a format is rendered (<trace-reader/formats.h>). */
+ * with a format is rendered (<trace-reader/formats.h>). A record's warning
+ * (trace_reader_warning()) must be about that record. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +54,12 @@ static void read_all(trace_reader_t* r, uint64_t size, bool compressed) {
     if (rc == TRACE_READ_RECORD) {
       check(rec.offset + rec.size_words * 8 <= size, "record past the end of the input");
       sum += touch_record(&rec);
+      trace_reader_error_t warning;
+      if (trace_reader_warning(r, &warning)) {
+        check(warning.offset == rec.offset, "a warning about another record");
+        check(warning.message && warning.message[0], "empty warning");
+        sum += touch_bytes(warning.message, strlen(warning.message));
+      }
       trace_reader_error_t format_error;
       if (trace_format_set_add_record(formats, &rec, &format_error) < 0)
         check(format_error.message && format_error.message[0], "empty format error");

@@ -6,7 +6,8 @@
  * raw trace buffer left by a crash adds its buffer, whose size its header
  * gives, see trace_reader_recovered()). It
  * never reads out of bounds: every length, index and reference is checked,
- * and a problem is reported with the byte offset of the record at fault.
+ * and a problem is reported with the byte offset of the record at fault;
+ * every record is measured against its size field (trace_reader_warning()).
  *
  * An archive compressed with zstd or gzip (as `trace record --compress`
  * writes it) is read the same way, from any of the three sources: it is
@@ -26,6 +27,7 @@
  *     while ((rc = trace_reader_next(r, &rec)) != TRACE_READ_END) {
  *       if (rc == TRACE_READ_ERROR) { report(trace_reader_error(r)); break; }
  *       if (rc == TRACE_READ_SKIPPED) { warn(trace_reader_error(r)); continue; }
+ *       if (trace_reader_warning(r, &w)) warn(w);  // words past its contents
  *       use(&rec);                 // valid until the next call
  *     }
  *     trace_reader_close(r);
@@ -234,6 +236,20 @@ TRACE_READER_EXPORT int trace_reader_next(trace_reader_t* reader, trace_record_t
 TRACE_READER_EXPORT trace_reader_error_t trace_reader_error(const trace_reader_t* reader);
 
 TRACE_READER_EXPORT trace_reader_stats_t trace_reader_stats(const trace_reader_t* reader);
+
+/* True when the record the last trace_reader_next() returned
+ * (TRACE_READ_RECORD) comes with a warning, then in *warning (if not NULL)
+ * with the record's offset: its size field covers words that its header
+ * does not describe (past its arguments, inline strings and the words of
+ * its type, or inside an argument past the argument's contents). FXT lets a
+ * reader skip words it does not understand, so the record is returned and
+ * those words are skipped; a newer writer may append fields, but a damaged
+ * size field also swallows the records after it, so tools should show the
+ * warning. In a raw trace buffer (trace_reader_recovered()), which fxtrace
+ * itself wrote, such a size field is damage: reading goes on right after the
+ * record's contents instead. Once per record; false otherwise. */
+TRACE_READER_EXPORT bool trace_reader_warning(const trace_reader_t* reader,
+                                              trace_reader_error_t* warning);
 
 /* True when the input ended inside a record (TRACE_READ_ERROR was returned
  * for a truncated archive rather than for corrupt data). */

@@ -36,26 +36,41 @@ const char* buffer_scan__header(const void* buffer, size_t size, trace_buffer_he
   return NULL;
 }
 
-/* Scans [base, base + extent). chunk == 0: one linear run that ends at the
- * first zero header (the durable buffer). Otherwise chunk by chunk: a zero
- * header or a record that does not fit ends that chunk's data. */
-static int scan_region(const uint8_t* base, uint64_t from, uint64_t extent, uint64_t chunk,
-                       buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats) {
+/* What scan_region reports to. */
+typedef struct scan_sink {
+  buffer_measure_fn measure; /* may be NULL */
+  buffer_emit_fn emit;
+  void* arg;
+  buffer_scan_stats_t* stats;
+} scan_sink_t;
+
+/* Scans [base, base + extent), `base_offset` bytes into the buffer. chunk ==
+ * 0: one linear run that ends at the first zero header (the durable
+ * buffer). Otherwise chunk by chunk: a zero header or a record that does not
+ * fit ends that chunk's data. */
+static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from, uint64_t extent,
+                       uint64_t chunk, const scan_sink_t* sink) {
+  buffer_scan_stats_t* stats = sink->stats;
   uint64_t pos = from;
   while (pos + 8 <= extent) {
     uint64_t header;
     memcpy(&header, base + pos, 8);
     uint64_t bytes = fxt_record_words(header) * 8;
+    bool provisional =
+        (header & 0xf) == 15 && ((header >> 36) & 0xf) == TRACE_BUFFER_PROVISIONAL_LARGE_TYPE;
+    if (sink->measure && header != 0 && bytes != 0 && !provisional) {
+      uint64_t room = extent - pos;
+      uint64_t measured = sink->measure(sink->arg, base + pos, bytes < room ? bytes : room);
+      if (measured != 0 && measured <= bytes && measured <= room) bytes = measured;
+    }
     if (header == 0 || bytes == 0 || bytes > extent - pos) {
-      if (header != 0) stats->bad_records++;
+      if (header != 0 && stats->bad_records++ == 0) stats->first_bad_offset = base_offset + pos;
       if (chunk == 0) break;
       pos = (pos / chunk + 1) * chunk; /* on to the next chunk */
       continue;
     }
-    bool provisional =
-        (header & 0xf) == 15 && ((header >> 36) & 0xf) == TRACE_BUFFER_PROVISIONAL_LARGE_TYPE;
     if (!provisional) { /* a record never committed: skip its whole run */
-      int status = emit(arg, base + pos, (size_t)bytes);
+      int status = sink->emit(sink->arg, base + pos, (size_t)bytes);
       if (status != 0) return status;
       stats->records++;
       stats->bytes += bytes;
@@ -67,13 +82,21 @@ static int scan_region(const uint8_t* base, uint64_t from, uint64_t extent, uint
 
 int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
                          buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats) {
+  return buffer_scan__records_measured(buffer, size, durable_from, NULL, emit, arg, stats);
+}
+
+int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t durable_from,
+                                  buffer_measure_fn measure, buffer_emit_fn emit, void* arg,
+                                  buffer_scan_stats_t* stats) {
   trace_buffer_header_t h;
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
   memset(stats, 0, sizeof(*stats));
+  scan_sink_t sink = {measure, emit, arg, stats};
   if (buffer_scan__header(buffer, size, &h) != NULL) return -1;
   stats->stopped_cleanly = (h.flags & TRACE_BUFFER_FLAG_STOPPED) != 0;
-  const uint8_t* durable = (const uint8_t*)buffer + sizeof(h);
+  const uint8_t* base = buffer;
+  const uint8_t* durable = base + sizeof(h);
   const uint8_t* rolling0 = durable + h.durable_buffer_size;
   const uint8_t* rolling[2] = {rolling0, rolling0 + h.rolling_buffer_size};
   uint64_t sw = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
@@ -81,13 +104,13 @@ int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
   if (offset > h.rolling_buffer_size) offset = h.rolling_buffer_size;
   int status;
   if (h.buffering_mode == TRACE_BUFFERING_MODE_ONESHOT) {
-    return scan_region(rolling[0], 0, offset, h.chunk_size, emit, arg, stats);
+    return scan_region(rolling[0], (uint64_t)(rolling[0] - base), 0, offset, h.chunk_size, &sink);
   }
   uint64_t durable_end = h.durable_alloc;
   if (stats->stopped_cleanly || durable_end == 0) durable_end = h.durable_data_end;
   if (durable_end > h.durable_buffer_size) durable_end = h.durable_buffer_size;
   if (durable_from % 8 == 0 && durable_from < durable_end) {
-    status = scan_region(durable, durable_from, durable_end, 0, emit, arg, stats);
+    status = scan_region(durable, sizeof(h), durable_from, durable_end, 0, &sink);
     if (status) return status;
   }
   if (sw > 0) {
@@ -99,11 +122,13 @@ int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
                                                                      : h.rolling_data_end[older];
     if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
     if (end) {
-      status = scan_region(rolling[older], 0, end, h.chunk_size, emit, arg, stats);
+      status = scan_region(rolling[older], (uint64_t)(rolling[older] - base), 0, end, h.chunk_size,
+                           &sink);
       if (status) return status;
     }
   }
-  return scan_region(rolling[sw & 1], 0, offset, h.chunk_size, emit, arg, stats);
+  return scan_region(rolling[sw & 1], (uint64_t)(rolling[sw & 1] - base), 0, offset, h.chunk_size,
+                     &sink);
 }
 
 int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
@@ -127,15 +152,17 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
   if (buffer_scan__header(buffer, size, &h) != NULL ||
       h.buffering_mode != TRACE_BUFFERING_MODE_STREAMING)
     return -1;
-  const uint8_t* durable = (const uint8_t*)buffer + sizeof(h);
+  scan_sink_t sink = {NULL, emit, arg, stats};
+  const uint8_t* base = buffer;
+  const uint8_t* durable = base + sizeof(h);
   const uint8_t* rolling =
       durable + h.durable_buffer_size + (wrapped_count & 1) * h.rolling_buffer_size;
   if (durable_end > h.durable_buffer_size) durable_end = h.durable_buffer_size;
   if (durable_from % 8 == 0 && durable_from < durable_end) {
-    int status = scan_region(durable, durable_from, durable_end, 0, emit, arg, stats);
+    int status = scan_region(durable, sizeof(h), durable_from, durable_end, 0, &sink);
     if (status) return status;
   }
   uint64_t end = h.rolling_data_end[wrapped_count & 1];
   if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
-  return scan_region(rolling, 0, end, h.chunk_size, emit, arg, stats);
+  return scan_region(rolling, (uint64_t)(rolling - base), 0, end, h.chunk_size, &sink);
 }

@@ -29,11 +29,20 @@ static inline uint64_t buffer__provisional_header(uint64_t words) {
 /* Receives consecutive whole records; non-zero stops the scan. */
 typedef int (*buffer_emit_fn)(void* arg, const void* data, size_t bytes);
 
+/* Optional, for recovery (reader/recover.c): the length of the record at
+ * `record`, of which `bytes` are in its region (its declared size, or less
+ * if that runs past the region): its contents' length when they end before
+ * (a size field too large, or cut), or 0 to go by the size field. The scan
+ * then emits that many bytes and goes on after them; the record's header
+ * still declares its own size, which the emitter may correct. */
+typedef uint64_t (*buffer_measure_fn)(void* arg, const void* record, uint64_t bytes);
+
 typedef struct buffer_scan_stats {
-  uint64_t records;     /* records emitted */
-  uint64_t bytes;       /* bytes emitted */
-  uint64_t bad_records; /* headers whose size did not fit (skipped) */
-  bool stopped_cleanly; /* the header's stopped flag */
+  uint64_t records;          /* records emitted */
+  uint64_t bytes;            /* bytes emitted */
+  uint64_t bad_records;      /* headers whose size did not fit (skipped) */
+  uint64_t first_bad_offset; /* the first of those, from the buffer's start */
+  bool stopped_cleanly;      /* the header's stopped flag */
 } buffer_scan_stats_t;
 
 /* Copies and checks the header of a buffer of `size` bytes (size may exceed
@@ -47,6 +56,11 @@ const char* buffer_scan__header(const void* buffer, size_t size, trace_buffer_he
  * Returns 0, the emitter's non-zero result, or -1 if the header is unusable. */
 int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
                          buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats);
+
+/* The same, measuring every record with `measure` (may be NULL; same arg). */
+int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t durable_from,
+                                  buffer_measure_fn measure, buffer_emit_fn emit, void* arg,
+                                  buffer_scan_stats_t* stats);
 
 /* Streaming: what one save sends (PROTOCOL.md §9): the durable records in
  * [durable_from, durable_end), then rolling buffer wrapped_count & 1 up to

@@ -87,6 +87,7 @@ static bool read_input(ordered_t* o, size_t i) {
       }
       continue;
     }
+    if (o->opt.on_record) o->opt.on_record(o->opt.context, i, in->reader);
     ordered_rec_t h = {.seq = in->records++, .input = (uint32_t)i};
     if (ordered__record_ns(&r, &h.ns)) {
       h.flags = ORDERED_REC_TIMED;

@@ -70,6 +70,10 @@ typedef struct ordered_options {
   /* Called for every record an input's reader skips (TRACE_READ_SKIPPED),
    * while the inputs are read; may be NULL. */
   void (*on_skip)(void* context, size_t input, const trace_reader_error_t* error);
+  /* Called for every record an input's reader returns, in file order, right
+   * after it is read (so that trace_reader_warning() of `reader` speaks of
+   * it); may be NULL. */
+  void (*on_record)(void* context, size_t input, const trace_reader_t* reader);
   void* context;
 } ordered_options_t;
 

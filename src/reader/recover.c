@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fxt/fxt_format.h"
+#include "reader/reader_internal.h"
 
 enum {
   COPY_STEP = 64 * 1024,       /* bytes of the buffer taken from the input at a time */
@@ -17,11 +18,11 @@ struct recover {
   unsigned char* records; /* the buffer's committed records, in archive order */
   size_t records_size, records_capacity;
   uint64_t streamed_bytes;
-  unsigned next;  /* the segment recover__next_segment hands out next */
+  unsigned next;  /* the segment recover__next_segment hands out next (so next - 1 is read) */
   input_t memory; /* the prologue or the records, as an input */
   buffer_scan_stats_t scan;
-  uint64_t cut_offset; /* recover__note_cut_save */
-  size_t cut_bytes;
+  trace_reader_t* measurer; /* decodes records for measure() */
+  uint64_t trimmed;         /* records collected cut to their contents */
 };
 
 enum { SEGMENT_PROLOGUE, SEGMENT_SAVES, SEGMENT_RECORDS, SEGMENT_NONE };
@@ -33,7 +34,25 @@ bool recover__is_raw_buffer(const void* data, size_t size) {
   return word == TRACE_BUFFER_HEADER_MAGIC;
 }
 
-/* Appends to the growing records block. */
+/* The scan's measure (buffer_scan.h): where a record's contents end, as the
+ * decoder finds them (DECODE_MEASURE), so that a size field too large (a
+ * damaged one: the engine writes exact sizes) does not make the scan frame
+ * the rest of its chunk from inside the records it covers; 0 when the
+ * record does not decode (the reader reports it when it reads it). */
+static uint64_t measure(void* arg, const void* record, uint64_t bytes) {
+  recover_t* image = arg;
+  if (bytes % 8 != 0 || bytes > READER_MAX_DECODED_BYTES ||
+      !reader__reserve_scratch(image->measurer, (size_t)bytes))
+    return 0;
+  trace_record_t rec;
+  decode_extent_t extent;
+  int rc = decode__record(image->measurer, record, (size_t)(bytes / 8), 0, DECODE_MEASURE, &rec,
+                          &extent);
+  return rc == TRACE_READ_RECORD ? (uint64_t)extent.content_words * 8 : 0;
+}
+
+/* Appends to the growing records block; a record measured shorter than its
+ * size field gets a size field that says so. */
 static int collect(void* arg, const void* bytes, size_t n) {
   recover_t* image = arg;
   if (n > image->records_capacity - image->records_size) {
@@ -47,8 +66,18 @@ static int collect(void* arg, const void* bytes, size_t n) {
     image->records = grown;
     image->records_capacity = capacity;
   }
-  memcpy(image->records + image->records_size, bytes, n);
+  unsigned char* copy = image->records + image->records_size;
+  memcpy(copy, bytes, n);
   image->records_size += n;
+  uint64_t header;
+  memcpy(&header, copy, sizeof(header));
+  if (fxt_record_words(header) * 8 != n) { /* measured: cut to its contents */
+    unsigned bits = FXT_GET(header, 0, 3) == FXT_RECORD_LARGE ? 32 : 12;
+    uint64_t mask = ((UINT64_C(1) << bits) - 1) << 4;
+    header = (header & ~mask) | ((uint64_t)(n / 8) << 4);
+    memcpy(copy, &header, sizeof(header));
+    image->trimmed++;
+  }
   return 0;
 }
 
@@ -113,15 +142,21 @@ const char* recover__open(input_t* in, recover_t** out, bool* truncated) {
   const char* why = buffer_scan__header(&raw, SIZE_MAX, &h); /* the size is checked below */
   if (why) return why;
   recover_t* image = calloc(1, sizeof(*image));
-  if (!image) return "out of memory";
+  if (image) image->measurer = trace_reader_open_memory("", 0, NULL);
+  if (!image || !image->measurer) {
+    free(image);
+    return "out of memory";
+  }
   unsigned char* buffer = read_buffer(in, h.total_size, &why, truncated);
   if (!buffer) {
-    free(image);
+    recover__free(image);
     return why;
   }
-  int status = buffer_scan__records(buffer, (size_t)h.total_size, h.saved_durable_end, collect,
-                                    image, &image->scan);
+  int status = buffer_scan__records_measured(buffer, (size_t)h.total_size, h.saved_durable_end,
+                                             measure, collect, image, &image->scan);
   free(buffer);
+  trace_reader_close(image->measurer);
+  image->measurer = NULL;
   if (status != 0) {
     recover__free(image);
     return "out of memory";
@@ -147,22 +182,24 @@ input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offse
       input__init_plain_memory(&image->memory, image->records, image->records_size, offset);
       return &image->memory;
     default:
-      image->next = SEGMENT_NONE;
+      image->next = SEGMENT_NONE + 1; /* stays past the records */
       return NULL;
   }
 }
 
-bool recover__in_saves(const recover_t* image) { return image->next == SEGMENT_SAVES + 1; }
-
-void recover__note_cut_save(recover_t* image, uint64_t offset, size_t have) {
-  image->cut_offset = offset;
-  image->cut_bytes = have;
+const char* recover__segment_name(const recover_t* image) {
+  return image->next == SEGMENT_SAVES + 1     ? "streamed saves"
+         : image->next == SEGMENT_RECORDS + 1 ? "buffer's records"
+                                              : NULL;
 }
 
 buffer_scan_stats_t recover__scan_stats(const recover_t* image) { return image->scan; }
 
+uint64_t recover__trimmed(const recover_t* image) { return image->trimmed; }
+
 void recover__free(recover_t* image) {
   if (!image) return;
+  trace_reader_close(image->measurer);
   free(image->records);
   free(image);
 }

@@ -8,7 +8,9 @@
  * buffer-overflow event if the header counted drops), the streamed saves
  * [total_size, total_size + streamed_bytes) of the image as they are, then
  * the committed records still in the buffer (engine/buffer_scan.h). The
- * reader frames records in each segment in turn (a record never spans two).
+ * reader frames records in each segment in turn (a record never spans two):
+ * the prologue as an archive, the other two, which fxtrace's engine wrote,
+ * with raw_frame.c's checks, so that damage in them is skipped.
  *
  * Memory: the buffer (total_size bytes, which the header's checked
  * geometry bounds; all-zero stretches cost none) while its records are
@@ -46,18 +48,19 @@ const char* recover__open(input_t* in, recover_t** out, bool* truncated);
  * then the buffer's records. */
 input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offset);
 
-/* True while the streamed saves are the segment being read. */
-bool recover__in_saves(const recover_t* image);
-
-/* The streamed saves ended inside the record at `offset`, of which `have`
- * bytes were there (a file cut short, or streamed_bytes off a record
- * boundary): the reader dropped them, as the provider would not have
- * written a partial record. */
-void recover__note_cut_save(recover_t* image, uint64_t offset, size_t have);
+/* "streamed saves" or "buffer's records" while one of those is the
+ * segment being read (framed by raw_frame.c), NULL for the prologue. */
+const char* recover__segment_name(const recover_t* image);
 
 /* What the scan of the buffer found (records, and headers whose size did
- * not fit, skipped with the rest of their chunk). */
+ * not fit even measured, skipped with the rest of their chunk: how many,
+ * and where the first was in the buffer). */
 buffer_scan_stats_t recover__scan_stats(const recover_t* image);
+
+/* Records of the buffer whose size field covered words past their
+ * contents (damaged: the engine writes exact sizes): collected cut to their
+ * contents, with a size field that says so. */
+uint64_t recover__trimmed(const recover_t* image);
 
 void recover__free(recover_t* image);
 

@@ -92,3 +92,23 @@ FILE* cli__temporary_file(void) {
   if (!f) close(fd);
   return f;
 }
+
+enum { MAX_SHOWN_WARNINGS = 10 };
+
+bool cli__note_warning(cli_warnings_t* w, const trace_reader_t* reader) {
+  trace_reader_error_t warning;
+  if (!trace_reader_warning(reader, &warning)) return false;
+  if (++w->count <= MAX_SHOWN_WARNINGS)
+    fprintf(stderr, "trace %s: warning: %s: at byte offset %llu: %s\n", w->cmd,
+            strcmp(w->path, "-") == 0 ? "the input" : w->path, (unsigned long long)warning.offset,
+            warning.message);
+  return true;
+}
+
+void cli__warnings_done(const cli_warnings_t* w) {
+  if (w->count > MAX_SHOWN_WARNINGS)
+    fprintf(stderr,
+            "trace %s: warning: %llu records in all have a size field past their contents (the "
+            "first %d are above)\n",
+            w->cmd, (unsigned long long)w->count, MAX_SHOWN_WARNINGS);
+}

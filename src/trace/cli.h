@@ -4,6 +4,7 @@
 #define FXTRACE_TRACE_CLI_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses of every subcommand. */
@@ -44,6 +45,23 @@ void cli__warn_if_recovered(const char* path, const struct trace_reader* reader)
  * when closed: tmpfile(3) without the descriptor leaking into a child. NULL
  * with errno. */
 FILE* cli__temporary_file(void);
+/* The reader's warnings (trace_reader_warning(): records whose size field
+ * covers words past their contents, which are skipped), as dump, convert
+ * and summary show them: the first MAX_SHOWN each on stderr with the
+ * record's offset ("trace CMD: warning: PATH: at byte offset N: ..."), then
+ * how many in all. */
+typedef struct cli_warnings {
+  const char* cmd;
+  const char* path;
+  uint64_t count;
+} cli_warnings_t;
+
+/* Call after each TRACE_READ_RECORD: reports its warning, if any; true if
+ * there was one. */
+bool cli__note_warning(cli_warnings_t* w, const struct trace_reader* reader);
+
+/* At the end: the total when some were not shown. */
+void cli__warnings_done(const cli_warnings_t* w);
 
 /* Prints the usage error and a hint to run --help; returns EXIT_USAGE. */
 int cli__usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

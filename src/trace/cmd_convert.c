@@ -114,10 +114,11 @@ static void report_omitted(const json_converter_t* c) {
 
 /* Converts every record after `first`; returns the reader's final result. */
 static int convert_all(trace_reader_t* reader, trace_record_t* record, json_converter_t* c,
-                       uint64_t* skipped, time_range_t* range) {
+                       uint64_t* skipped, time_range_t* range, cli_warnings_t* warnings) {
   int rc = TRACE_READ_RECORD;
   do {
     if (rc == TRACE_READ_RECORD) {
+      cli__note_warning(warnings, reader);
       if (time_range__keep(range, record)) json_converter__record(c, record);
     } else
       report_skip(reader, skipped);
@@ -176,13 +177,15 @@ static int convert(convert_options_t* o, int input_fd, trace_reader_t* reader) {
   json_writer__init_archive(&j, &w);
   json_converter_t c;
   uint64_t skipped = 0;
+  cli_warnings_t warnings = {"convert", o->input, 0};
   json_converter__begin(&c, &j);
-  if (rc != TRACE_READ_END) rc = convert_all(reader, &record, &c, &skipped, &o->range);
+  if (rc != TRACE_READ_END) rc = convert_all(reader, &record, &c, &skipped, &o->range, &warnings);
   json_converter__end(&c); /* after a failed write it only frees */
   if (!close_output(&out, &w, &j)) return EXIT_FAILED;
   if (skipped > MAX_REPORTED_SKIPS)
     fprintf(stderr, "trace convert: warning: %llu records skipped in all\n",
             (unsigned long long)skipped);
+  cli__warnings_done(&warnings);
   report_omitted(&c);
   cli__warn_if_recovered(o->input, reader);
   if (rc == TRACE_READ_ERROR) {

@@ -20,8 +20,11 @@ static const char kUsage[] =
     "timestamp in seconds and ticks, provider, category, name, thread and arguments;\n"
     "then a count of records by type. A typed event (TRACE_EVENT(), kernel\n"
     "SYSTEM/EVENT) whose format is in the archive is printed as \"NAME: TEXT\" with TEXT\n"
-    "from its print format (docs/trace-event.md). Exit status: 0 on success, 1 if the archive is\n"
-    "damaged (the records before the damage are printed), 2 on a usage error.\n"
+    "from its print format (docs/trace-event.md), escaped as strings are. A record whose\n"
+    "size field covers words its header does not describe is printed with a warning on\n"
+    "stderr (its offset, the words skipped) and counted at the end. Exit status: 0 on\n"
+    "success, 1 if the archive is damaged (the records before the damage are printed), 2\n"
+    "on a usage error.\n"
     "\n"
     "  --time-range=START,END  only timestamped records between START and END\n"
     "                          seconds from the trace's start (either may be empty;\n"
@@ -269,11 +272,13 @@ static void dump_record(FILE* out, const trace_record_t* r) {
 
 static int dump(const char* path, trace_reader_t* reader, time_range_t* range) {
   uint64_t by_type[16] = {0};
+  cli_warnings_t warnings = {"dump", path, 0};
   trace_record_t record;
   int rc;
   trace_format_set_t* formats = trace_format_set_new();
   while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END && rc != TRACE_READ_ERROR) {
     if (rc == TRACE_READ_RECORD) {
+      cli__note_warning(&warnings, reader);
       thread_names__note(&record);
       if (!time_range__keep(range, &record)) continue;
       const trace_event_format_t* format = trace_format_set_find_event(formats, &record);
@@ -293,9 +298,13 @@ static int dump(const char* path, trace_reader_t* reader, time_range_t* range) {
   }
   trace_format_set_free(formats);
   trace_reader_stats_t stats = trace_reader_stats(reader);
+  cli__warnings_done(&warnings);
   cli__warn_if_recovered(path, reader);
   printf("-- %" PRIu64 " records, %" PRIu64 " skipped, %" PRIu64 " bytes\n", stats.records,
          stats.records_skipped, stats.bytes_read);
+  if (warnings.count)
+    printf("-- %" PRIu64 " of them with a size field past their contents (words skipped)\n",
+           warnings.count);
   for (unsigned t = 0; t < 16; t++)
     if (by_type[t]) printf("--   %-16s %" PRIu64 "\n", trace_record_type_name(t), by_type[t]);
   if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -33,8 +33,10 @@ static int list(const char* path, trace_reader_t* reader) {
   trace_record_t record;
   int rc;
   int status = EXIT_OK;
+  cli_warnings_t warnings = {"formats", path, 0};
   while ((rc = trace_reader_next(reader, &record)) != TRACE_READ_END && rc != TRACE_READ_ERROR) {
     if (rc != TRACE_READ_RECORD) continue;
+    cli__note_warning(&warnings, reader);
     trace_reader_error_t error;
     int taken = trace_format_set_add_record(formats, &record, &error);
     if (taken < 0) {
@@ -58,6 +60,7 @@ static int list(const char* path, trace_reader_t* reader) {
     if (f->text_length == 0 || f->text[f->text_length - 1] != '\n') putchar('\n');
   }
   trace_format_set_free(formats);
+  cli__warnings_done(&warnings);
   cli__warn_if_recovered(path, reader);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     cli__error("formats", "writing standard output failed");

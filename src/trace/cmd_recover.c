@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fxt/fxt_format.h"
 #include "reader/reader_internal.h"
 #include "trace-reader/reader.h"
 #include "trace/archive_scan.h"
@@ -39,10 +40,16 @@ static const char kUsage[] =
     "                     *.zst or *.gz is compressed with zstd or gzip\n"
     "  -h, --help         show this help\n"
     "\n"
+    "Every record copied passes the reader's checks: damaged data is left out (each\n"
+    "stretch reported on stderr with its offset), a record whose size field is too\n"
+    "large is cut to its contents, and the last line on stderr counts the records\n"
+    "recovered and what was left out and why; trace dump reads OUT with nothing skipped.\n"
+    "\n"
     "Exit status: 0 on success, 1 if FILE is not a raw trace buffer (an archive that\n"
-    "is already complete, say), its header is unusable, or OUT cannot be written\n"
-    "(what was written is kept, cut after its last complete record), 2 on a usage\n"
-    "error.\n";
+    "is already complete, say), its header is unusable (no OUT is written), it turns\n"
+    "out damaged later (a compressed file cut short: the records before are written),\n"
+    "or OUT cannot be written (what was written is kept, cut after its last complete\n"
+    "record), 2 on a usage error.\n";
 
 static bool same_file(int fd, const char* path) {
   struct stat in, out;
@@ -50,73 +57,154 @@ static bool same_file(int fd, const char* path) {
          in.st_ino == out.st_ino;
 }
 
+/* The archive being written: a failed write stops at once and keeps the
+ * file cut after its last complete record (archive_writer.h). */
+typedef struct recovered {
+  output_t out;
+  archive_writer_t writer;
+  archive_scan_t scan; /* the writer's record boundaries */
+  bool ok;
+} recovered_t;
+
 static void no_record(void* context, const archive_scan_provider_t* provider, unsigned type,
                       uint64_t bytes) {
   (void)context, (void)provider, (void)type, (void)bytes;
 }
 
-/* Why `input` cannot be recovered, said; the reader's first answer was rc. */
-static void say_unrecoverable(const char* input, trace_reader_t* reader, int rc,
-                              const trace_record_t* record) {
-  trace_reader_error_t e = trace_reader_error(reader);
-  if (reader->raw_seen)
-    cli__error("recover", "%s: %s", input, e.message);
-  else if (rc == TRACE_READ_RECORD && record->type == 0 && record->metadata.type == 4)
-    cli__error("recover", "%s is already a complete FXT archive: nothing to recover", input);
-  else if (rc == TRACE_READ_ERROR && (reader->input.read_errno || reader->input.damage))
-    cli__error("recover", "cannot read '%s': %s", input, e.message);
-  else
-    cli__error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
+/* Opens `path` (NULL or "-": stdout), compressed if its name says so. */
+static bool recovered_open(recovered_t* r, const char* path) {
+  bool to_stdout = path == NULL || strcmp(path, "-") == 0;
+  if (!output__open(&r->out, "recover", to_stdout ? "-" : path)) return false;
+  archive_scan__init(&r->scan, no_record, NULL);
+  compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(path);
+  r->ok = archive_writer__init(&r->writer, &r->out, codec);
+  if (!r->ok) cli__error("recover", "cannot start compressing: %s", strerror(errno));
+  return true;
+}
+
+static void output_write(recovered_t* r, const unsigned char* data, size_t size) {
+  if (r->ok) r->ok = fxt_writer__write(&r->writer, &r->scan, data, size);
+}
+
+/* Finishes the output: EXIT_OK, or EXIT_FAILED after saying why (what was
+ * written is kept, cut after its last complete record; a file with nothing
+ * in it is removed). */
+static int recovered_close(recovered_t* r) {
+  bool ok = r->ok && archive_writer__finish(&r->writer);
+  if (!ok && r->writer.error) {
+    cli__error("recover", "writing %s failed: %s", r->out.name, strerror(r->writer.error));
+    archive_writer__keep(&r->writer, "recover", "record", NULL);
+  }
+  if (output__close(&r->out) != 0 && ok) {
+    cli__error("recover", "writing %s failed: %s", r->out.name, strerror(r->out.error));
+    ok = false;
+  }
+  if (!ok && r->out.offset == 0) output__remove(&r->out); /* nothing at all in it */
+  archive_writer__free(&r->writer);
+  return ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/* Writes a record of `size` bytes whose header may declare more (the
+ * reader read on after its contents: a damaged size field): with the size
+ * field set to its contents, so that every reader frames it as trace
+ * recover did. */
+static void write_record(recovered_t* o, const unsigned char* bytes, size_t size) {
+  uint64_t header;
+  memcpy(&header, bytes, sizeof(header));
+  uint64_t words = size / 8;
+  if (fxt_record_words(header) == words) {
+    output_write(o, bytes, size);
+    return;
+  }
+  unsigned bits = FXT_GET(header, 0, 3) == FXT_RECORD_LARGE ? 32 : 12; /* the size field */
+  uint64_t mask = ((UINT64_C(1) << bits) - 1) << 4;
+  header = (header & ~mask) | (words << 4);
+  output_write(o, (const unsigned char*)&header, sizeof(header));
+  output_write(o, bytes + sizeof(header), size - sizeof(header));
+}
+
+enum { MAX_SHOWN = 20 }; /* lines about what was left out or cut, then a count */
+
+/* One line about a record left out or cut: the first MAX_SHOWN. */
+static void report(uint64_t* shown, const char* what, const trace_reader_error_t* e) {
+  if (++*shown <= MAX_SHOWN)
+    fprintf(stderr, "trace recover: %s at byte offset %" PRIu64 ": %s\n", what, e->offset,
+            e->message);
+}
+
+/* The last line: what was recovered, what was left out and why. */
+static void report_totals(const trace_reader_t* reader, uint64_t written, uint64_t shown) {
+  if (shown > MAX_SHOWN)
+    fprintf(stderr, "trace recover: (%" PRIu64 " more lines like those above not shown)\n",
+            shown - MAX_SHOWN);
+  buffer_scan_stats_t scan = recover__scan_stats(reader->raw);
+  uint64_t bad = scan.bad_records;
+  uint64_t cut = reader->trimmed_records + recover__trimmed(reader->raw);
+  fprintf(stderr, "trace recover: %" PRIu64 " records recovered; ", written);
+  if (reader->damaged_runs + bad == 0) fprintf(stderr, "nothing left out");
+  if (reader->damaged_runs)
+    fprintf(stderr,
+            "left out %" PRIu64 " stretch(es) of damaged data (%" PRIu64
+            " bytes, with any record in them)",
+            reader->damaged_runs, reader->damaged_bytes);
+  if (bad)
+    fprintf(stderr,
+            "%s%" PRIu64
+            " record(s) of the buffer whose size did not fit their chunk, with the "
+            "rest of that chunk (the first at byte %" PRIu64 " of the buffer)",
+            reader->damaged_runs ? " and " : "left out ", bad, scan.first_bad_offset);
+  if (cut)
+    fprintf(stderr, "; %" PRIu64 " record(s) cut to their contents (a size field too large)", cut);
+  fputc('\n', stderr);
 }
 
 /* Reads `input` through the reader, which rebuilds the archive of a raw
- * buffer as it streams (reader/recover.h), and writes its records to
- * `output` as they come (opened at the first, so that an input that cannot
- * be recovered leaves no file); a failed write stops at once and keeps the
- * file cut after its last complete record (archive_writer.h). */
+ * buffer as it streams (reader/recover.h) and checks every record of the
+ * streamed saves and of the buffer (reader/raw_frame.c), and copies the
+ * records it returns to `o`: each decodes cleanly in the archive they make,
+ * so no reader rejects or skips anything in it. What the reader skipped
+ * (damaged data) is left out, and reported with its offset. */
 static int recover(const char* input, trace_reader_t* reader, const char* output) {
   trace_record_t record;
   int rc = trace_reader_next(reader, &record);
   if (!trace_reader_recovered(reader)) {
-    say_unrecoverable(input, reader, rc, &record);
+    trace_reader_error_t e = trace_reader_error(reader);
+    if (reader->raw_seen)
+      cli__error("recover", "%s: %s", input, e.message);
+    else if (rc == TRACE_READ_RECORD && record.type == 0 && record.metadata.type == 4)
+      cli__error("recover", "%s is already a complete FXT archive: nothing to recover", input);
+    else if (rc == TRACE_READ_ERROR && (reader->input.read_errno || reader->input.damage))
+      cli__error("recover", "cannot read '%s': %s", input, e.message);
+    else
+      cli__error("recover", "%s is not a raw trace buffer (no buffer magic number)", input);
     return EXIT_FAILED;
   }
-  bool to_stdout = output == NULL || strcmp(output, "-") == 0;
-  output_t out;
-  if (!output__open(&out, "recover", to_stdout ? "-" : output)) return EXIT_FAILED;
-  compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(output);
-  archive_writer_t w;
-  static archive_scan_t scan; /* large: off the stack */
-  archive_scan__init(&scan, no_record, NULL);
-  bool ok = archive_writer__init(&w, &out, codec);
-  if (!ok) {
-    cli__error("recover", "cannot start compressing: %s", strerror(errno));
-  } else {
-    for (; ok && rc != TRACE_READ_END && rc != TRACE_READ_ERROR;
-         rc = trace_reader_next(reader, &record)) {
-      const unsigned char* bytes;
-      size_t size;
-      if (reader__record_bytes(reader, &bytes, &size))
-        ok = fxt_writer__write(&w, &scan, bytes, size);
-    }
-    ok = ok && archive_writer__finish(&w);
-    if (!ok) {
-      cli__error("recover", "writing %s failed: %s", out.name, strerror(w.error));
-      archive_writer__keep(&w, "recover", "record", NULL);
+  static recovered_t out; /* large: off the stack */
+  if (!recovered_open(&out, output)) return EXIT_FAILED;
+  recovered_t* o = &out;
+  uint64_t written = 0, shown = 0;
+  for (; o->ok && rc != TRACE_READ_END && rc != TRACE_READ_ERROR;
+       rc = trace_reader_next(reader, &record)) {
+    trace_reader_error_t e;
+    const unsigned char* bytes;
+    size_t size;
+    if (rc != TRACE_READ_RECORD) {
+      e = trace_reader_error(reader);
+      report(&shown, "left out", &e);
+    } else if (reader__record_bytes(reader, &bytes, &size)) {
+      write_record(o, bytes, size);
+      written++;
+      if (trace_reader_warning(reader, &e)) report(&shown, "cut to its contents", &e);
     }
   }
-  if (output__close(&out) != 0 && ok) {
-    cli__error("recover", "writing %s failed: %s", out.name, strerror(out.error));
-    ok = false;
-  }
-  if (!ok && out.offset == 0) output__remove(&out); /* nothing at all in it */
-  archive_writer__free(&w);
-  if (ok && rc == TRACE_READ_ERROR) {
+  int status = recovered_close(o);
+  if (rc == TRACE_READ_ERROR) {
     trace_reader_error_t e = trace_reader_error(reader);
     cli__error("recover", "%s: at byte offset %" PRIu64 ": %s", input, e.offset, e.message);
-    return EXIT_FAILED;
+    status = EXIT_FAILED;
   }
-  return ok ? EXIT_OK : EXIT_FAILED;
+  report_totals(reader, written, shown);
+  return status;
 }
 
 int cmd__recover(int argc, char** argv) {

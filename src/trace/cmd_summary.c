@@ -141,9 +141,22 @@ static int parse_options(int argc, char** argv, summary_options_t* o) {
   return 0;
 }
 
+/* What reading the archive noted: records skipped, records with words past
+ * their contents (cli.h). */
+typedef struct read_notes {
+  uint64_t skipped;
+  cli_warnings_t warnings;
+} read_notes_t;
+
+static void on_record(void* context, size_t input, const trace_reader_t* reader) {
+  (void)input;
+  read_notes_t* notes = context;
+  cli__note_warning(&notes->warnings, reader);
+}
+
 static void on_skip(void* context, size_t input, const trace_reader_error_t* e) {
   (void)input;
-  uint64_t* skipped = context;
+  uint64_t* skipped = &((read_notes_t*)context)->skipped;
   if (++*skipped <= MAX_REPORTED_SKIPS)
     fprintf(stderr, "trace summary: warning: skipped record at offset %" PRIu64 ": %s\n", e->offset,
             e->message);
@@ -153,9 +166,11 @@ static void on_skip(void* context, size_t input, const trace_reader_error_t* e) 
  * whose halves were written by different threads, in different chunks of the
  * archive, then meet in the order they happened. */
 static int summarize(const summary_options_t* o, trace_reader_t* reader, summary_t* s) {
-  uint64_t skipped = 0;
-  ordered_options_t view_options = {
-      .memory_bytes = o->order_memory, .on_skip = on_skip, .context = &skipped};
+  read_notes_t notes = {0, {"summary", o->input, 0}};
+  ordered_options_t view_options = {.memory_bytes = o->order_memory,
+                                    .on_skip = on_skip,
+                                    .on_record = on_record,
+                                    .context = &notes};
   ordered_t* view = ordered__open(&view_options);
   int rc = view && ordered__add_input(view, reader) ? ordered__load(view) : ORDERED_ERROR;
   if (rc == ORDERED_ERROR) {
@@ -163,6 +178,7 @@ static int summarize(const summary_options_t* o, trace_reader_t* reader, summary
     ordered__close(view);
     return EXIT_FAILED;
   }
+  cli__warnings_done(&notes.warnings);
   trace_reader_stats_t stats = trace_reader_stats(reader);
   bool damaged = ordered__input_failed(view, 0);
   if (damaged && stats.records == 0) {
