@@ -96,6 +96,13 @@ typedef struct ordered_stats {
   size_t peak_bytes;      /* the most memory held at once for records and I/O buffers */
 } ordered_stats_t;
 
+/* The record's timestamp in ns, with its provider's tick rate: the view's
+ * sort key (a complete duration's is its beginning), and what --time-range
+ * compares. The same exact conversion as the tools' timestamp__ticks_to_ns(),
+ * so records come out in the order of the times the tools print. false: it
+ * has none. */
+bool ordered__record_ns(const trace_record_t* record, uint64_t* ns);
+
 typedef struct ordered ordered_t;
 
 /* options may be NULL (the defaults). NULL when out of memory. */

@@ -34,11 +34,6 @@ static inline bool ordered__rec_before(const ordered_rec_t* a, const ordered_rec
   return a->seq < b->seq;
 }
 
-/* The record's timestamp in ns, with its provider's tick rate: the same
- * exact conversion as the tools' timestamp__ticks_to_ns(), so records come
- * out in the order of the times the tools print. false: it has none. */
-bool ordered__record_ns(const trace_record_t* record, uint64_t* ns);
-
 /* Bytes the record takes, header included (a multiple of 8). */
 size_t ordered__rec_size(const trace_record_t* record);
 

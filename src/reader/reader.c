@@ -22,13 +22,17 @@
 #define MAX_DECODED_BYTES READER_MAX_DECODED_BYTES
 _Static_assert(MAX_DECODED_BYTES >= FXT_MAX_RECORD_WORDS * 8, "every normal record is decoded");
 
+static void set_error(trace_reader_t* r, uint64_t offset, const char* fmt, va_list ap) {
+  vsnprintf(r->error_text, sizeof(r->error_text), fmt, ap);
+  r->error.offset = offset;
+  r->error.message = r->error_text;
+}
+
 int reader__fail(trace_reader_t* r, int result, uint64_t offset, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(r->error_text, sizeof(r->error_text), fmt, ap);
+  set_error(r, offset, fmt, ap);
   va_end(ap);
-  r->error.offset = offset;
-  r->error.message = r->error_text;
   return result;
 }
 
@@ -40,10 +44,8 @@ static int finish(trace_reader_t* r, int result) {
 int reader__fatal(trace_reader_t* r, uint64_t offset, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(r->error_text, sizeof(r->error_text), fmt, ap);
+  set_error(r, offset, fmt, ap);
   va_end(ap);
-  r->error.offset = offset;
-  r->error.message = r->error_text;
   return finish(r, TRACE_READ_ERROR);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ordered/ordered.h"
 #include "trace/timestamp.h"
 
 enum { EV_INSTANT = 0, EV_COUNTER = 1, EV_BEGIN = 2, EV_END = 3, EV_COMPLETE = 4 };
@@ -452,7 +453,7 @@ void summary__set_origin(summary_t* s, uint64_t origin_ns) {
 
 void summary__record(summary_t* s, const trace_record_t* r) {
   uint64_t ns = 0;
-  bool timed = time_range__record_ns(r, &ns);
+  bool timed = ordered__record_ns(r, &ns);
   bool kept = time_range__keep(&s->range, r);
   if (timed && ns > s->last_ns) s->last_ns = ns;
   if (kept) {

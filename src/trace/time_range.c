@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "ordered/ordered.h"
 #include "trace/timestamp.h"
 
 /* Decimal seconds ("12", "0.25", "3.") into ns, exactly; false if malformed
@@ -45,32 +46,9 @@ int time_range__parse(const char* text, time_range_t* out) {
   return 0;
 }
 
-bool time_range__record_ns(const trace_record_t* r, uint64_t* ns) {
-  uint64_t ticks;
-  switch (r->type) {
-    case 4:
-      ticks = r->event.ticks;
-      break;
-    case 8:
-      ticks = r->scheduling.ticks;
-      break;
-    case 9:
-      ticks = r->log.ticks;
-      break;
-    case 15:
-      if (r->large.blob_format != 0) return false;
-      ticks = r->large.ticks;
-      break;
-    default:
-      return false;
-  }
-  *ns = timestamp__ticks_to_ns(ticks, r->provider->ticks_per_second);
-  return true;
-}
-
 bool time_range__keep(time_range_t* t, const trace_record_t* r) {
   uint64_t ns;
-  if (!time_range__record_ns(r, &ns)) return true;
+  if (!ordered__record_ns(r, &ns)) return true;
   if (!t->have_origin) {
     t->have_origin = true;
     t->origin_ns = ns;

@@ -30,10 +30,6 @@ typedef struct time_range {
  * 0, or -1 when malformed or START > END. */
 int time_range__parse(const char* text, time_range_t* out);
 
-/* The record's timestamp in ns (its provider's tick rate applied); false
- * when it has none. */
-bool time_range__record_ns(const trace_record_t* record, uint64_t* ns);
-
 /* Notes the origin at the first timestamped record; then true when the
  * record is inside the range (always true when the range is not active). */
 bool time_range__keep(time_range_t* range, const trace_record_t* record);
