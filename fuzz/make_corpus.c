@@ -21,11 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "engine/buffer_header.h"
 #include "fxt/fxt_format.h"
 #include "reader/typed_sample.h"
 #include "trace/compress_writer.h"
+#include "trace/output.h"
 #include "trace/sample.h"
 
 enum { MEMORY = 0, FILE_PATH = 1, FD_PATH = 2, REQUIRE_MAGIC = 4, PREPEND_MAGIC = 8 };
@@ -91,23 +94,24 @@ static unsigned char* raw_buffer(unsigned mode, const unsigned char* data, size_
   return file;
 }
 
-/* `data` compressed with `codec` by trace record's compressor; malloc'ed. */
+/* `data` compressed with `codec` by trace record's compressor (one frame,
+ * into a memory file); malloc'ed. */
 static unsigned char* compressed(compress_codec_t codec, const void* data, size_t size,
                                  size_t* out_size) {
-  char* buf = NULL;
-  size_t length = 0;
-  FILE* mem = open_memstream(&buf, &length);
-  if (!mem) return NULL;
-  FILE* z = compress__open(mem, codec, NULL);
-  bool ok = z && fwrite(data, 1, size, z) == size;
-  if (z && fclose(z) != 0) ok = false;
-  if (fclose(mem) != 0) ok = false;
-  if (!ok) {
+  int fd = memfd_create("corpus", MFD_CLOEXEC);
+  if (fd < 0) return NULL;
+  output_t out = {.fd = fd, .name = "memory"};
+  compressor_t* z = compress__new(&out, codec);
+  bool ok = z && compress__write(z, data, size) == 0 && compress__end_frame(z) == 0;
+  compress__free(z);
+  unsigned char* buf = ok ? malloc(out.offset ? out.offset : 1) : NULL;
+  if (buf && pread(fd, buf, out.offset, 0) != (ssize_t)out.offset) {
     free(buf);
-    return NULL;
+    buf = NULL;
   }
-  *out_size = length;
-  return (unsigned char*)buf;
+  close(fd);
+  if (buf) *out_size = out.offset;
+  return buf;
 }
 
 /* The compressed seeds: the sample through each input path, cut at a few
