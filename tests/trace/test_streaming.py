@@ -145,11 +145,17 @@ def test_streaming(trace, producer, checker, tmp, name, flags):
           '%s: the archive does not read cleanly: %s %s' % (what, c.stdout, c.stderr[-500:]))
     check(counts.get('duplicates') == 0 and counts.get('out_of_range') == 0
           and counts.get('no_arg') == 0, '%s: bad events: %s' % (what, c.stdout))
-    # The producer exits while its saves lag far behind: its provider still stops in order
-    # (it waits, bounded, for the manager to acknowledge the pending save, then stops and
-    # sends STOPPED before closing), so the summary says "terminated", not "exited".
-    check(state == 'terminated', '%s: state "%s", expected "terminated" (an orderly '
-          'stop): %s' % (what, state, err[-2000:]))
+    # The producer exits while its saves lag far behind: its provider waits, bounded (5 s),
+    # for the manager to acknowledge the pending save, then stops and sends STOPPED
+    # ("terminated"). On a disk slower than about 6 MB/s the manager holds that
+    # acknowledgement longer (its output queue is above 32 MiB) and the provider exits first
+    # ("exited"): which one depends on the disk's speed, so either is accepted here; the
+    # orderly stop itself is asserted by the exit-mid-trace test, and the exact accounting
+    # below holds in both cases.
+    check(state in ('terminated', 'exited'), '%s: state "%s", expected "terminated" or '
+          '"exited": %s' % (what, state, err[-2000:]))
+    if state == 'exited':
+        print('   note: the provider exited before its last save was acknowledged (slow disk)')
     # How much the producer outran the saves, and how large the archive grew, depend on the
     # machine's speed and load (a parallel build beside it halves them): reported, not
     # asserted. Everything asserted here holds however slow the disk or CPU is.
