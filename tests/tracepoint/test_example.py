@@ -16,6 +16,7 @@ Python 3 standard library only.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -183,5 +184,16 @@ def main():
     return 0
 
 
+def main_cleaning_up():
+    """main(), then its temporary directory removed whatever happened."""
+    before = set(os.listdir(tempfile.gettempdir()))
+    try:
+        return main()
+    finally:
+        for name in set(os.listdir(tempfile.gettempdir())) - before:
+            if name.startswith('fxtrace-tp-'):
+                shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(main_cleaning_up())
