@@ -105,6 +105,13 @@ def main():
     trace, example = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     manager = os.path.abspath(sys.argv[3]) if len(sys.argv) == 4 else None
     tmp = tempfile.mkdtemp(prefix='fxtrace-tp-')
+    try:
+        return run(trace, example, manager, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(trace, example, manager, tmp):
     base = dict(os.environ)
     base.pop('FXTRACE_OUTPUT', None)
     base['FXTRACE_SOCKET'] = os.path.join(tmp, 'none.sock')
@@ -184,16 +191,5 @@ def main():
     return 0
 
 
-def main_cleaning_up():
-    """main(), then its temporary directory removed whatever happened."""
-    before = set(os.listdir(tempfile.gettempdir()))
-    try:
-        return main()
-    finally:
-        for name in set(os.listdir(tempfile.gettempdir())) - before:
-            if name.startswith('fxtrace-tp-'):
-                shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
-
-
 if __name__ == '__main__':
-    sys.exit(main_cleaning_up())
+    sys.exit(main())
