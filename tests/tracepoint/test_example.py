@@ -106,12 +106,12 @@ def main():
     manager = os.path.abspath(sys.argv[3]) if len(sys.argv) == 4 else None
     tmp = tempfile.mkdtemp(prefix='fxtrace-tp-')
     try:
-        return run(trace, example, manager, tmp)
+        return check_example(trace, example, manager, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def run(trace, example, manager, tmp):
+def check_example(trace, example, manager, tmp):
     base = dict(os.environ)
     base.pop('FXTRACE_OUTPUT', None)
     base['FXTRACE_SOCKET'] = os.path.join(tmp, 'none.sock')
