@@ -85,8 +85,7 @@ int main(void) {
          trace_clock__tsc_hz());
   for (int s = 1; s <= 5; s++) {
     uint64_t t0 = libc_monotonic_ns();
-    while (libc_monotonic_ns() - t0 < 1000000000u)
-      nanosleep(&(struct timespec){0, 50000000}, NULL);
+    while (libc_monotonic_ns() - t0 < 1000000000u) nanosleep(&(struct timespec){0, 50000000}, NULL);
     int64_t off = offset();
     printf("tsc offset from CLOCK_MONOTONIC after ~%d s: %" PRId64 " ns (%.2f ppm since init)\n", s,
            off, (double)(off - off0) / (s * 1e3));
