@@ -315,7 +315,7 @@ static inline void trace_engine__release(trace_context_t* w) {
  * fixed-size copies that overlap in the middle (each reads and writes only
  * bytes of the string); longer strings are one memcpy. */
 static inline void trace_engine__put_string(uint64_t* dst, const char* src, size_t n) {
-  if (n == 0) return;
+  if (__builtin_expect(n == 0, 0)) return;
   dst[(n - 1) / 8] = 0;
   char* d = (char*)dst;
   if (n >= 16) {

@@ -81,7 +81,8 @@ static inline __attribute__((always_inline)) uint64_t* trace_internal_put_arg(
     uint64_t* q, const trace_arg_value_t* v, uint16_t name, trace_encoded_string_ref_t ref) {
   if (v->type == TRACE_ARG_STRING) {
     const trace_string_ref_t* s = &v->string_value_ref;
-    size_t n = trace_is_inline_string_ref(s) ? trace_inline_string_ref_length(s) : 0u;
+    size_t n =
+        __builtin_expect(trace_is_inline_string_ref(s), 1) ? trace_inline_string_ref_length(s) : 0u;
     size_t stream = (n + 7) / 8;
     q[0] = trace_engine__arg_header(TRACE_ARG_STRING, 1u + (unsigned)stream, name) | (uint64_t)ref
                                                                                          << 32;
@@ -107,15 +108,17 @@ static inline __attribute__((always_inline)) uint64_t* trace_internal_put_arg(
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-/* The record of `site` (whose state word, as the caller read it, is
- * `state`) from the thread's cache: true when it was written (or dropped
- * and counted: no room and no chunk left), false when nothing was done and
- * nothing is held: the caller then calls its out-of-line writer. `payload`
- * is the payload word (PAYLOAD_WORD) or the start time (PAYLOAD_END_TIME).
- * The timestamp is taken after the enter (API.md §2). */
+/* The record of `site` from the thread's cache, for trace `generation`,
+ * which the caller read with acquire and found the site enabled in (its
+ * state word TRACE_SITE_ENABLED(generation)): true when the record was
+ * written (or dropped and counted: no room and no chunk left), false when
+ * nothing was done and nothing is held: the caller then calls its
+ * out-of-line writer. `payload` is the payload word (PAYLOAD_WORD) or the
+ * start time (PAYLOAD_END_TIME). The timestamp is taken after the enter
+ * (API.md §2), which checks that `generation` is still the trace. */
 static inline __attribute__((always_inline)) bool trace_internal_write_cached(
-    trace_site_t* site, uint64_t state, trace_internal_payload_t payload_kind, uint64_t payload,
-    const trace_arg_t* args, size_t num_args) {
+    trace_site_t* site, uint64_t generation, trace_internal_payload_t payload_kind,
+    uint64_t payload, const trace_arg_t* args, size_t num_args) {
   size_t words = 2u + (payload_kind != TRACE_INTERNAL_PAYLOAD_NONE); /* header, timestamp */
   bool fits = num_args <= TRACE_MAX_ARGS;
 #pragma GCC unroll 15
@@ -123,13 +126,10 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
     fits &= args[i].value.type != TRACE_ARG_BLOB;
     words += trace_internal_arg_words(&args[i].value);
   }
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   trace_context_t* w = NULL;
   uint64_t header;
   uint16_t names[TRACE_MAX_ARGS + 1];
-  if (!(__builtin_expect(fits && words <= TRACE_INTERNAL_MAX_RECORD_WORDS && generation != 0 &&
-                             state == TRACE_SITE_ENABLED(generation),
-                         1) &&
+  if (!(__builtin_expect(fits && words <= TRACE_INTERNAL_MAX_RECORD_WORDS, 1) &&
         __builtin_expect(trace_engine__load_record(generation, site, num_args, &w, &header, names),
                          1)))
     return false;
@@ -143,7 +143,10 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
     if (args[i].value.type == TRACE_ARG_STRING) {
       const trace_string_ref_t* s = &args[i].value.string_value_ref;
       refs[i] = s->encoded_value;
-      if (refs[i] == TRACE_ENCODED_STRING_REF_EMPTY && s->inline_string != NULL) {
+      /* (a dynamic value is empty, or a literal, only when the expansion
+       * says so: then this folds) */
+      if (__builtin_expect(refs[i] == TRACE_ENCODED_STRING_REF_EMPTY, 0) &&
+          s->inline_string != NULL) {
         refs[i] = trace_engine__literal_index(w, s->inline_string);
         if (__builtin_expect(refs[i] == 0, 0)) return false;
       }
@@ -171,11 +174,12 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
 #pragma GCC diagnostic pop
 #endif
 
-/* An event of an enabled site (TRACE_INTERNAL_SITE_RECORD): inline from the
- * cache, or the out-of-line writer with a copy of the arguments (the
- * caller's array then never has its address taken, so on the inline path it
- * lives in registers, not on the stack, and no store into the record can
- * alias it). */
+/* An event of an enabled site (TRACE_INTERNAL_SITE_RECORD): `state` is the
+ * word trace_site_is_enabled() returned, TRACE_SITE_ENABLED(generation).
+ * Inline from the cache, or the out-of-line writer with a copy of the
+ * arguments (the caller's array then never has its address taken, so on
+ * the inline path it lives in registers, not on the stack, and no store
+ * into the record can alias it). */
 static inline __attribute__((always_inline)) void trace_internal_event(
     trace_site_t* site, uint64_t state, const char* category_literal, const char* name_literal,
     unsigned event_type, uint64_t payload, trace_arg_t* args, size_t num_args) {
@@ -183,7 +187,8 @@ static inline __attribute__((always_inline)) void trace_internal_event(
                                           event_type == TRACE_INTERNAL_EVENT_DURATION_END
                                       ? TRACE_INTERNAL_PAYLOAD_NONE
                                       : TRACE_INTERNAL_PAYLOAD_WORD;
-  if (__builtin_expect(trace_internal_write_cached(site, state, kind, payload, args, num_args), 1))
+  if (__builtin_expect(trace_internal_write_cached(site, state >> 1, kind, payload, args, num_args),
+                       1))
     return;
   trace_arg_t copy[TRACE_MAX_ARGS];
   if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
@@ -222,9 +227,11 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
  * constant; the types are read back from the scope's array. */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_finish(
     trace_internal_duration_scope_t* scope, size_t num_args) {
+  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   uint64_t state = __atomic_load_n(&scope->site->state, __ATOMIC_RELAXED);
-  if (__builtin_expect(
-          trace_internal_write_cached(scope->site, state, TRACE_INTERNAL_PAYLOAD_END_TIME,
+  if (__builtin_expect(generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
+      __builtin_expect(
+          trace_internal_write_cached(scope->site, generation, TRACE_INTERNAL_PAYLOAD_END_TIME,
                                       scope->start_time, scope->args, num_args),
           1))
     return;
