@@ -313,9 +313,14 @@ static inline void trace_engine__release(trace_context_t* w) {
  * (n + 7) / 8 words at `dst`. The padding word is stored first and the
  * bytes over it. Up to 32 bytes (the common case) the copy is inline, two
  * fixed-size copies that overlap in the middle (each reads and writes only
- * bytes of the string); longer strings are one memcpy. */
+ * bytes of the string); longer strings are one memcpy. `src` holds n bytes;
+ * the compiler is not told which object it points to: where n comes from a
+ * record's stored length, GCC can see the object's size but not that n is
+ * within it, and would warn (-Warray-bounds) about the copies of lengths
+ * the object cannot have, in the code of whoever includes this header. */
 static inline void trace_engine__put_string(uint64_t* dst, const char* src, size_t n) {
   if (__builtin_expect(n == 0, 0)) return;
+  __asm__("" : "+r"(src));
   dst[(n - 1) / 8] = 0;
   char* d = (char*)dst;
   if (n >= 16) {

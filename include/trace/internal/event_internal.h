@@ -44,24 +44,26 @@
 #ifdef __cplusplus
 namespace trace_internal {
 
-/* The C++ form of TRACE_DURATION's exit: the same inline exit from a
- * destructor (so early returns and exceptions end the scope), with the
- * argument count a template constant. Only start_time is set until the
- * scope starts. */
+/* The C++ form of TRACE_DURATION's state: the scope and its arguments'
+ * array, with the inline exit in the destructor (so early returns and
+ * exceptions end the scope) and the argument count a template constant.
+ * Only start_time is set until the scope starts. */
 template <size_t N>
 class DurationScope {
  public:
   DurationScope() noexcept { scope_.start_time = 0; }
   ~DurationScope() {
     if (__builtin_expect(scope_.start_time != 0, 0))
-      trace_internal_duration_scope_finish(&scope_, N);
+      trace_internal_duration_scope_finish(&scope_, args_, N);
   }
   DurationScope(const DurationScope&) = delete;
   DurationScope& operator=(const DurationScope&) = delete;
   trace_internal_duration_scope_t* get() noexcept { return &scope_; }
+  trace_arg_t* args() noexcept { return args_; }
 
  private:
   trace_internal_duration_scope_t scope_;
+  trace_arg_t args_[N > 0 ? N : 1];
 };
 
 }  // namespace trace_internal
@@ -70,14 +72,16 @@ class DurationScope {
 #define TRACE_INTERNAL_SCOPE_DECLARE(label, n) \
   ::trace_internal::DurationScope<(n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 0> label
 #define TRACE_INTERNAL_SCOPE_PTR(label) (label.get())
+#define TRACE_INTERNAL_SCOPE_ARGS(label) (label.args())
 #else
-/* The C form: a cleanup function of the scope alone, one per item count
- * (event_record.h), so that the exit knows the argument count. */
+/* The C form: one object per item count with its own exit as the cleanup
+ * (event_record.h). */
 #define TRACE_INTERNAL_SCOPE_DECLARE(label, n)                                         \
   __attribute__((cleanup(TRACE_INTERNAL_CAT(trace_internal_duration_scope_exit_, n)))) \
-  trace_internal_duration_scope_t label;                                               \
-  label.start_time = 0
-#define TRACE_INTERNAL_SCOPE_PTR(label) (&label)
+  TRACE_INTERNAL_CAT(TRACE_INTERNAL_CAT(trace_internal_duration_scope_, n), _t) label; \
+  label.scope.start_time = 0
+#define TRACE_INTERNAL_SCOPE_PTR(label) (&label.scope)
+#define TRACE_INTERNAL_SCOPE_ARGS(label) (label.args)
 #endif
 
 /* Names the `call` argument of the record macros below may use. */
@@ -169,7 +173,6 @@ class DurationScope {
                                  TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__), ##__VA_ARGS__)
 #define TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal, n, ...)             \
   static trace_site_t label##_site;                                                               \
-  trace_arg_t label##_args[(n) / 2 > 0 && (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 1];               \
   TRACE_INTERNAL_SCOPE_DECLARE(label, n);                                                         \
   {                                                                                               \
     uint64_t trace_internal_site_state;                                                           \
@@ -178,7 +181,8 @@ class DurationScope {
             0)) {                                                                                 \
       trace_internal_duration_scope_begin(                                                        \
           TRACE_INTERNAL_SCOPE_PTR(label), (category_literal), (name_literal), &label##_site,     \
-          label##_args, TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__)); \
+          TRACE_INTERNAL_SCOPE_ARGS(label),                                                       \
+          TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__));               \
     }                                                                                             \
   }                                                                                               \
   TRACE_INTERNAL_CHECK_ITEMS(n)

@@ -98,11 +98,14 @@ static inline __attribute__((always_inline)) uint64_t* trace_internal_put_arg(
   return q + 1;
 }
 
-/* A scalar argument leaves the rest of its value union unset (types.h,
- * "argument values"), and a string value's pointer is read only when the
- * argument's type is string; GCC's jump threading can still make up a path
- * on which such a read looks uninitialized, in the code of whoever
- * includes this header. */
+/* GCC's -Wmaybe-uninitialized, from here to the end of TRACE_DURATION's
+ * exit, in the code of whoever includes this header, sees paths that do not
+ * exist: a scalar argument leaves the rest of its value union unset (types.h,
+ * "argument values") and a string value's pointer is read only when the
+ * argument's type is string, but jump threading can make up a path on
+ * which such a read looks uninitialized; and a TRACE_DURATION's scope is
+ * filled only when the scope starts and read only when it did
+ * (start_time != 0), which GCC cannot relate. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -170,10 +173,6 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
   return true;
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 /* An event of an enabled site (TRACE_INTERNAL_SITE_RECORD): `state` is the
  * word trace_site_is_enabled() returned, TRACE_SITE_ENABLED(generation).
  * Inline from the cache, or the out-of-line writer with a copy of the
@@ -205,8 +204,10 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
 }
 
 /* TRACE_DURATION, entry with the site enabled: copies the arguments into the
- * scope's own array (string values stay borrowed until the exit) and takes
- * the start time. Nothing is held during the scope. */
+ * scope's own array `storage` (string values stay borrowed until the exit)
+ * and takes the start time. Nothing is held during the scope. The scope's
+ * `args` is not set: the inline exit is given the array, and so the scope
+ * object never holds its own address (it can then live in registers). */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_begin(
     trace_internal_duration_scope_t* scope, const char* category_literal, const char* name_literal,
     trace_site_t* site, trace_arg_t* storage, const trace_arg_t* args, size_t num_args) {
@@ -214,7 +215,6 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
   scope->category_literal = category_literal;
   scope->name_literal = name_literal;
   scope->site = site;
-  scope->args = storage;
   scope->num_args = num_args;
   trace_ticks_t now = trace_clock__now_ns();
   scope->start_time = now != 0 ? now : 1; /* 0 means "not started" */
@@ -223,71 +223,80 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
 /* TRACE_DURATION, exit of a scope that started: the duration-complete
  * record, inline when the site is still enabled in the same trace and
  * cached, else out of line (which writes nothing if the category was
- * disabled or tracing stopped meanwhile). `num_args` is the expansion's
- * constant; the types are read back from the scope's array. */
+ * disabled or tracing stopped meanwhile). `args` is the scope's array and
+ * `num_args` the expansion's constant. */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_finish(
-    trace_internal_duration_scope_t* scope, size_t num_args) {
+    trace_internal_duration_scope_t* scope, const trace_arg_t* args, size_t num_args) {
   uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   uint64_t state = __atomic_load_n(&scope->site->state, __ATOMIC_RELAXED);
   if (__builtin_expect(generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
       __builtin_expect(
           trace_internal_write_cached(scope->site, generation, TRACE_INTERNAL_PAYLOAD_END_TIME,
-                                      scope->start_time, scope->args, num_args),
+                                      scope->start_time, args, num_args),
           1))
     return;
   /* a copy for the call, as in trace_internal_event(): neither the scope
    * nor its array has its address taken */
   trace_arg_t copy[TRACE_MAX_ARGS];
-  if (num_args != 0) memcpy(copy, scope->args, num_args * sizeof(*scope->args));
+  if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
   trace_internal_write_duration_at_site(scope->site, scope->category_literal, scope->name_literal,
                                         scope->start_time, copy, num_args);
 }
 
-/* The exit of a scope of `items` macro items (0 to 30; the rejected counts,
- * which fail to compile, as 0): its argument count is a constant, so the
- * loops over the arguments unroll. Used by the C form's cleanup attribute,
- * which takes a function of the scope alone. */
-#define TRACE_INTERNAL_DEFINE_SCOPE_EXIT(items, pairs)           \
-  static inline void trace_internal_duration_scope_exit_##items( \
-      trace_internal_duration_scope_t* scope) {                  \
-    if (__builtin_expect(scope->start_time != 0, 0))             \
-      trace_internal_duration_scope_finish(scope, pairs);        \
+/* C: a scope of `items` macro items (0 to 30; the counts the checks reject
+ * as 0 arguments) is one object, the scope and its arguments' array, with
+ * an exit of its own for the cleanup attribute (a function of the object
+ * alone): the argument count is a constant there, so the loops over the
+ * arguments unroll, and the object's address never leaves the expansion. */
+#define TRACE_INTERNAL_DEFINE_SCOPE(items, pairs)                      \
+  typedef struct trace_internal_duration_scope_##items {               \
+    trace_internal_duration_scope_t scope;                             \
+    trace_arg_t args[(pairs) > 0 ? (pairs) : 1];                       \
+  } trace_internal_duration_scope_##items##_t;                         \
+  static inline void trace_internal_duration_scope_exit_##items(       \
+      trace_internal_duration_scope_##items##_t* s) {                  \
+    if (__builtin_expect(s->scope.start_time != 0, 0))                 \
+      trace_internal_duration_scope_finish(&s->scope, s->args, pairs); \
   }
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(0, 0)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(2, 1)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(4, 2)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(6, 3)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(8, 4)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(10, 5)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(12, 6)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(14, 7)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(16, 8)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(18, 9)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(20, 10)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(22, 11)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(24, 12)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(26, 13)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(28, 14)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT(30, 15)
-#define TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(items) TRACE_INTERNAL_DEFINE_SCOPE_EXIT(items, 0)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(1)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(3)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(5)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(7)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(9)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(11)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(13)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(15)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(17)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(19)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(21)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(23)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(25)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(27)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(29)
-TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED(100)
-#undef TRACE_INTERNAL_DEFINE_SCOPE_EXIT_REJECTED
-#undef TRACE_INTERNAL_DEFINE_SCOPE_EXIT
+#ifndef __cplusplus
+TRACE_INTERNAL_DEFINE_SCOPE(0, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(2, 1)
+TRACE_INTERNAL_DEFINE_SCOPE(4, 2)
+TRACE_INTERNAL_DEFINE_SCOPE(6, 3)
+TRACE_INTERNAL_DEFINE_SCOPE(8, 4)
+TRACE_INTERNAL_DEFINE_SCOPE(10, 5)
+TRACE_INTERNAL_DEFINE_SCOPE(12, 6)
+TRACE_INTERNAL_DEFINE_SCOPE(14, 7)
+TRACE_INTERNAL_DEFINE_SCOPE(16, 8)
+TRACE_INTERNAL_DEFINE_SCOPE(18, 9)
+TRACE_INTERNAL_DEFINE_SCOPE(20, 10)
+TRACE_INTERNAL_DEFINE_SCOPE(22, 11)
+TRACE_INTERNAL_DEFINE_SCOPE(24, 12)
+TRACE_INTERNAL_DEFINE_SCOPE(26, 13)
+TRACE_INTERNAL_DEFINE_SCOPE(28, 14)
+TRACE_INTERNAL_DEFINE_SCOPE(30, 15)
+TRACE_INTERNAL_DEFINE_SCOPE(1, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(3, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(5, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(7, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(9, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(11, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(13, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(15, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(17, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(19, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(21, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(23, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(25, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(27, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(29, 0)
+TRACE_INTERNAL_DEFINE_SCOPE(100, 0)
+#endif
+#undef TRACE_INTERNAL_DEFINE_SCOPE
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #ifdef __cplusplus
 } /* extern "C" */
