@@ -140,7 +140,12 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
    * table (before the enter: a table emptied meanwhile belongs to a new
    * trace, and the enter then fails). */
   trace_encoded_string_ref_t refs[TRACE_MAX_ARGS + 1];
+  bool registered = true;
+  /* (Clang cannot runtime-unroll this loop where the count is not a
+   * constant, and says so; where it is, it unrolls it unasked) */
+#ifndef __clang__
 #pragma GCC unroll 15
+#endif
   for (size_t i = 0; i < num_args; i++) {
     refs[i] = 0;
     if (args[i].value.type == TRACE_ARG_STRING) {
@@ -151,11 +156,12 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
       if (__builtin_expect(refs[i] == TRACE_ENCODED_STRING_REF_EMPTY, 0) &&
           s->inline_string != NULL) {
         refs[i] = trace_engine__literal_index(w, s->inline_string);
-        if (__builtin_expect(refs[i] == 0, 0)) return false;
+        registered &= refs[i] != 0;
       }
     }
   }
-  if (__builtin_expect(!trace_engine__enter(w, generation), 0)) return false;
+  if (__builtin_expect(!registered, 0) || __builtin_expect(!trace_engine__enter(w, generation), 0))
+    return false;
   trace_ticks_t now = trace_clock__now_ns(); /* after the acquire (API.md §2) */
   uint64_t* p = trace_engine__reserve(w, words);
   if (__builtin_expect(p != NULL, 1)) {
