@@ -9,8 +9,9 @@
  * an event is the enter, the clock, the reservation in the thread's chunk,
  * the stores and the commit, all here: no call, no string lookup but the
  * thread's table slot of a literal string value, no encoder. The argument
- * types are constants of the expansion (but at a TRACE_DURATION's exit),
- * so the loops below unroll into straight-line stores. Anything else (the
+ * types are constants of the expansion (at a TRACE_DURATION's exit too, as
+ * long as GCC keeps the scope in registers, which its layout lets it), so
+ * the loops below unroll into straight-line stores. Anything else (the
  * site's first record on the thread in a trace, a literal not registered on
  * the thread yet, a blob, a record over FXT's size limit, a new chunk, a
  * trace stopping) is one out-of-line call, which writes the same bytes with
@@ -84,8 +85,8 @@ static inline __attribute__((always_inline)) uint64_t* trace_internal_put_arg(
     size_t n =
         __builtin_expect(trace_is_inline_string_ref(s), 1) ? trace_inline_string_ref_length(s) : 0u;
     size_t stream = (n + 7) / 8;
-    q[0] = trace_engine__arg_header(TRACE_ARG_STRING, 1u + (unsigned)stream, name) | (uint64_t)ref
-                                                                                         << 32;
+    q[0] = trace_engine__arg_header(TRACE_ARG_STRING, 1u + (unsigned)stream, name) |
+           ((uint64_t)ref << 32);
     trace_engine__put_string(q + 1, s->inline_string, n);
     return q + 1 + stream;
   }
