@@ -10,7 +10,20 @@
  *   instant0     TRACE_INSTANT("bench", "instant0", TRACE_SCOPE_THREAD)
  *   instant2     ... "a", TA_INT64(i), "b", TA_INT64(thread)
  *   instant_str  ... "s", TA_STRING(16-character string), copied inline
+ *   instant_lit  ... "s", TA_STRING_LITERAL("literal-value"), interned (an indexed ref)
+ *   instant_str8 ... "s", TA_STRING(8-character string)
+ *   instant_str_long ... "s", TA_STRING(100-character string)
+ *   instant_str2 ... "s", TA_STRING(16 characters), "t", TA_STRING(16 characters)
+ *   instant_mixed ... "a", TA_INT64(i), "s", TA_STRING(16 characters), "l",
+ *                TA_STRING_LITERAL("literal-value")
  *   duration     { TRACE_DURATION("bench", "duration"); }: one duration-complete record
+ *   duration_args { TRACE_DURATION("bench", "duration_args", "a", TA_INT64(i), "s",
+ *                TA_STRING(16 characters)); }
+ *   begin_end    TRACE_DURATION_BEGIN + TRACE_DURATION_END: two records
+ *   counter      TRACE_COUNTER("bench", "counter", 7, "a", TA_INT64(i))
+ *   async        TRACE_ASYNC_INSTANT("bench", "async", 5, "a", TA_INT64(i))
+ *   async_str    TRACE_ASYNC_BEGIN("bench", "async_str", 5, "s", TA_STRING(16 characters))
+ *   flow         TRACE_FLOW_STEP("bench", "flow", 9)
  *   paced        instant2's event, paced: --rate events/s per thread in 1 ms bursts
  *                (the sustained-streaming scenario; harness.h, bench_pacer)
  *   tp_off       trace_bench_off_int2(i, thread): TRACE_EVENT() of the disabled
@@ -53,6 +66,10 @@
 
 /* Not const: the compiler must not fold its length (LTTng copies it too). */
 char g_bench_string[17] = "0123456789abcdef";
+char g_bench_string8[9] = "01234567";
+char g_bench_string_long[101] =
+    "0123456789abcdefghij0123456789abcdefghij0123456789abcdefghij0123456789abcdefghij0123456789"
+    "abcdefghij";
 
 /* ---- the scenarios ---- */
 
@@ -81,12 +98,86 @@ static void loop_instant_str(uint64_t n, int t, void* arg) {
     TRACE_INSTANT("bench", "instant_str", TRACE_SCOPE_THREAD, "s", TA_STRING(g_bench_string));
 }
 
+static void loop_instant_lit(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench", "instant_lit", TRACE_SCOPE_THREAD, "s",
+                  TA_STRING_LITERAL("literal-value"));
+}
+
+static void loop_instant_str8(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench", "instant_str8", TRACE_SCOPE_THREAD, "s", TA_STRING(g_bench_string8));
+}
+
+static void loop_instant_str_long(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench", "instant_str_long", TRACE_SCOPE_THREAD, "s",
+                  TA_STRING(g_bench_string_long));
+}
+
+static void loop_instant_str2(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench", "instant_str2", TRACE_SCOPE_THREAD, "s", TA_STRING(g_bench_string), "t",
+                  TA_STRING(g_bench_string));
+}
+
+static void loop_instant_mixed(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_INSTANT("bench", "instant_mixed", TRACE_SCOPE_THREAD, "a", TA_INT64((int64_t)i), "s",
+                  TA_STRING(g_bench_string), "l", TA_STRING_LITERAL("literal-value"));
+}
+
 static void loop_duration(uint64_t n, int t, void* arg) {
   (void)t, (void)arg;
   for (uint64_t i = 0; i < n; i++) {
     TRACE_DURATION("bench", "duration");
     __asm__ volatile("" ::: "memory"); /* the scope's body */
   }
+}
+
+static void loop_duration_args(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) {
+    TRACE_DURATION("bench", "duration_args", "a", TA_INT64((int64_t)i), "s",
+                   TA_STRING(g_bench_string));
+    __asm__ volatile("" ::: "memory"); /* the scope's body */
+  }
+}
+
+static void loop_begin_end(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) {
+    TRACE_DURATION_BEGIN("bench", "begin_end");
+    __asm__ volatile("" ::: "memory"); /* the body */
+    TRACE_DURATION_END("bench", "begin_end");
+  }
+}
+
+static void loop_counter(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) TRACE_COUNTER("bench", "counter", 7, "a", TA_INT64((int64_t)i));
+}
+
+static void loop_async(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_ASYNC_INSTANT("bench", "async", 5, "a", TA_INT64((int64_t)i));
+}
+
+static void loop_async_str(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++)
+    TRACE_ASYNC_BEGIN("bench", "async_str", 5, "s", TA_STRING(g_bench_string));
+}
+
+static void loop_flow(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) TRACE_FLOW_STEP("bench", "flow", 9);
 }
 
 static void loop_paced(uint64_t n, int t, void* arg) {
@@ -132,7 +223,18 @@ static const scenario_t k_scenarios[] = {
     {"instant0", loop_instant0, 1, 1, 32},
     {"instant2", loop_instant2, 1, 1, 64},
     {"instant_str", loop_instant_str, 1, 1, 64},
+    {"instant_lit", loop_instant_lit, 1, 1, 64},
+    {"instant_str8", loop_instant_str8, 1, 1, 64},
+    {"instant_str_long", loop_instant_str_long, 1, 1, 160},
+    {"instant_str2", loop_instant_str2, 1, 1, 96},
+    {"instant_mixed", loop_instant_mixed, 1, 1, 96},
     {"duration", loop_duration, 1, 1, 32},
+    {"duration_args", loop_duration_args, 1, 1, 96},
+    {"begin_end", loop_begin_end, 1, 2, 32},
+    {"counter", loop_counter, 1, 1, 64},
+    {"async", loop_async, 1, 1, 64},
+    {"async_str", loop_async_str, 1, 1, 64},
+    {"flow", loop_flow, 1, 1, 32},
     {"paced", loop_paced, 1, 1, 64},
     {"tp_off", loop_tp_off, 1, 0, 0},
     {"tp_int2", loop_tp_int2, 1, 1, 64},
@@ -291,8 +393,9 @@ int main(int argc, char** argv) {
   bench_parse_options(
       argc, argv, &o,
       " [--buffer-mib N] [--mode local|provider] [--rate N]\n"
-      "  scenarios: off stopped instant0 instant2 instant_str duration paced tp_off tp_int2 "
-      "tp_str\n"
+      "  scenarios: off stopped instant0 instant2 instant_str instant_lit instant_str8\n"
+      "             instant_str_long instant_str2 instant_mixed duration duration_args\n"
+      "             begin_end counter async async_str flow paced tp_off tp_int2 tp_str\n"
       "  --buffer-mib N  engine buffer size (default: enough for the loop)\n"
       "  --mode provider  register with the trace manager instead (streaming)");
   const scenario_t* sc = NULL;

@@ -89,14 +89,17 @@ TRACE_EXPORT uint64_t trace_engine__resolve_site(const char* category_literal, t
 
 /* Whether a site is on, without acquiring: one load and one predicted branch
  * while it is disabled; an enabled site also compares its word with the
- * current generation. Used by TRACE_INSTANT, whose one call then acquires
- * (and re-checks) itself; `*state` receives the word. */
+ * current generation. Used by the event macros, whose record path then
+ * enters (and re-checks) itself; `*state` receives the word: when true,
+ * TRACE_SITE_ENABLED(g) with g the generation this check read, with
+ * acquire (trace_engine__resolve_site() reads it so too), which the record
+ * path goes on with instead of reading it again. */
 static inline bool trace_site_is_enabled(const char* category_literal, trace_site_t* site,
                                          uint64_t* state) {
   uint64_t s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
   if (__builtin_expect(s == TRACE_SITE_DISABLED, 1)) return false;
   if (s == 0 ||
-      s != TRACE_SITE_ENABLED(__atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED)))
+      s != TRACE_SITE_ENABLED(__atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE)))
     s = trace_engine__resolve_site(category_literal, site);
   *state = s;
   return s != TRACE_SITE_DISABLED;

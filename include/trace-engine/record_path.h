@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -165,6 +166,26 @@ static inline trace_engine_site_record_t* trace_engine__site_record(trace_contex
   return &w->sites[home & (TRACE_ENGINE_SITE_CACHE_SIZE - 1)];
 }
 
+/* The slot of a literal in the thread's string table: its home, where a
+ * literal seen before on this thread almost always is (the library's slow
+ * path probes further on a collision). */
+static inline uint32_t trace_engine__string_home(const char* literal) {
+  uint64_t h = (uint64_t)(uintptr_t)literal * UINT64_C(0x9E3779B97F4A7C15);
+  return (uint32_t)(h >> (64 - __builtin_ctz(TRACE_ENGINE_STRING_CACHE_SIZE)));
+}
+
+/* A literal's string index as this thread registered it, from its home
+ * slot; 0 when it is not there (not registered yet on this thread, a
+ * collision, or indexes ran out): the caller then takes the slow path,
+ * which registers it. Valid while the thread's generation is the caller's:
+ * the table is emptied only when the thread attaches to a new trace whose
+ * tables restart (trace_engine__enter() then fails for the old one). */
+static inline trace_encoded_string_ref_t trace_engine__literal_index(const trace_context_t* w,
+                                                                     const char* literal) {
+  const trace_engine_string_entry_t* e = &w->strings[trace_engine__string_home(literal)];
+  return e->literal == literal ? e->ref : 0;
+}
+
 /* Copies this thread's cached record of `key` for trace `generation`: its
  * header (without the size) and its `num_names` argument names. false: not
  * attached yet, another trace, not cached (or cached for another argument
@@ -286,6 +307,40 @@ static inline void trace_engine__count_written(trace_context_t* w) {
 
 static inline void trace_engine__release(trace_context_t* w) {
   __atomic_store_n(&w->nesting, w->nesting - 1, __ATOMIC_RELEASE);
+}
+
+/* An inline string's stream (FXT.md: the bytes, zero-padded to a word):
+ * (n + 7) / 8 words at `dst`. The padding word is stored first and the
+ * bytes over it. Up to 32 bytes (the common case) the copy is inline, two
+ * fixed-size copies that overlap in the middle (each reads and writes only
+ * bytes of the string); longer strings are one memcpy. `src` holds n bytes;
+ * the compiler is not told which object it points to: where n comes from a
+ * record's stored length, GCC can see the object's size but not that n is
+ * within it, and would warn (-Warray-bounds) about the copies of lengths
+ * the object cannot have, in the code of whoever includes this header. */
+static inline void trace_engine__put_string(uint64_t* dst, const char* src, size_t n) {
+  if (__builtin_expect(n == 0, 0)) return;
+  __asm__("" : "+r"(src));
+  dst[(n - 1) / 8] = 0;
+  char* d = (char*)dst;
+  if (n >= 16) {
+    if (__builtin_expect(n > 32, 0)) {
+      memcpy(d, src, n);
+      return;
+    }
+    memcpy(d, src, 16);
+    memcpy(d + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(d, src, 8);
+    memcpy(d + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(d, src, 4);
+    memcpy(d + n - 4, src + n - 4, 4);
+  } else {
+    d[0] = src[0];
+    d[n / 2] = src[n / 2];
+    d[n - 1] = src[n - 1];
+  }
 }
 
 /* An argument's header word (FXT.md §8.2) for a scalar argument of `type`

@@ -193,8 +193,7 @@ static inline trace_context_t* writer__enter(uint64_t generation) {
 }
 
 static inline uint32_t writer__string_home(const char* literal) {
-  uint64_t h = (uint64_t)(uintptr_t)literal * UINT64_C(0x9E3779B97F4A7C15);
-  return (uint32_t)(h >> (64 - __builtin_ctz(WRITER_STRING_CACHE_SIZE)));
+  return trace_engine__string_home(literal);
 }
 
 /* A literal's ref: one probe when it was seen before on this thread (and

@@ -65,14 +65,14 @@ static inline uint64_t* put_plain_arg(uint64_t* p, const trace_arg_t* arg) {
 /* ---- the per-thread site cache (record_path.h, trace_engine_site_record_t) ---- */
 
 /* Remembers the record just written at `site` (its header, and its
- * arguments' name indexes) for the inline record path, which takes the
- * sizes and the values from the call. */
+ * arguments' name indexes) for the inline record path
+ * (trace/internal/event_record.h), which takes the sizes, the values and
+ * the string values' references from the call. */
 static void fill_site_entry(trace_context_t* w, const trace_site_t* site, uint64_t header,
                             const trace_arg_t* args, size_t num_args) {
   uint16_t names[TRACE_MAX_ARGS];
   for (size_t i = 0; i < num_args; i++) {
-    unsigned type = args[i].value.type;
-    if (type == TRACE_ARG_STRING || type == TRACE_ARG_BLOB) return; /* never inline */
+    if (args[i].value.type == TRACE_ARG_BLOB) return; /* never inline */
     names[i] = args[i].name_ref.encoded_value;
   }
   trace_engine__fill_record(w, site, header, names, num_args);
@@ -125,28 +125,42 @@ static inline void event_and_release(trace_context_t* w, unsigned type,
   write_and_release(w, type, trace_clock__now_ns(), category, name, args, num_args, payload, NULL);
 }
 
-/* TRACE_INSTANT's out-of-line path (event_helpers.h), for what the inline
- * one (event_internal.h) does not do: the site's first visit in a trace, a
- * thread's first record, a record not cached yet, a string or blob
- * argument, a trace stopping. Writes the record and caches it for the
- * thread. */
-void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
-                                          const char* category_literal, const char* name_literal,
-                                          trace_scope_t scope, trace_arg_t* args, size_t num_args) {
+static bool is_site_event_type(unsigned type) {
+  return type <= FXT_EVENT_FLOW_END && type != FXT_EVENT_DURATION_COMPLETE;
+}
+
+/* The out-of-line path of a site's events (event_helpers.h), for what the
+ * inline one (trace/internal/event_record.h) does not do: the site's first
+ * visit in a trace, a thread's first record, a record not cached yet, a
+ * literal string value not registered on the thread yet, a blob, a record
+ * too large, a new chunk, a trace stopping. Writes the record and caches it
+ * for the thread. */
+void trace_internal_write_event_at_site(trace_site_t* site, uint64_t state,
+                                        const char* category_literal, const char* name_literal,
+                                        unsigned event_type, uint64_t payload, trace_arg_t* args,
+                                        size_t num_args) {
+  if (UNLIKELY(!is_site_event_type(event_type))) return;
   /* acquire: orders the reads of the engine's set-up after its publication */
   uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
   trace_context_t* w;
   trace_string_ref_t category;
   if (LIKELY(generation != 0 && state == TRACE_SITE_ENABLED(generation))) {
-    w = writer__enter(generation); /* the common case here: string arguments */
+    w = writer__enter(generation); /* a first record, a new chunk */
     if (UNLIKELY(w == NULL)) return;
     category = writer__register_literal(w, category_literal);
   } else {
     w = trace_engine__acquire_context_for_site(category_literal, site, &category, state);
     if (w == NULL) return;
   }
-  write_and_release(w, FXT_EVENT_INSTANT, trace_clock__now_ns(), &category, name_literal, args,
-                    num_args, (uint64_t)scope, site);
+  write_and_release(w, event_type, trace_clock__now_ns(), &category, name_literal, args, num_args,
+                    payload, site);
+}
+
+void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
+                                          const char* category_literal, const char* name_literal,
+                                          trace_scope_t scope, trace_arg_t* args, size_t num_args) {
+  trace_internal_write_event_at_site(site, state, category_literal, name_literal, FXT_EVENT_INSTANT,
+                                     (uint64_t)scope, args, num_args);
 }
 
 void trace_internal_write_instant_event_record_and_release_context(
@@ -301,13 +315,19 @@ void trace_internal_write_vthread_flow_event_record_and_release_context(
                 args, num_args, flow_id);
 }
 
-void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
-  if (scope->start_time == 0) return;
+void trace_internal_write_duration_at_site(trace_site_t* site, const char* category_literal,
+                                           const char* name_literal, trace_ticks_t start_time,
+                                           trace_arg_t* args, size_t num_args) {
   trace_string_ref_t category;
-  trace_context_t* w =
-      trace_acquire_context_for_category_cached(scope->category_literal, scope->site, &category);
+  trace_context_t* w = trace_acquire_context_for_category_cached(category_literal, site, &category);
   if (!w) return; /* stopped meanwhile: nothing (API.md §3) */
   trace_ticks_t end = trace_clock__now_ns();
-  write_and_release(w, FXT_EVENT_DURATION_COMPLETE, scope->start_time, &category,
-                    scope->name_literal, scope->args, scope->num_args, end, NULL);
+  write_and_release(w, FXT_EVENT_DURATION_COMPLETE, start_time, &category, name_literal, args,
+                    num_args, end, site);
+}
+
+void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
+  if (scope->start_time == 0) return;
+  trace_internal_write_duration_at_site(scope->site, scope->category_literal, scope->name_literal,
+                                        scope->start_time, scope->args, scope->num_args);
 }

@@ -2,13 +2,16 @@
 // example (std::string inferred), TRACE_DURATION as an RAII object (two in
 // one block, early return, exception unwinding), C++ inference (enums,
 // nullptr, std::string temporaries in statement macros, string_view, char
-// arrays) giving the same records as the TA_* forms, and nothing evaluated
-// for a disabled category.
+// arrays) giving the same records as the TA_* forms, std::string and
+// string_view values on the inline record path (each site run three times:
+// out of line, then inline; up to and past the 32000-byte limit), and
+// nothing evaluated for a disabled category.
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 extern "C" {
 #include "engine/harness.h"
@@ -26,9 +29,7 @@ int Evaluated(int v) {
 }
 
 // OVERVIEW.md's C++ example, unchanged.
-void DoSomething(int a, std::string b) {
-  TRACE_DURATION("example", "DoSomething", "a", a, "b", b);
-}
+void DoSomething(int a, std::string b) { TRACE_DURATION("example", "DoSomething", "a", a, "b", b); }
 
 int EarlyReturn(bool early) {
   TRACE_DURATION("cat", "early_return", "early", early);
@@ -75,10 +76,53 @@ void EmitAll() {
   g_evaluations = 0;
   TRACE_INSTANT("off", "off_cxx", TRACE_SCOPE_THREAD, "v", Evaluated(1), "s",
                 std::to_string(Evaluated(2)));
-  {
-    TRACE_DURATION("off", "off_scope_cxx", "v", Evaluated(1));
-  }
+  { TRACE_DURATION("off", "off_scope_cxx", "v", Evaluated(1)); }
   ASSERT_EQ(g_evaluations, 0);
+}
+
+// The inline record path with C++ strings: the first record of each site
+// out of line, the next two inline.
+std::string Letters(size_t n) {
+  std::string out(n, 'x');
+  for (size_t i = 0; i < n; i++) out[i] = static_cast<char>('a' + i % 26);
+  return out;
+}
+
+void EmitRepeated() {
+  const std::string s100 = Letters(100), big = Letters(40000);
+  const std::string s17 = Letters(17);
+  const std::string_view sv(s17);
+  for (int k = 0; k < 3; k++) {
+    TRACE_INSTANT("cat", "cxx_str", TRACE_SCOPE_THREAD, "s", s100, "sv", sv, "big", big, "k", k);
+    TRACE_ASYNC_INSTANT("cat", "cxx_async", 9, "s", s100, "k", k);
+    TRACE_COUNTER("cat", "cxx_counter", 3, "k", k, "unit", TA_STRING(sv));
+    { TRACE_DURATION("cat", "cxx_scope", "s", s100, "k", k); }
+  }
+}
+
+void CheckRepeated() {
+  const std::string letters = Letters(64);
+  const struct {
+    const char* name;
+    uint32_t event_type;
+    const char* arg;
+    size_t index, length;
+  } expected[] = {{"cxx_str", 0, "s", 0, 100},       {"cxx_str", 0, "sv", 1, 17},
+                  {"cxx_str", 0, "big", 2, 32000},   {"cxx_async", 6, "s", 0, 100},
+                  {"cxx_counter", 1, "unit", 1, 17}, {"cxx_scope", 4, "s", 0, 100}};
+  for (const auto& e : expected) {
+    int seen = 0;
+    for (size_t i = 0; i < g_count; i++) {
+      const rec_copy_t* c = &g_records[i];
+      if (c->type != 4 || strcmp(c->name, e.name) != 0) continue;
+      ASSERT_EQ(c->event_type, e.event_type);
+      const arg_copy_t* a = arg_at(c, e.index, e.arg, TRACE_ARG_STRING);
+      ASSERT_EQ(a->str_length, e.length);
+      ASSERT_TRUE(letters.compare(0, strlen(a->str), a->str) == 0);
+      seen++;
+    }
+    ASSERT_EQ(seen, 3);
+  }
 }
 
 }  // namespace
@@ -90,6 +134,7 @@ int main() {
   harness_t h;
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "cat,example"), 0);
   EmitAll();
+  EmitRepeated();
   harness_stop(&h);
   size_t length;
   const uint8_t* fxt = harness_archive(&h, &length);
@@ -120,6 +165,8 @@ int main() {
   ASSERT_TRUE(have_string_record("literal-cxx"));
   ASSERT_TRUE(!have_string_record("std-string"));
 
+  CheckRepeated();
+  ASSERT_EQ(h.stats.records_dropped, 0u);
   ASSERT_EQ(count_named("off_cxx") + count_named("off_scope_cxx"), 0u);
   harness_free(&h);
   printf("ok: %zu records checked\n", g_count);

@@ -47,7 +47,7 @@ for lang in c cxx; do
       -c "$src" -o "$ctl" || fail "$lang $opt: control does not compile without NTRACE"
     undefined "$ctl"
     syms=$(engine_symbols)
-    echo "$syms" | grep -q '^trace_internal_write_instant_at_site$' \
+    echo "$syms" | grep -q '^trace_internal_write_event_at_site$' \
       || fail "$lang $opt: control references no write helper: $syms"
     echo "$syms" | grep -q '^trace_engine__acquire_context_for_site$' \
       || fail "$lang $opt: control does not call the site check's out-of-line part"

@@ -32,10 +32,21 @@ TRACE_EXPORT void trace_internal_write_instant_event_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     trace_scope_t scope, trace_arg_t* args, size_t num_args);
 
-/* TRACE_INSTANT's one call into the engine, made when its site's state word
- * (read by the inline check into `state`) is not TRACE_SITE_DISABLED: the
- * rest of the site check, then, if the category is on, the record (from the
- * thread's cache of the site's record when it has one) and the release. */
+/* The out-of-line half of a call site's inline record path (event_record.h:
+ * TRACE_INSTANT, TRACE_COUNTER, TRACE_DURATION_BEGIN / _END, async and flow
+ * events), made when the site's state word (read by the inline check into
+ * `state`) is not TRACE_SITE_DISABLED and the inline path could not write the
+ * record: the rest of the site check, then, if the category is on, the record
+ * of FXT event type `event_type` with `payload` as its payload word (the
+ * instant's scope, the counter, async or flow id; ignored by duration begin
+ * and end), the thread's cache of the site's record filled, the release. */
+TRACE_EXPORT void trace_internal_write_event_at_site(trace_site_t* site, uint64_t state,
+                                                     const char* category_literal,
+                                                     const char* name_literal, unsigned event_type,
+                                                     uint64_t payload, trace_arg_t* args,
+                                                     size_t num_args);
+
+/* The same for an instant (the form of the first inline TRACE_INSTANT). */
 TRACE_EXPORT void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
                                                        const char* category_literal,
                                                        const char* name_literal,
@@ -123,8 +134,20 @@ typedef struct trace_internal_duration_scope {
   size_t num_args;
 } trace_internal_duration_scope_t;
 
-/* At scope exit: if start_time != 0 and the category is still enabled,
- * writes one duration-complete record from start_time to now. */
+/* At the exit of a TRACE_DURATION that started, out of line (event_record.h
+ * has the inline exit): if the category is still enabled at `site`, one
+ * duration-complete record from start_time to now, and the thread's cache
+ * of the site's record filled. Takes the scope's fields, not the scope, so
+ * that the scope's address never leaves the caller (it then lives in
+ * registers). */
+TRACE_EXPORT void trace_internal_write_duration_at_site(trace_site_t* site,
+                                                        const char* category_literal,
+                                                        const char* name_literal,
+                                                        trace_ticks_t start_time, trace_arg_t* args,
+                                                        size_t num_args);
+
+/* The same from the scope (the exit of the first inline TRACE_DURATION):
+ * nothing when start_time is 0. */
 TRACE_EXPORT void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope);
 
 #ifdef __cplusplus

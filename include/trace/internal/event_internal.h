@@ -2,96 +2,86 @@
  * implementations of the event macros, in their enabled form and their
  * NTRACE form.
  *
- * Shape of every category event (TRACE_INTERNAL_EVENT_RECORD):
+ * Two shapes. TRACE_INSTANT, TRACE_COUNTER, TRACE_DURATION_BEGIN / _END,
+ * the async and flow events (TRACE_INTERNAL_SITE_RECORD), and TRACE_DURATION
+ * (its own declarations, same check):
  *
  *   do {
  *     static trace_site_t site;              // per call site, zero-initialised
+ *     uint64_t state;
+ *     if (__builtin_expect(trace_site_is_enabled(cat, &site, &state), 0))
+ *       trace_internal_event(&site, state, cat, name, type, payload, args, num_args);
+ *   } while (0)
+ *
+ * where trace_internal_event() writes the record inline from the thread's
+ * cache of the site's record, or makes one out-of-line call
+ * (event_record.h). The rest (instaflows, blobs, vthreads;
+ * TRACE_INTERNAL_EVENT_RECORD) acquire the context inline and call their
+ * write helper:
+ *
+ *   do {
+ *     static trace_site_t site;
  *     trace_string_ref_t category_ref;
  *     trace_context_t* context = trace_acquire_context_for_category_cached(cat, &site,
  *                                                                         &category_ref);
- *     if (__builtin_expect(context != NULL, 0)) {
+ *     if (__builtin_expect(context != NULL, 0))
  *       trace_internal_write_..._and_release_context(context, &category_ref, name, ...,
  *                                                    args, num_args);
- *     }
  *   } while (0)
  *
- * While the site is disabled (tracing off, or its category off) the inline
- * acquire is one relaxed load of the site's word and one predicted branch;
- * the arguments (and every other macro parameter but the category) are
- * evaluated only inside the branch. TRACE_INSTANT's form
- * (TRACE_INTERNAL_SITE_RECORD) goes further: trace_site_is_enabled() inline
- * (the load and branch; an enabled site compares its word with the
- * generation), then one call that acquires, writes (from a per-thread cache
- * of the site's record, event_helpers.c) and releases. The args array is a
- * temporary of the write call (event_args.h), so the names and values it
- * borrows live until the helper has written the record; the helper releases
- * the context, so every acquire here is paired with exactly one release. */
+ * While the site is disabled (tracing off, or its category off) either is
+ * one relaxed load of the site's word and one predicted branch; the
+ * arguments (and every other macro parameter but the category) are
+ * evaluated only inside the branch. The args array is a temporary of the
+ * write call (event_args.h), so the names and values it borrows live until
+ * the record is written; every acquire is paired with exactly one release. */
 #ifndef TRACE_INTERNAL_EVENT_INTERNAL_H_
 #define TRACE_INTERNAL_EVENT_INTERNAL_H_
 
 #include "trace/internal/event_args.h"
+#include "trace/internal/event_record.h"
 
 #ifdef __cplusplus
-extern "C" {
-#endif
-
-/* TRACE_DURATION, entry with the category enabled: copies the arguments into
- * the scope's own array (they stay unregistered literals until the end
- * helper writes them), takes the start time and releases the context. The
- * scope is written at exit by trace_internal_duration_scope_end(). */
-static inline void trace_internal_duration_scope_start(trace_internal_duration_scope_t* scope,
-                                                       trace_context_t* context,
-                                                       const char* category_literal,
-                                                       const char* name_literal, trace_site_t* site,
-                                                       trace_arg_t* storage,
-                                                       const trace_arg_t* args, size_t num_args) {
-  if (num_args != 0) memcpy(storage, args, num_args * sizeof(*args));
-  scope->category_literal = category_literal;
-  scope->name_literal = name_literal;
-  scope->site = site;
-  scope->args = storage;
-  scope->num_args = num_args;
-  trace_ticks_t now = trace_context_ticks_now();
-  scope->start_time = now != 0 ? now : 1; /* 0 means "not started" */
-  trace_release_context(context);
-}
-
-/* TRACE_DURATION, scope exit: the out-of-line end is called only for a scope
- * that started, so a disabled TRACE_DURATION costs one more load and branch
- * at exit, never a call. */
-static inline void trace_internal_duration_scope_cleanup(trace_internal_duration_scope_t* scope) {
-  if (__builtin_expect(scope->start_time != 0, 0)) trace_internal_duration_scope_end(scope);
-}
-
-#ifdef __cplusplus
-} /* extern "C" */
-
 namespace trace_internal {
 
-/* The C++ form of the cleanup: the same start/end functions from a
- * destructor. Only start_time is set until the scope starts. */
+/* The C++ form of TRACE_DURATION's state: the scope and its arguments'
+ * array, with the inline exit in the destructor (so early returns and
+ * exceptions end the scope) and the argument count a template constant.
+ * Only start_time is set until the scope starts. */
+template <size_t N>
 class DurationScope {
  public:
   DurationScope() noexcept { scope_.start_time = 0; }
-  ~DurationScope() { trace_internal_duration_scope_cleanup(&scope_); }
+  ~DurationScope() {
+    if (__builtin_expect(scope_.start_time != 0, 0))
+      trace_internal_duration_scope_finish(&scope_, args_, N);
+  }
   DurationScope(const DurationScope&) = delete;
   DurationScope& operator=(const DurationScope&) = delete;
   trace_internal_duration_scope_t* get() noexcept { return &scope_; }
+  trace_arg_t* args() noexcept { return args_; }
 
  private:
   trace_internal_duration_scope_t scope_;
+  trace_arg_t args_[N > 0 ? N : 1];
 };
 
 }  // namespace trace_internal
 
-#define TRACE_INTERNAL_SCOPE_DECLARE(label) ::trace_internal::DurationScope label
+/* n: the macro's item count */
+#define TRACE_INTERNAL_SCOPE_DECLARE(label, n) \
+  ::trace_internal::DurationScope<(n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 0> label
 #define TRACE_INTERNAL_SCOPE_PTR(label) (label.get())
+#define TRACE_INTERNAL_SCOPE_ARGS(label) (label.args())
 #else
-#define TRACE_INTERNAL_SCOPE_DECLARE(label)                       \
-  __attribute__((cleanup(trace_internal_duration_scope_cleanup))) \
-  trace_internal_duration_scope_t label;                          \
-  label.start_time = 0
-#define TRACE_INTERNAL_SCOPE_PTR(label) (&label)
+/* The C form: one object per item count with its own exit as the cleanup
+ * (event_record.h). */
+#define TRACE_INTERNAL_SCOPE_DECLARE(label, n)                                         \
+  __attribute__((cleanup(TRACE_INTERNAL_CAT(trace_internal_duration_scope_exit_, n)))) \
+  TRACE_INTERNAL_CAT(TRACE_INTERNAL_CAT(trace_internal_duration_scope_, n), _t) label; \
+  label.scope.start_time = 0
+#define TRACE_INTERNAL_SCOPE_PTR(label) (&label.scope)
+#define TRACE_INTERNAL_SCOPE_ARGS(label) (label.args)
 #endif
 
 /* Names the `call` argument of the record macros below may use. */
@@ -111,64 +101,6 @@ class DurationScope {
                       ##__VA_ARGS__)
 
 #define TRACE_INTERNAL_NONCE() (trace_generate_nonce())
-
-/* TRACE_INSTANT, the record path inline (trace-engine/record_path.h): with
- * the site enabled in this trace, the thread's record for it cached and
- * every argument a scalar, the event is the enter, the clock, the
- * reservation, the stores and the commit, all here; the argument types are
- * constants of the expansion, so the loops below unroll into plain stores.
- * Everything else goes to the out-of-line helper, which also fills the
- * cache. */
-static inline __attribute__((always_inline)) void trace_internal_instant(
-    trace_site_t* site, uint64_t state, const char* category_literal, const char* name_literal,
-    trace_scope_t scope, trace_arg_t* args, size_t num_args) {
-  /* The types are constants of the expansion: the loops unroll and fold. */
-  size_t words = 3; /* header, timestamp, scope */
-  bool scalar = true;
-#pragma GCC unroll 15
-  for (size_t i = 0; i < num_args; i++) {
-    unsigned type = args[i].value.type;
-    scalar &= type != TRACE_ARG_STRING && type != TRACE_ARG_BLOB;
-    words += 1u + trace_engine__arg_has_value_word(type);
-  }
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
-  trace_context_t* w = NULL;
-  uint64_t record_header;
-  uint16_t names[TRACE_MAX_ARGS + 1];
-  if (__builtin_expect(scalar && generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
-      __builtin_expect(
-          trace_engine__load_record(generation, site, num_args, &w, &record_header, names), 1) &&
-      __builtin_expect(trace_engine__enter(w, generation), 1)) {
-    trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
-    uint64_t* p = trace_engine__reserve(w, words);
-    if (__builtin_expect(p != NULL, 1)) {
-      p[1] = ticks;
-      uint64_t* q = p + 2;
-#pragma GCC unroll 15
-      for (size_t i = 0; i < num_args; i++) {
-        const trace_arg_value_t* v = &args[i].value;
-        if (trace_engine__arg_has_value_word(v->type)) {
-          *q++ = trace_engine__arg_header(v->type, 2, names[i]);
-          *q++ = v->uint64_value;
-        } else {
-          *q++ = trace_engine__arg_header(v->type, 1, names[i]) | trace_engine__arg_header_value(v);
-        }
-      }
-      *q = (uint64_t)scope;
-      trace_engine__commit(p, record_header | ((uint64_t)words << 4));
-      trace_engine__count_written(w);
-    }
-    trace_engine__release(w);
-    return;
-  }
-  /* A copy for the call: the caller's array then never has its address
-   * taken, so on the path above it lives in registers, not on the stack,
-   * and no store into the record can alias it. */
-  trace_arg_t copy[TRACE_MAX_ARGS];
-  if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
-  trace_internal_write_instant_at_site(site, state, category_literal, name_literal, scope, copy,
-                                       num_args);
-}
 
 #ifndef NTRACE
 /* ---- tracing compiled in ------------------------------------------------- */
@@ -202,10 +134,10 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
     }                                                                                    \
   } while (0)
 
-/* An event whose one call into the engine does the site check's
- * out-of-line part itself (TRACE_INSTANT): the inline part is one load of
- * the site's state word and one predicted branch; `call` may use
- * TRACE_INTERNAL_SITE and TRACE_INTERNAL_SITE_STATE. */
+/* An event written by the inline record path (event_record.h), whose one
+ * out-of-line call, if any, does the site check's out-of-line part itself:
+ * the inline check is one load of the site's state word and one predicted
+ * branch; `call` may use TRACE_INTERNAL_SITE and TRACE_INTERNAL_SITE_STATE. */
 #define TRACE_INTERNAL_SITE_RECORD(category_literal, n, call)                            \
   do {                                                                                   \
     TRACE_INTERNAL_CHECK_ITEMS(n);                                                       \
@@ -239,21 +171,20 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
 #define TRACE_INTERNAL_DURATION_SCOPE(label, category_literal, name_literal, ...) \
   TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal,           \
                                  TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__), ##__VA_ARGS__)
-#define TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal, n, ...)    \
-  static trace_site_t label##_site;                                                      \
-  trace_arg_t label##_args[(n) / 2 > 0 && (n) / 2 <= TRACE_MAX_ARGS ? (n) / 2 : 1];      \
-  TRACE_INTERNAL_SCOPE_DECLARE(label);                                                   \
-  {                                                                                      \
-    trace_string_ref_t trace_internal_category_ref;                                      \
-    trace_context_t* trace_internal_context = trace_acquire_context_for_category_cached( \
-        (category_literal), &label##_site, &trace_internal_category_ref);                \
-    if (__builtin_expect(trace_internal_context != NULL, 0)) {                           \
-      trace_internal_duration_scope_start(                                               \
-          TRACE_INTERNAL_SCOPE_PTR(label), trace_internal_context, (category_literal),   \
-          (name_literal), &label##_site, label##_args,                                   \
-          TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__));      \
-    }                                                                                    \
-  }                                                                                      \
+#define TRACE_INTERNAL_DURATION_SCOPE_(label, category_literal, name_literal, n, ...)             \
+  static trace_site_t label##_site;                                                               \
+  TRACE_INTERNAL_SCOPE_DECLARE(label, n);                                                         \
+  {                                                                                               \
+    uint64_t trace_internal_site_state;                                                           \
+    if (__builtin_expect(                                                                         \
+            trace_site_is_enabled((category_literal), &label##_site, &trace_internal_site_state), \
+            0)) {                                                                                 \
+      trace_internal_duration_scope_begin(                                                        \
+          TRACE_INTERNAL_SCOPE_PTR(label), (category_literal), (name_literal), &label##_site,     \
+          TRACE_INTERNAL_SCOPE_ARGS(label),                                                       \
+          TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__));               \
+    }                                                                                             \
+  }                                                                                               \
   TRACE_INTERNAL_CHECK_ITEMS(n)
 
 #else /* NTRACE */
@@ -313,52 +244,52 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
                              (name_literal), (trace_scope_t)(scope),                             \
                              TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_COUNTER(category_literal, name_literal, counter_id, arg1, ...) \
-  TRACE_INTERNAL_EVENT_RECORD(                                                        \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, arg1, ##__VA_ARGS__),             \
-      trace_internal_write_counter_event_record_and_release_context(                  \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal),        \
-          (trace_counter_id_t)(counter_id), TRACE_INTERNAL_EVENT_ARGS(_, arg1, ##__VA_ARGS__)))
+#define TRACE_INTERNAL_COUNTER(category_literal, name_literal, counter_id, arg1, ...)          \
+  TRACE_INTERNAL_SITE_RECORD(                                                                  \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, arg1, ##__VA_ARGS__),                      \
+      trace_internal_event(TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, (category_literal), \
+                           (name_literal), TRACE_INTERNAL_EVENT_COUNTER,                       \
+                           (uint64_t)(trace_counter_id_t)(counter_id),                         \
+                           TRACE_INTERNAL_EVENT_ARGS(_, arg1, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_DURATION_BEGIN(category_literal, name_literal, ...)     \
-  TRACE_INTERNAL_EVENT_RECORD(                                                 \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),            \
-      trace_internal_write_duration_begin_event_record_and_release_context(    \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal), \
-          TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+/* An event of type `type` (event_record.h) whose payload word is `payload`. */
+#define TRACE_INTERNAL_TYPED_EVENT(type, payload, category_literal, name_literal, ...)         \
+  TRACE_INTERNAL_SITE_RECORD(                                                                  \
+      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                            \
+      trace_internal_event(TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, (category_literal), \
+                           (name_literal), (type), (payload),                                  \
+                           TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
 
-#define TRACE_INTERNAL_DURATION_END(category_literal, name_literal, ...)                          \
-  TRACE_INTERNAL_EVENT_RECORD(category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),       \
-                              trace_internal_write_duration_end_event_record_and_release_context( \
-                                  TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF,            \
-                                  (name_literal), TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+#define TRACE_INTERNAL_DURATION_BEGIN(category_literal, name_literal, ...)             \
+  TRACE_INTERNAL_TYPED_EVENT(TRACE_INTERNAL_EVENT_DURATION_BEGIN, 0, category_literal, \
+                             name_literal, ##__VA_ARGS__)
+#define TRACE_INTERNAL_DURATION_END(category_literal, name_literal, ...)                           \
+  TRACE_INTERNAL_TYPED_EVENT(TRACE_INTERNAL_EVENT_DURATION_END, 0, category_literal, name_literal, \
+                             ##__VA_ARGS__)
 
-/* Async and flow events: kind is async_begin, async_instant, async_end,
- * flow_begin, flow_step or flow_end. */
-#define TRACE_INTERNAL_ID_EVENT(kind, id_type, category_literal, name_literal, id, ...)       \
-  TRACE_INTERNAL_EVENT_RECORD(                                                                \
-      category_literal, TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                           \
-      trace_internal_write_##kind##_event_record_and_release_context(                         \
-          TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF, (name_literal), (id_type)(id), \
-          TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+/* Async and flow events: kind is ASYNC_BEGIN, ASYNC_INSTANT, ASYNC_END,
+ * FLOW_BEGIN, FLOW_STEP or FLOW_END. */
+#define TRACE_INTERNAL_ID_EVENT(kind, id_type, category_literal, name_literal, id, ...) \
+  TRACE_INTERNAL_TYPED_EVENT(TRACE_INTERNAL_EVENT_##kind, (uint64_t)(id_type)(id),      \
+                             category_literal, name_literal, ##__VA_ARGS__)
 
 #define TRACE_INTERNAL_ASYNC_BEGIN(category_literal, name_literal, async_id, ...)                  \
-  TRACE_INTERNAL_ID_EVENT(async_begin, trace_async_id_t, category_literal, name_literal, async_id, \
+  TRACE_INTERNAL_ID_EVENT(ASYNC_BEGIN, trace_async_id_t, category_literal, name_literal, async_id, \
                           ##__VA_ARGS__)
 #define TRACE_INTERNAL_ASYNC_INSTANT(category_literal, name_literal, async_id, ...)        \
-  TRACE_INTERNAL_ID_EVENT(async_instant, trace_async_id_t, category_literal, name_literal, \
+  TRACE_INTERNAL_ID_EVENT(ASYNC_INSTANT, trace_async_id_t, category_literal, name_literal, \
                           async_id, ##__VA_ARGS__)
 #define TRACE_INTERNAL_ASYNC_END(category_literal, name_literal, async_id, ...)                  \
-  TRACE_INTERNAL_ID_EVENT(async_end, trace_async_id_t, category_literal, name_literal, async_id, \
+  TRACE_INTERNAL_ID_EVENT(ASYNC_END, trace_async_id_t, category_literal, name_literal, async_id, \
                           ##__VA_ARGS__)
 #define TRACE_INTERNAL_FLOW_BEGIN(category_literal, name_literal, flow_id, ...)                 \
-  TRACE_INTERNAL_ID_EVENT(flow_begin, trace_flow_id_t, category_literal, name_literal, flow_id, \
+  TRACE_INTERNAL_ID_EVENT(FLOW_BEGIN, trace_flow_id_t, category_literal, name_literal, flow_id, \
                           ##__VA_ARGS__)
 #define TRACE_INTERNAL_FLOW_STEP(category_literal, name_literal, flow_id, ...)                 \
-  TRACE_INTERNAL_ID_EVENT(flow_step, trace_flow_id_t, category_literal, name_literal, flow_id, \
+  TRACE_INTERNAL_ID_EVENT(FLOW_STEP, trace_flow_id_t, category_literal, name_literal, flow_id, \
                           ##__VA_ARGS__)
 #define TRACE_INTERNAL_FLOW_END(category_literal, name_literal, flow_id, ...)                 \
-  TRACE_INTERNAL_ID_EVENT(flow_end, trace_flow_id_t, category_literal, name_literal, flow_id, \
+  TRACE_INTERNAL_ID_EVENT(FLOW_END, trace_flow_id_t, category_literal, name_literal, flow_id, \
                           ##__VA_ARGS__)
 
 /* FXT event types of the flow kinds (event_helpers.h flow_kind). */
