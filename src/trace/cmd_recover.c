@@ -203,6 +203,13 @@ static void report_totals(const trace_reader_t* reader, const recovered_t* o, ui
             " record(s) of the buffer whose size did not fit their chunk, with the "
             "rest of that chunk (the first at byte %" PRIu64 " of the buffer)",
             reader->damaged_runs ? " and " : "left out ", bad, scan.first_bad_offset);
+  uint64_t streamed, past_records;
+  uint64_t past = recover__past(reader->raw, &streamed, &past_records);
+  if (past)
+    fprintf(stderr,
+            "; the header's streamed_bytes (%" PRIu64 ") is short of the file's saves: %" PRIu64
+            " more bytes read as saves (%" PRIu64 " records)",
+            streamed, past, past_records);
   if (cut)
     fprintf(stderr, "; %" PRIu64 " record(s) cut to their contents (a size field too large)", cut);
   if (o->handed > o->kept)

@@ -210,9 +210,10 @@ def test_enlarged_sizes():
 
 # --- 2. trace recover on damaged live buffers --------------------------------------------------
 
-def killed_streaming_demo():
-    """The raw image of a demo killed while streaming in file mode: its live buffer, then the
-    streamed saves its placeholder file holds. None if it could not be made."""
+def killed_streaming_demo(min_saves=256 * 1024):
+    """The raw image of a demo killed while streaming in file mode, after at least min_saves
+    bytes of saves: its live buffer, then the streamed saves its placeholder file holds. None if
+    it could not be made."""
     out = path('live.fxt')
     env = dict(os.environ, FXTRACE_OUTPUT=out, FXTRACE_BUFFERING_MODE='streaming',
                FXTRACE_BUFFER_SIZE='1', FXTRACE_SHM_DIR=TMP)
@@ -233,7 +234,7 @@ def killed_streaming_demo():
         return struct.unpack_from('<Q', head, 104)[0] if len(head) == 128 else 0
 
     deadline = time.time() + 60
-    while time.time() < deadline and streamed_bytes() < 256 * 1024:
+    while time.time() < deadline and streamed_bytes() < min_saves:
         time.sleep(0.05)
     p.send_signal(signal.SIGKILL)
     p.wait()
@@ -353,6 +354,39 @@ def test_recover_damaged():
         recovered_ok('random words, seed %d' % seed, bytes(d), seed % 10 == 0)
 
 
+def test_streamed_bytes_short():
+    """streamed_bytes smaller than the saves the file holds by more than one save (damage: the
+    provider publishes it after each save, so only one save can be past it): the rest of the
+    file is read as saves, checked, and the last line says so."""
+    image = killed_streaming_demo(4 << 20)
+    if image is None:
+        return
+    total = struct.unpack_from('<Q', image, 16)[0]
+    durable, rolling = struct.unpack_from('<QQ', image, 24)
+    streamed = struct.unpack_from('<Q', image, 104)[0]
+    saves = frames(image, total, total + streamed)
+    if not check(streamed > 3 * (durable + rolling), 'only %d bytes of saves' % streamed):
+        return
+    clean, last = recovered_ok('undamaged, 4 MiB of saves', image)
+    if clean is None:
+        return
+    boundary = saves[len(saves) // 4][0] - total  # a record boundary, several saves back
+    for short, what in ((boundary, 'an earlier record boundary'), (33, '33, off a boundary')):
+        d = bytearray(image)
+        struct.pack_into('<Q', d, 104, short)
+        got, last = recovered_ok('streamed_bytes set to %s' % what, bytes(d))
+        if got is None:
+            continue
+        m = re.search(r"streamed_bytes \((\d+)\) is short of the file's saves: (\d+) more bytes "
+                      r"read as saves \((\d+) records\)", last)
+        if check(m is not None, 'streamed_bytes set to %s: the last line does not say so: %r'
+                 % (what, last)):
+            check(int(m.group(1)) == short and int(m.group(2)) == streamed - short,
+                  'streamed_bytes set to %s: %r' % (what, last))
+        check(clean - 2 <= got <= clean, 'streamed_bytes set to %s: %d records recovered of %d'
+              % (what, got, clean))
+
+
 def main():
     global TRACE, DEMO, TMP
     if len(sys.argv) != 3:
@@ -362,6 +396,7 @@ def main():
     tests = [
         ('size fields too large: dump, convert, summary', test_enlarged_sizes),
         ('trace recover on damaged live buffers', test_recover_damaged),
+        ('streamed_bytes short of the saves', test_streamed_bytes_short),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-damage-') as TMP:
         for name, fn in tests:
