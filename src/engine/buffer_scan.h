@@ -43,6 +43,9 @@ typedef struct buffer_scan_stats {
   uint64_t bad_records;      /* headers whose size did not fit (skipped) */
   uint64_t first_bad_offset; /* the first of those, from the buffer's start */
   bool stopped_cleanly;      /* the header's stopped flag */
+  /* With a measure: zeroed record headers followed by whole records in
+   * their chunk (damage), emitted as they are up to that record */
+  uint64_t zeroed_runs, zeroed_bytes, first_zeroed_offset;
 } buffer_scan_stats_t;
 
 /* Copies and checks the header of a buffer of `size` bytes (size may exceed

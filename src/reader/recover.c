@@ -84,7 +84,8 @@ static int collect(void* arg, const void* bytes, size_t n) {
   image->records_size += n;
   uint64_t header;
   memcpy(&header, copy, sizeof(header));
-  if (fxt_record_words(header) * 8 != n) { /* measured: cut to its contents */
+  if (header != 0 && fxt_record_words(header) * 8 !=
+                         n) { /* 0: damage, framed as such */ /* measured: cut to its contents */
     unsigned bits = FXT_GET(header, 0, 3) == FXT_RECORD_LARGE ? 32 : 12;
     uint64_t mask = ((UINT64_C(1) << bits) - 1) << 4;
     header = (header & ~mask) | ((uint64_t)(n / 8) << 4);

@@ -343,6 +343,19 @@ def test_recover_damaged():
         check(got == clean and '1 record(s) cut to their contents' in last,
               'size too large in the buffer: %s records recovered of %d: %r'
               % (got, clean, last))
+    # a zeroed header inside a chunk of the buffer, before committed records: damage (a chunk is
+    # cleared before reuse), not the end of the chunk's data; dump reports it too
+    if len(buffer_recs) > 30:
+        off = buffer_recs[20][0]
+        d = bytearray(image)
+        d[off:off + 8] = bytes(8)
+        got, last = recovered_ok('zeroed header in the buffer at %d' % off, bytes(d), True)
+        check(got is not None and clean - 2 <= got < clean and 'left out 1 stretch' in last,
+              'zeroed header in the buffer: %s records recovered of %d: %r' % (got, clean, last))
+        rc, out, err = run(['dump', path('damaged.img')])
+        records, skipped = dump_counts(out)
+        check(rc == 0 and skipped == 1, 'zeroed header in the buffer: dump exit %d, %s skipped'
+              % (rc, skipped))
     # random words anywhere after the header, and a few over it
     for seed in range(120):
         rnd = random.Random(seed)
