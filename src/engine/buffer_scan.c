@@ -167,6 +167,28 @@ int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t dura
                      &sink);
 }
 
+const char* buffer_scan__inconsistency(const trace_buffer_header_t* h) {
+  if (h->buffering_mode != TRACE_BUFFERING_MODE_STREAMING) return NULL;
+  uint64_t sw = h->rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  uint64_t offset = h->rolling_alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+  /* allocation goes on while any room is left, by whole chunks: it stops
+   * at most one large record's run past the end */
+  if (offset > h->rolling_buffer_size + (UINT64_C(1) << 32) * 8 || offset % h->chunk_size)
+    return "rolling_alloc's offset is impossible";
+  /* switched() stores wrapped_count right after the switch's CAS */
+  uint64_t wrapped = h->wrapped_count & 0xffffff;
+  if (wrapped != sw && wrapped + 1 != sw)
+    return "rolling_alloc's switches differ from wrapped_count";
+  /* a switch marks the older buffer full and the new one 0; a save sets
+   * the older one back to 0 */
+  uint64_t older = sw > 0 ? h->rolling_data_end[(sw - 1) & 1] : 0;
+  if (older != 0 && older != h->rolling_buffer_size)
+    return "the older rolling buffer's rolling_data_end is neither 0 nor full";
+  if (sw > 0 && h->rolling_data_end[sw & 1] != 0 && !(h->flags & TRACE_BUFFER_FLAG_STOPPED))
+    return "the current rolling buffer's rolling_data_end is not 0";
+  return NULL;
+}
+
 int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
                           buffer_emit_fn emit, void* arg) {
   uint64_t words[2 + 32 + 1];

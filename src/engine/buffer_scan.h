@@ -72,6 +72,11 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
                       buffer_scan_stats_t* stats);
 
+/* Streaming: why the header's allocation and streaming fields contradict
+ * each other (damage: the scan then may read a rolling buffer the saves
+ * already hold, or skip one they do not), or NULL. */
+const char* buffer_scan__inconsistency(const trace_buffer_header_t* h);
+
 /* The archive prologue: magic record, provider-info record (id, name) and,
  * if records_dropped > 0, a buffer-overflow provider event. */
 int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,

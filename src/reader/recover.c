@@ -27,8 +27,9 @@ struct recover {
   unsigned next;  /* the segment recover__next_segment hands out next (so next - 1 is read) */
   input_t memory; /* the prologue or the records, as an input */
   buffer_scan_stats_t scan;
-  trace_reader_t* measurer; /* decodes records for measure() */
-  uint64_t trimmed;         /* records collected cut to their contents */
+  trace_reader_t* measurer;  /* decodes records for measure() */
+  uint64_t trimmed;          /* records collected cut to their contents */
+  const char* inconsistency; /* buffer_scan__inconsistency() of the header */
 };
 
 /* SEGMENT_PAST: the file's bytes after the streamed_bytes the header
@@ -178,6 +179,7 @@ const char* recover__open(input_t* in, recover_t** out, bool* truncated) {
   buffer__emit_prologue(1, kName, h.num_records_dropped, collect_prologue, image);
   image->streamed_bytes = h.streamed_bytes;
   image->max_save = h.durable_buffer_size + h.rolling_buffer_size;
+  image->inconsistency = buffer_scan__inconsistency(&h);
   *out = image;
   return NULL;
 }
@@ -235,6 +237,8 @@ const char* recover__segment_name(const recover_t* image) {
 buffer_scan_stats_t recover__scan_stats(const recover_t* image) { return image->scan; }
 
 uint64_t recover__trimmed(const recover_t* image) { return image->trimmed; }
+
+const char* recover__inconsistency(const recover_t* image) { return image->inconsistency; }
 
 uint64_t recover__past(const recover_t* image, uint64_t* streamed_bytes, uint64_t* records) {
   *streamed_bytes = image->streamed_bytes;

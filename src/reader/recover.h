@@ -66,6 +66,10 @@ buffer_scan_stats_t recover__scan_stats(const recover_t* image);
  * contents, with a size field that says so. */
 uint64_t recover__trimmed(const recover_t* image);
 
+/* Why the buffer's header contradicts itself (buffer_scan__inconsistency:
+ * records may be duplicated or missing), or NULL. */
+const char* recover__inconsistency(const recover_t* image);
+
 /* Bytes of saves the file held past the header's streamed_bytes (more than
  * one save: the header's value was damaged), read as saves; 0 if none.
  * *streamed_bytes: the header's value; *records: the records read there. */

@@ -210,6 +210,10 @@ static void report_totals(const trace_reader_t* reader, const recovered_t* o, ui
             "; the header's streamed_bytes (%" PRIu64 ") is short of the file's saves: %" PRIu64
             " more bytes read as saves (%" PRIu64 " records)",
             streamed, past, past_records);
+  const char* inconsistent = recover__inconsistency(reader->raw);
+  if (inconsistent)
+    fprintf(stderr, "; the buffer's header is damaged (%s): records may be duplicated or missing",
+            inconsistent);
   if (cut)
     fprintf(stderr, "; %" PRIu64 " record(s) cut to their contents (a size field too large)", cut);
   if (o->handed > o->kept)

@@ -356,6 +356,20 @@ def test_recover_damaged():
         records, skipped = dump_counts(out)
         check(rc == 0 and skipped == 1, 'zeroed header in the buffer: dump exit %d, %s skipped'
               % (rc, skipped))
+    # one damaged header word that makes the scan re-read a rolling buffer the saves hold (or
+    # skip one they do not): the header's fields are checked against each other, and the last
+    # line says so (not done: the duplicates themselves are still written)
+    for field, name in ((56, 'rolling_data_end[1]'), (48, 'rolling_data_end[0]'),
+                        (88, 'rolling_alloc')):
+        for value in (0x123456789abcdef8, (1 << 64) - 1):
+            d = bytearray(image)
+            if struct.unpack_from('<Q', d, field)[0] == value:
+                continue
+            struct.pack_into('<Q', d, field, value)
+            got, last = recovered_ok('%s set to 0x%x' % (name, value), bytes(d))
+            check(got is None or "the buffer's header is damaged" in last,
+                  '%s set to 0x%x: %s records of %d, the last line says %r'
+                  % (name, value, got, clean, last))
     # random words anywhere after the header, and a few over it
     for seed in range(120):
         rnd = random.Random(seed)
