@@ -44,10 +44,34 @@ typedef struct scan_sink {
   buffer_scan_stats_t* stats;
 } scan_sink_t;
 
+/* With a measure, after a zero header at `pos` in a chunk ending at
+ * `chunk_end`: the first word after it that starts a record the measure
+ * takes whole (every word described), or 0 if none. A chunk is cleared
+ * before it is reused and its owner commits records in order, so after the
+ * legitimate end of its data (a zero header) come only zeros and at most
+ * the body of the one record its writer died writing: a whole record after
+ * it means the zero header is damage, not an end. */
+static uint64_t resync(const uint8_t* base, uint64_t pos, uint64_t chunk_end,
+                       const scan_sink_t* sink) {
+  for (uint64_t p = pos + 8; p + 8 <= chunk_end; p += 8) {
+    uint64_t header;
+    memcpy(&header, base + p, 8);
+    uint64_t bytes = fxt_record_words(header) * 8;
+    if (header == 0 || bytes == 0 || bytes > chunk_end - p || (header & 0xf) == 15) continue;
+    if (sink->measure(sink->arg, base + p, bytes) == bytes) return p;
+  }
+  return 0;
+}
+
 /* Scans [base, base + extent), `base_offset` bytes into the buffer. chunk ==
  * 0: one linear run that ends at the first zero header (the durable
  * buffer). Otherwise chunk by chunk: a zero header or a record that does not
- * fit ends that chunk's data. */
+ * fit ends that chunk's data; with a measure, a zero header followed by a
+ * whole record in its chunk (resync) is damage instead: the bytes from it up
+ * to that record are emitted as they are, starting with the zero word, so
+ * that the reader frames them as a stretch of damaged data and reports it
+ * (they count in stats->zeroed_runs, zeroed_bytes, not in records), and the
+ * scan goes on at that record. */
 static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from, uint64_t extent,
                        uint64_t chunk, const scan_sink_t* sink) {
   buffer_scan_stats_t* stats = sink->stats;
@@ -62,6 +86,18 @@ static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from,
       uint64_t room = extent - pos;
       uint64_t measured = sink->measure(sink->arg, base + pos, bytes < room ? bytes : room);
       if (measured != 0 && measured <= bytes && measured <= room) bytes = measured;
+    }
+    uint64_t next;
+    if (header == 0 && chunk != 0 && sink->measure &&
+        (next = resync(base, pos,
+                       (pos / chunk + 1) * chunk < extent ? (pos / chunk + 1) * chunk : extent,
+                       sink)) != 0) {
+      int status = sink->emit(sink->arg, base + pos, (size_t)(next - pos));
+      if (status != 0) return status;
+      if (stats->zeroed_runs++ == 0) stats->first_zeroed_offset = base_offset + pos;
+      stats->zeroed_bytes += next - pos;
+      pos = next;
+      continue;
     }
     if (header == 0 || bytes == 0 || bytes > extent - pos) {
       if (header != 0 && stats->bad_records++ == 0) stats->first_bad_offset = base_offset + pos;
@@ -129,6 +165,28 @@ int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t dura
   }
   return scan_region(rolling[sw & 1], (uint64_t)(rolling[sw & 1] - base), 0, offset, h.chunk_size,
                      &sink);
+}
+
+const char* buffer_scan__inconsistency(const trace_buffer_header_t* h) {
+  if (h->buffering_mode != TRACE_BUFFERING_MODE_STREAMING) return NULL;
+  uint64_t sw = h->rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  uint64_t offset = h->rolling_alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+  /* allocation goes on while any room is left, by whole chunks: it stops
+   * at most one large record's run past the end */
+  if (offset > h->rolling_buffer_size + (UINT64_C(1) << 32) * 8 || offset % h->chunk_size)
+    return "rolling_alloc's offset is impossible";
+  /* switched() stores wrapped_count right after the switch's CAS */
+  uint64_t wrapped = h->wrapped_count & 0xffffff;
+  if (wrapped != sw && wrapped + 1 != sw)
+    return "rolling_alloc's switches differ from wrapped_count";
+  /* a switch marks the older buffer full and the new one 0; a save sets
+   * the older one back to 0 */
+  uint64_t older = sw > 0 ? h->rolling_data_end[(sw - 1) & 1] : 0;
+  if (older != 0 && older != h->rolling_buffer_size)
+    return "the older rolling buffer's rolling_data_end is neither 0 nor full";
+  if (sw > 0 && h->rolling_data_end[sw & 1] != 0 && !(h->flags & TRACE_BUFFER_FLAG_STOPPED))
+    return "the current rolling buffer's rolling_data_end is not 0";
+  return NULL;
 }
 
 int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,

@@ -43,6 +43,9 @@ typedef struct buffer_scan_stats {
   uint64_t bad_records;      /* headers whose size did not fit (skipped) */
   uint64_t first_bad_offset; /* the first of those, from the buffer's start */
   bool stopped_cleanly;      /* the header's stopped flag */
+  /* With a measure: zeroed record headers followed by whole records in
+   * their chunk (damage), emitted as they are up to that record */
+  uint64_t zeroed_runs, zeroed_bytes, first_zeroed_offset;
 } buffer_scan_stats_t;
 
 /* Copies and checks the header of a buffer of `size` bytes (size may exceed
@@ -68,6 +71,11 @@ int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t dura
 int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
                       buffer_scan_stats_t* stats);
+
+/* Streaming: why the header's allocation and streaming fields contradict
+ * each other (damage: the scan then may read a rolling buffer the saves
+ * already hold, or skip one they do not), or NULL. */
+const char* buffer_scan__inconsistency(const trace_buffer_header_t* h);
 
 /* The archive prologue: magic record, provider-info record (id, name) and,
  * if records_dropped > 0, a buffer-overflow provider event. */

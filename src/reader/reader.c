@@ -136,7 +136,7 @@ static int recover(trace_reader_t* r) {
   }
   r->recovered = true;
   r->seen_first = false;
-  r->in = recover__next_segment(r->raw, in, 0);
+  r->in = recover__next_segment(r->raw, in, 0, r->stats.records);
   return 1;
 }
 
@@ -299,7 +299,7 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
         return finish(r, TRACE_READ_END);
       }
     }
-    input_t* next = recover__next_segment(r->raw, &r->input, r->in->offset);
+    input_t* next = recover__next_segment(r->raw, &r->input, r->in->offset, r->stats.records);
     if (!next) return finish(r, TRACE_READ_END);
     r->in = next;
   }

@@ -18,14 +18,28 @@ struct recover {
   unsigned char* records; /* the buffer's committed records, in archive order */
   size_t records_size, records_capacity;
   uint64_t streamed_bytes;
+  uint64_t max_save;     /* the most one save appends: the durable and a rolling buffer */
+  uint64_t saves_start;  /* the archive offset of the saves (a multiple of 8) */
+  uint64_t past_start;   /* where the saves past streamed_bytes began (SEGMENT_PAST) */
+  uint64_t past_bytes;   /* their length, once read; 0: none (or a legitimate cut save) */
+  uint64_t past_records; /* records read from them */
+  uint64_t records_before_past;
   unsigned next;  /* the segment recover__next_segment hands out next (so next - 1 is read) */
   input_t memory; /* the prologue or the records, as an input */
   buffer_scan_stats_t scan;
-  trace_reader_t* measurer; /* decodes records for measure() */
-  uint64_t trimmed;         /* records collected cut to their contents */
+  trace_reader_t* measurer;  /* decodes records for measure() */
+  uint64_t trimmed;          /* records collected cut to their contents */
+  const char* inconsistency; /* buffer_scan__inconsistency() of the header */
 };
 
-enum { SEGMENT_PROLOGUE, SEGMENT_SAVES, SEGMENT_RECORDS, SEGMENT_NONE };
+/* SEGMENT_PAST: the file's bytes after the streamed_bytes the header
+ * declares. The provider publishes streamed_bytes after each save's data,
+ * so a crash may leave at most one save (max_save bytes) past it, cut or
+ * whole, whose records the buffer still holds: those are not read. More
+ * than that can only be a damaged streamed_bytes (smaller than the saves in
+ * the file): then everything after it is read as saves, checked as they are,
+ * and counted (recover__past). */
+enum { SEGMENT_PROLOGUE, SEGMENT_SAVES, SEGMENT_PAST, SEGMENT_RECORDS, SEGMENT_NONE };
 
 bool recover__is_raw_buffer(const void* data, size_t size) {
   uint64_t word;
@@ -71,7 +85,8 @@ static int collect(void* arg, const void* bytes, size_t n) {
   image->records_size += n;
   uint64_t header;
   memcpy(&header, copy, sizeof(header));
-  if (fxt_record_words(header) * 8 != n) { /* measured: cut to its contents */
+  if (header != 0 && fxt_record_words(header) * 8 !=
+                         n) { /* 0: damage, framed as such */ /* measured: cut to its contents */
     unsigned bits = FXT_GET(header, 0, 3) == FXT_RECORD_LARGE ? 32 : 12;
     uint64_t mask = ((UINT64_C(1) << bits) - 1) << 4;
     header = (header & ~mask) | ((uint64_t)(n / 8) << 4);
@@ -163,21 +178,46 @@ const char* recover__open(input_t* in, recover_t** out, bool* truncated) {
   }
   buffer__emit_prologue(1, kName, h.num_records_dropped, collect_prologue, image);
   image->streamed_bytes = h.streamed_bytes;
+  image->max_save = h.durable_buffer_size + h.rolling_buffer_size;
+  image->inconsistency = buffer_scan__inconsistency(&h);
   *out = image;
   return NULL;
 }
 
-input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offset) {
+input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offset,
+                               uint64_t records) {
   switch (image->next++) {
     case SEGMENT_PROLOGUE:
       input__init_plain_memory(&image->memory, image->prologue, image->prologue_size, offset);
       return &image->memory;
     case SEGMENT_SAVES:
       source->offset = offset; /* offsets in the archive from here on */
+      image->saves_start = offset;
       source->limit =
           image->streamed_bytes > UINT64_MAX - offset ? UINT64_MAX : offset + image->streamed_bytes;
       return source;
+    case SEGMENT_PAST: {
+      /* source is at its limit: the saves ended there, or the input did */
+      source->limit = UINT64_MAX;
+      uint64_t look = image->max_save + 1;
+      ptrdiff_t got = input__ensure(source, look > SIZE_MAX ? SIZE_MAX : (size_t)look);
+      if (got >= 0 && (uint64_t)got > image->max_save) {
+        image->past_start = source->offset;
+        image->records_before_past = records;
+        /* saves are whole words: a streamed_bytes off a word boundary ended
+         * the saves inside one (reported with them); frame from the next */
+        size_t misaligned = (size_t)((source->offset - image->saves_start) % 8);
+        if (misaligned) input__consume(source, 8 - misaligned);
+        return source;
+      }
+      source->limit = source->offset; /* at most a save cut by the crash: the buffer has it */
+      return recover__next_segment(image, source, offset, records);
+    }
     case SEGMENT_RECORDS:
+      if (image->past_start) {
+        image->past_bytes = source->offset - image->past_start;
+        image->past_records = records - image->records_before_past;
+      }
       source->limit = source->offset; /* nothing more from the file */
       input__init_plain_memory(&image->memory, image->records, image->records_size, offset);
       return &image->memory;
@@ -189,6 +229,7 @@ input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offse
 
 const char* recover__segment_name(const recover_t* image) {
   return image->next == SEGMENT_SAVES + 1     ? "streamed saves"
+         : image->next == SEGMENT_PAST + 1    ? "saves past the header's streamed_bytes"
          : image->next == SEGMENT_RECORDS + 1 ? "buffer's records"
                                               : NULL;
 }
@@ -196,6 +237,14 @@ const char* recover__segment_name(const recover_t* image) {
 buffer_scan_stats_t recover__scan_stats(const recover_t* image) { return image->scan; }
 
 uint64_t recover__trimmed(const recover_t* image) { return image->trimmed; }
+
+const char* recover__inconsistency(const recover_t* image) { return image->inconsistency; }
+
+uint64_t recover__past(const recover_t* image, uint64_t* streamed_bytes, uint64_t* records) {
+  *streamed_bytes = image->streamed_bytes;
+  *records = image->past_records;
+  return image->past_bytes;
+}
 
 void recover__free(recover_t* image) {
   if (!image) return;

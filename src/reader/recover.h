@@ -45,10 +45,14 @@ const char* recover__open(input_t* in, recover_t** out, bool* truncated);
 /* The input to frame the next segment from, starting at archive offset
  * `offset` (where the previous segment ended), or NULL after the last: the
  * prologue, then `source` itself limited to the header's streamed_bytes,
- * then the buffer's records. */
-input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offset);
+ * then the rest of `source` if it holds more than one save (a damaged
+ * streamed_bytes: recover__past), then the buffer's records. `records`:
+ * the records the reader returned so far. */
+input_t* recover__next_segment(recover_t* image, input_t* source, uint64_t offset,
+                               uint64_t records);
 
-/* "streamed saves" or "buffer's records" while one of those is the
+/* "streamed saves", "saves past the header's streamed_bytes" or
+ * "buffer's records" while one of those is the
  * segment being read (framed by raw_frame.c), NULL for the prologue. */
 const char* recover__segment_name(const recover_t* image);
 
@@ -61,6 +65,15 @@ buffer_scan_stats_t recover__scan_stats(const recover_t* image);
  * contents (damaged: the engine writes exact sizes): collected cut to their
  * contents, with a size field that says so. */
 uint64_t recover__trimmed(const recover_t* image);
+
+/* Why the buffer's header contradicts itself (buffer_scan__inconsistency:
+ * records may be duplicated or missing), or NULL. */
+const char* recover__inconsistency(const recover_t* image);
+
+/* Bytes of saves the file held past the header's streamed_bytes (more than
+ * one save: the header's value was damaged), read as saves; 0 if none.
+ * *streamed_bytes: the header's value; *records: the records read there. */
+uint64_t recover__past(const recover_t* image, uint64_t* streamed_bytes, uint64_t* records);
 
 void recover__free(recover_t* image);
 

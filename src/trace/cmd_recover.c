@@ -43,7 +43,8 @@ static const char kUsage[] =
     "Every record copied passes the reader's checks: damaged data is left out (each\n"
     "stretch reported on stderr with its offset), a record whose size field is too\n"
     "large is cut to its contents, and the last line on stderr counts the records\n"
-    "recovered and what was left out and why; trace dump reads OUT with nothing skipped.\n"
+    "recovered (those OUT holds) and what was left out and why, and those a failed\n"
+    "write kept out of OUT; trace dump reads OUT with nothing skipped.\n"
     "\n"
     "Exit status: 0 on success, 1 if FILE is not a raw trace buffer (an archive that\n"
     "is already complete, say), its header is unusable (no OUT is written), it turns\n"
@@ -58,13 +59,56 @@ static bool same_file(int fd, const char* path) {
 }
 
 /* The archive being written: a failed write stops at once and keeps the
- * file cut after its last complete record (archive_writer.h). */
+ * file cut after its last complete record (archive_writer.h). The records
+ * counted as recovered are those in the kept file: the end offset (in the
+ * stream) of each record handed to the writer waits in `ends` until the
+ * writer's cut point (kept_logical, which only grows) passes it, so a cut
+ * file is counted as it is, not as it was handed (a compressed frame cut
+ * off loses up to ARCHIVE_FRAME_BYTES of records). */
 typedef struct recovered {
   output_t out;
   archive_writer_t writer;
   archive_scan_t scan; /* the writer's record boundaries */
   bool ok;
+  uint64_t handed_bytes; /* stream bytes of the records handed so far */
+  uint64_t handed;       /* records handed to the writer */
+  uint64_t kept;         /* of those, records all of whose bytes are before the cut point */
+  uint64_t* ends;        /* [head, count): ends of handed records past the cut point */
+  size_t head, count, capacity;
+  bool ends_lost; /* out of memory for `ends`: kept is then a lower bound */
 } recovered_t;
+
+/* Counts the records the cut point has passed. */
+static void recovered_settle(recovered_t* r) {
+  while (r->head < r->count && r->ends[r->head] <= r->writer.kept_logical) {
+    r->head++;
+    r->kept++;
+  }
+  if (r->head == r->count) r->head = r->count = 0;
+}
+
+/* A record of `size` bytes was handed to the writer. */
+static void recovered_handed(recovered_t* r, size_t size) {
+  r->handed++;
+  r->handed_bytes += size;
+  recovered_settle(r);
+  if (r->count == r->capacity && r->head > 0) { /* reuse the settled front */
+    memmove(r->ends, r->ends + r->head, (r->count - r->head) * sizeof(*r->ends));
+    r->count -= r->head;
+    r->head = 0;
+  }
+  if (r->count == r->capacity) {
+    size_t capacity = r->capacity ? r->capacity * 2 : 4096;
+    uint64_t* grown = realloc(r->ends, capacity * sizeof(*grown));
+    if (!grown) {
+      r->ends_lost = true;
+      return;
+    }
+    r->ends = grown;
+    r->capacity = capacity;
+  }
+  r->ends[r->count++] = r->handed_bytes;
+}
 
 static void no_record(void* context, const archive_scan_provider_t* provider, unsigned type,
                       uint64_t bytes) {
@@ -74,6 +118,7 @@ static void no_record(void* context, const archive_scan_provider_t* provider, un
 /* Opens `path` (NULL or "-": stdout), compressed if its name says so. */
 static bool recovered_open(recovered_t* r, const char* path) {
   bool to_stdout = path == NULL || strcmp(path, "-") == 0;
+  memset(r, 0, sizeof(*r));
   if (!output__open(&r->out, "recover", to_stdout ? "-" : path)) return false;
   archive_scan__init(&r->scan, no_record, NULL);
   compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(path);
@@ -100,6 +145,10 @@ static int recovered_close(recovered_t* r) {
     ok = false;
   }
   if (!ok && r->out.offset == 0) output__remove(&r->out); /* nothing at all in it */
+  recovered_settle(r); /* the final cut point: the end, or where the file was cut */
+  if (!ok && r->writer.kept_logical == 0) r->kept = 0; /* the file was removed */
+  free(r->ends);
+  r->ends = NULL;
   archive_writer__free(&r->writer);
   return ok ? EXIT_OK : EXIT_FAILED;
 }
@@ -112,6 +161,7 @@ static void write_record(recovered_t* o, const unsigned char* bytes, size_t size
   uint64_t header;
   memcpy(&header, bytes, sizeof(header));
   uint64_t words = size / 8;
+  recovered_handed(o, size);
   if (fxt_record_words(header) == words) {
     output_write(o, bytes, size);
     return;
@@ -133,14 +183,14 @@ static void report(uint64_t* shown, const char* what, const trace_reader_error_t
 }
 
 /* The last line: what was recovered, what was left out and why. */
-static void report_totals(const trace_reader_t* reader, uint64_t written, uint64_t shown) {
+static void report_totals(const trace_reader_t* reader, const recovered_t* o, uint64_t shown) {
   if (shown > MAX_SHOWN)
     fprintf(stderr, "trace recover: (%" PRIu64 " more lines like those above not shown)\n",
             shown - MAX_SHOWN);
   buffer_scan_stats_t scan = recover__scan_stats(reader->raw);
   uint64_t bad = scan.bad_records;
   uint64_t cut = reader->trimmed_records + recover__trimmed(reader->raw);
-  fprintf(stderr, "trace recover: %" PRIu64 " records recovered; ", written);
+  fprintf(stderr, "trace recover: %" PRIu64 " records recovered; ", o->kept);
   if (reader->damaged_runs + bad == 0) fprintf(stderr, "nothing left out");
   if (reader->damaged_runs)
     fprintf(stderr,
@@ -153,8 +203,22 @@ static void report_totals(const trace_reader_t* reader, uint64_t written, uint64
             " record(s) of the buffer whose size did not fit their chunk, with the "
             "rest of that chunk (the first at byte %" PRIu64 " of the buffer)",
             reader->damaged_runs ? " and " : "left out ", bad, scan.first_bad_offset);
+  uint64_t streamed, past_records;
+  uint64_t past = recover__past(reader->raw, &streamed, &past_records);
+  if (past)
+    fprintf(stderr,
+            "; the header's streamed_bytes (%" PRIu64 ") is short of the file's saves: %" PRIu64
+            " more bytes read as saves (%" PRIu64 " records)",
+            streamed, past, past_records);
+  const char* inconsistent = recover__inconsistency(reader->raw);
+  if (inconsistent)
+    fprintf(stderr, "; the buffer's header is damaged (%s): records may be duplicated or missing",
+            inconsistent);
   if (cut)
     fprintf(stderr, "; %" PRIu64 " record(s) cut to their contents (a size field too large)", cut);
+  if (o->handed > o->kept)
+    fprintf(stderr, "; %" PRIu64 " not written: the write failed%s", o->handed - o->kept,
+            o->ends_lost ? " (at most: out of memory to count them)" : "");
   fputc('\n', stderr);
 }
 
@@ -182,7 +246,7 @@ static int recover(const char* input, trace_reader_t* reader, const char* output
   static recovered_t out; /* large: off the stack */
   if (!recovered_open(&out, output)) return EXIT_FAILED;
   recovered_t* o = &out;
-  uint64_t written = 0, shown = 0;
+  uint64_t shown = 0;
   for (; o->ok && rc != TRACE_READ_END && rc != TRACE_READ_ERROR;
        rc = trace_reader_next(reader, &record)) {
     trace_reader_error_t e;
@@ -193,7 +257,6 @@ static int recover(const char* input, trace_reader_t* reader, const char* output
       report(&shown, "left out", &e);
     } else if (reader__record_bytes(reader, &bytes, &size)) {
       write_record(o, bytes, size);
-      written++;
       if (trace_reader_warning(reader, &e)) report(&shown, "cut to its contents", &e);
     }
   }
@@ -203,7 +266,7 @@ static int recover(const char* input, trace_reader_t* reader, const char* output
     cli__error("recover", "%s: at byte offset %" PRIu64 ": %s", input, e.offset, e.message);
     status = EXIT_FAILED;
   }
-  report_totals(reader, written, shown);
+  report_totals(reader, o, shown);
   return status;
 }
 

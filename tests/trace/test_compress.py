@@ -259,6 +259,28 @@ def check_kept_fxt(what, out_file, err, codec):
     return plain
 
 
+def dump_records(p):
+    """The records trace dump reads in p (its closing counts), or None."""
+    rc, out, err = run(['dump', p])
+    m = re.search(rb'^-- (\d+) records, 0 skipped', out, re.M)
+    return int(m.group(1)) if rc == 0 and m else None
+
+
+def check_recover_counts(what, err, kept, whole):
+    """recover's last line counts the records in the kept file (`kept`, as trace dump reads
+    them), and says how many of the `whole` recovery were not written."""
+    last = err.strip().splitlines()[-1] if err.strip() else ''
+    m = re.match(r'trace recover: (\d+) records recovered; .*; (\d+) not written: '
+                 r'the write failed', last)
+    if check(m is not None and kept is not None and whole is not None,
+             '%s: the last line does not say what was not written: %r' % (what, last)):
+        check(int(m.group(1)) == kept, '%s: recover says %s records recovered, the kept file '
+              'holds %d' % (what, m.group(1), kept))
+        check(int(m.group(1)) + int(m.group(2)) <= whole,
+              '%s: %s + %s records, more than the %d of the whole recovery'
+              % (what, m.group(1), m.group(2), whole))
+
+
 def test_full_disk():
     """A full disk: the failure said at once, the trace stopped, the file kept and cut after its
     last complete record (compressed: frame), exit status 1; for trace record (FXT plain and
@@ -364,6 +386,18 @@ def test_full_disk():
             if plain is not None:
                 check(whole.startswith(plain) and len(plain) < len(whole),
                       '%s: the kept file is not a cut of the whole recovery' % what)
+                check_recover_counts(what, err, dump_records(out_file), dump_records(
+                    path('whole-recovered.fxt')))
+            no_crash(err, what)
+            clear(mnt)
+            # compressed: the frame cut off holds records handed to the writer, not kept
+            fill(mnt, len(whole) // 4)
+            out_file = os.path.join(mnt, 'recovered.fxt.gz')
+            what = 'full disk, recover -o .fxt.gz'
+            rc, out, err = run(['recover', raw, '-o', out_file])
+            check(rc == 1, '%s: exit status %d, expected 1: %s' % (what, rc, err[:400]))
+            kept = dump_records(out_file) if os.path.exists(out_file) else 0
+            check_recover_counts(what, err, kept, dump_records(path('whole-recovered.fxt')))
             no_crash(err, what)
             clear(mnt)
     finally:

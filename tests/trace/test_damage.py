@@ -210,9 +210,10 @@ def test_enlarged_sizes():
 
 # --- 2. trace recover on damaged live buffers --------------------------------------------------
 
-def killed_streaming_demo():
-    """The raw image of a demo killed while streaming in file mode: its live buffer, then the
-    streamed saves its placeholder file holds. None if it could not be made."""
+def killed_streaming_demo(min_saves=256 * 1024):
+    """The raw image of a demo killed while streaming in file mode, after at least min_saves
+    bytes of saves: its live buffer, then the streamed saves its placeholder file holds. None if
+    it could not be made."""
     out = path('live.fxt')
     env = dict(os.environ, FXTRACE_OUTPUT=out, FXTRACE_BUFFERING_MODE='streaming',
                FXTRACE_BUFFER_SIZE='1', FXTRACE_SHM_DIR=TMP)
@@ -233,7 +234,7 @@ def killed_streaming_demo():
         return struct.unpack_from('<Q', head, 104)[0] if len(head) == 128 else 0
 
     deadline = time.time() + 60
-    while time.time() < deadline and streamed_bytes() < 256 * 1024:
+    while time.time() < deadline and streamed_bytes() < min_saves:
         time.sleep(0.05)
     p.send_signal(signal.SIGKILL)
     p.wait()
@@ -342,6 +343,33 @@ def test_recover_damaged():
         check(got == clean and '1 record(s) cut to their contents' in last,
               'size too large in the buffer: %s records recovered of %d: %r'
               % (got, clean, last))
+    # a zeroed header inside a chunk of the buffer, before committed records: damage (a chunk is
+    # cleared before reuse), not the end of the chunk's data; dump reports it too
+    if len(buffer_recs) > 30:
+        off = buffer_recs[20][0]
+        d = bytearray(image)
+        d[off:off + 8] = bytes(8)
+        got, last = recovered_ok('zeroed header in the buffer at %d' % off, bytes(d), True)
+        check(got is not None and clean - 2 <= got < clean and 'left out 1 stretch' in last,
+              'zeroed header in the buffer: %s records recovered of %d: %r' % (got, clean, last))
+        rc, out, err = run(['dump', path('damaged.img')])
+        records, skipped = dump_counts(out)
+        check(rc == 0 and skipped == 1, 'zeroed header in the buffer: dump exit %d, %s skipped'
+              % (rc, skipped))
+    # one damaged header word that makes the scan re-read a rolling buffer the saves hold (or
+    # skip one they do not): the header's fields are checked against each other, and the last
+    # line says so (not done: the duplicates themselves are still written)
+    for field, name in ((56, 'rolling_data_end[1]'), (48, 'rolling_data_end[0]'),
+                        (88, 'rolling_alloc')):
+        for value in (0x123456789abcdef8, (1 << 64) - 1):
+            d = bytearray(image)
+            if struct.unpack_from('<Q', d, field)[0] == value:
+                continue
+            struct.pack_into('<Q', d, field, value)
+            got, last = recovered_ok('%s set to 0x%x' % (name, value), bytes(d))
+            check(got is None or "the buffer's header is damaged" in last,
+                  '%s set to 0x%x: %s records of %d, the last line says %r'
+                  % (name, value, got, clean, last))
     # random words anywhere after the header, and a few over it
     for seed in range(120):
         rnd = random.Random(seed)
@@ -353,6 +381,39 @@ def test_recover_damaged():
         recovered_ok('random words, seed %d' % seed, bytes(d), seed % 10 == 0)
 
 
+def test_streamed_bytes_short():
+    """streamed_bytes smaller than the saves the file holds by more than one save (damage: the
+    provider publishes it after each save, so only one save can be past it): the rest of the
+    file is read as saves, checked, and the last line says so."""
+    image = killed_streaming_demo(4 << 20)
+    if image is None:
+        return
+    total = struct.unpack_from('<Q', image, 16)[0]
+    durable, rolling = struct.unpack_from('<QQ', image, 24)
+    streamed = struct.unpack_from('<Q', image, 104)[0]
+    saves = frames(image, total, total + streamed)
+    if not check(streamed > 3 * (durable + rolling), 'only %d bytes of saves' % streamed):
+        return
+    clean, last = recovered_ok('undamaged, 4 MiB of saves', image)
+    if clean is None:
+        return
+    boundary = saves[len(saves) // 4][0] - total  # a record boundary, several saves back
+    for short, what in ((boundary, 'an earlier record boundary'), (33, '33, off a boundary')):
+        d = bytearray(image)
+        struct.pack_into('<Q', d, 104, short)
+        got, last = recovered_ok('streamed_bytes set to %s' % what, bytes(d))
+        if got is None:
+            continue
+        m = re.search(r"streamed_bytes \((\d+)\) is short of the file's saves: (\d+) more bytes "
+                      r"read as saves \((\d+) records\)", last)
+        if check(m is not None, 'streamed_bytes set to %s: the last line does not say so: %r'
+                 % (what, last)):
+            check(int(m.group(1)) == short and int(m.group(2)) == streamed - short,
+                  'streamed_bytes set to %s: %r' % (what, last))
+        check(clean - 2 <= got <= clean, 'streamed_bytes set to %s: %d records recovered of %d'
+              % (what, got, clean))
+
+
 def main():
     global TRACE, DEMO, TMP
     if len(sys.argv) != 3:
@@ -362,6 +423,7 @@ def main():
     tests = [
         ('size fields too large: dump, convert, summary', test_enlarged_sizes),
         ('trace recover on damaged live buffers', test_recover_damaged),
+        ('streamed_bytes short of the saves', test_streamed_bytes_short),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-damage-') as TMP:
         for name, fn in tests:
