@@ -624,15 +624,30 @@ def part_noroot(tmp):
     check(r.returncode == 2, 'exit status %d, not the command\'s 2' % r.returncode)
 
 
+def owner_alive(instance):
+    """Whether the process an fxtrace-PID instance is named after still runs."""
+    try:
+        os.kill(int(instance.split('-', 1)[1]), 0)
+        return True
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+
+
 def main():
     skip_unless_tracefs()
     tmp = tempfile.mkdtemp(prefix='fxtrace-kernel-')
+    instances = '/sys/kernel/tracing/instances'
+    before = set(os.listdir(instances)) if os.path.isdir(instances) else set()
     try:
         {'token': part_token, 'clock': part_clock, 'generic': part_generic, 'irq': part_irq,
          'modes': part_modes, 'loss': part_loss, 'daemon': part_daemon,
          'mount': part_mount, 'noroot': part_noroot}[PART](tmp)
-        leftovers = [d for d in os.listdir('/sys/kernel/tracing/instances')
-                     if d.startswith('fxtrace-')]
+        # this part's: new since it began, and of a process that has ended (another
+        # recording on the machine, still running, keeps its own)
+        leftovers = [d for d in os.listdir(instances) if d.startswith('fxtrace-')
+                     and d not in before and not owner_alive(d)]
         check(not leftovers, 'tracefs instances left behind: %s' % leftovers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
