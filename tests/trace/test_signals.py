@@ -178,8 +178,12 @@ def scenario_twice(tmp, tmpdir, env):
         rec.proc.send_signal(signal.SIGINT)
         rec.proc.send_signal(signal.SIGTERM)
         status = rec.wait()
-        check(status in (0, -signal.SIGTERM),
-              '%s: trace record ended with %d, neither 0 nor killed by SIGTERM' % (name, status))
+        # Sent back to back, the two may be taken by two of trace's threads in either order:
+        # the one handled second ends trace at once, by that signal; or both land before the
+        # stop began, which then ends in order (0).
+        check(status in (0, -signal.SIGTERM, -signal.SIGINT),
+              '%s: trace record ended with %d, neither 0 nor killed by one of the signals'
+              % (name, status))
         check_nothing_left(name, tmpdir, rec.proc.pid)
     finally:
         rec.clean_up()
