@@ -266,7 +266,7 @@ int main(void) {
   ASSERT_EQ(largest_accepted(META_ATTACHMENT), 262056);
   test_mode(TRACE_BUFFERING_MODE_ONESHOT, 8 << 20);
   test_mode(TRACE_BUFFERING_MODE_CIRCULAR, 16 << 20);
-  test_mode(TRACE_BUFFERING_MODE_STREAMING, 2 << 20); /* saves on the way */
+  test_mode(TRACE_BUFFERING_MODE_STREAMING, 16 << 20);
   test_larger_than_buffer();
   test_cut_chains();
   printf("ok\n");
