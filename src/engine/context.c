@@ -153,7 +153,7 @@ static uint64_t* reserve_chain(trace_context_t* w, fxt_blob_chain_t* chain, bool
   fits = fxt_blob_chain_plan(chain, meta_words, name_ref, blob_size) && fits &&
          chain->words * 8 <= TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE;
   uint64_t* p = reserve_if(w, fits, chain->words);
-  if (p)
+  if (p && chain->pieces) /* (a NULL blob of size 0 has none: no arithmetic on it) */
     fxt_write_blob_chain_continuations(p + chain->head_words, chain, name_ref,
                                        (const unsigned char*)blob + chain->head_bytes,
                                        blob_size - chain->head_bytes);
