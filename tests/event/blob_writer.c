@@ -3,7 +3,9 @@
  * followed by an instant ("after-attachment", "after-event") whose argument
  * "size" is the size; then an instant "end". Byte i of every blob is
  * (i * 131 + (i >> 9)) & 0xff. Traced by FXTRACE_OUTPUT (file mode) or
- * `trace record`. */
+ * `trace record`. With BLOB_WRITER_KILL set, it kills itself with SIGKILL
+ * instead of finishing the trace. */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
     TRACE_INSTANT("blob", "after-event", TRACE_SCOPE_THREAD, "size", (uint64_t)size);
   }
   TRACE_INSTANT("blob", "end", TRACE_SCOPE_THREAD);
+  if (getenv("BLOB_WRITER_KILL")) raise(SIGKILL); /* leaves the live buffer to recover */
   trace_provider_destroy(provider);
   return 0;
 }

@@ -13,6 +13,8 @@ and through `trace record`, each archive is checked:
   - `trace dump` shows each blob written at its full size; the ones too large are dropped and
     counted (the program's or trace record's report: 3 records);
   - `trace convert` leaves the 7 blobs out of the JSON and counts them, as before.
+Killed by SIGKILL instead of finishing (oneshot, streaming): `trace dump` of the raw buffer shows
+the same blobs, and the archive `trace recover` rebuilds passes the checks above.
 
 First, the checker itself is checked: on hand-made archives in the old form (one large record
 per blob), it loses the instant after a 40,000-byte blob and stops at a 64 KiB one of zeros.
@@ -88,6 +90,20 @@ def run(args, env=None):
     return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
 
 
+def check_dump(trace, archive, what):
+    rc, out, err = run([trace, 'dump', archive])
+    check(rc == 0 and 'warning: %s:' % archive not in err,
+          '%s: trace dump: exit %d, %s' % (what, rc, err[:300]))
+    attachments = [int(m) for m in re.findall(r' blob-attachment .* size=(\d+)$', out, re.M)]
+    events = [int(m) for m in re.findall(r' blob-event .* size=(\d+)$', out, re.M)]
+    check(attachments == ATTACHMENTS, '%s: trace dump shows attachments of %r bytes, expected %r'
+          % (what, attachments, ATTACHMENTS))
+    check(events == EVENTS, '%s: trace dump shows blob events of %r bytes, expected %r'
+          % (what, events, EVENTS))
+    check(not re.search(r'^blob ', out, re.M), '%s: trace dump shows a blob record outside a '
+          'large blob' % what)
+
+
 def check_archive(trace, archive, what):
     with open(archive, 'rb') as f:
         data = f.read()
@@ -110,16 +126,7 @@ def check_archive(trace, archive, what):
     big = [(x['offset'], x['words']) for x in t.records if x['words'] >= 4096]
     check(not big, '%s: records of 4096 words or more: %r' % (what, big))
 
-    rc, out, err = run([trace, 'dump', archive])
-    check(rc == 0 and 'warning' not in err, '%s: trace dump: exit %d, %s' % (what, rc, err[:300]))
-    attachments = [int(m) for m in re.findall(r' blob-attachment .* size=(\d+)$', out, re.M)]
-    events = [int(m) for m in re.findall(r' blob-event .* size=(\d+)$', out, re.M)]
-    check(attachments == ATTACHMENTS, '%s: trace dump shows attachments of %r bytes, expected %r'
-          % (what, attachments, ATTACHMENTS))
-    check(events == EVENTS, '%s: trace dump shows blob events of %r bytes, expected %r'
-          % (what, events, EVENTS))
-    check(not re.search(r'^blob ', out, re.M), '%s: trace dump shows a blob record outside a '
-          'large blob' % what)
+    check_dump(trace, archive, what)
 
     rc, out, err = run([trace, 'convert', archive, '-o', archive + '.json'])
     check(rc == 0, '%s: trace convert: exit %d, %s' % (what, rc, err[:300]))
@@ -148,6 +155,21 @@ def main():
         check(re.search(r'fxtrace: %d trace records dropped' % DROPPED, err),
               '%s: the %d blobs too large are not counted as dropped: %s' % (what, DROPPED, err))
         check_archive(trace, archive, what)
+
+    # killed before the end: the raw buffer read by trace dump, then rebuilt by trace recover
+    for mode in ('oneshot', 'streaming'):
+        raw = os.path.join(work, 'killed-%s.fxt' % mode)
+        env = dict(base, FXTRACE_OUTPUT=raw, FXTRACE_BUFFERING_MODE=mode,
+                   FXTRACE_SHM_DIR=os.path.join(work, 'shm'), BLOB_WRITER_KILL='1')
+        rc, out, err = run(args, env)
+        what = 'killed, %s' % mode
+        if not check(rc == -9, '%s: blob_writer exit %d: %s' % (what, rc, err[:300])):
+            continue
+        check_dump(trace, raw, what + ', the raw buffer')
+        recovered = os.path.join(work, 'recovered-%s.fxt' % mode)
+        rc, out, err = run([trace, 'recover', raw, '-o', recovered])
+        if check(rc == 0, '%s: trace recover: exit %d, %s' % (what, rc, err[:300])):
+            check_archive(trace, recovered, what + ', recovered')
 
     archive = os.path.join(work, 'record.fxt')
     env = dict(base, FXTRACE_SOCKET=os.path.join(work, 'no-manager.sock'),
