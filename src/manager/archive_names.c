@@ -37,8 +37,9 @@ bool archive__write_names(manager_t* m, session_t* s) {
        (unsigned long long)records, (unsigned long long)st.processes,
        (unsigned long long)st.threads);
   if (st.not_kept)
-    LOGW(m, "names section: %llu processes and threads past the first %u were not kept: they "
-            "keep the names the providers gave them",
+    LOGW(m,
+         "names section: %llu processes and threads past the first %u were not kept: they "
+         "keep the names the providers gave them",
          (unsigned long long)st.not_kept, (unsigned)NAMES_MAX_ENTRIES);
   return ok && !s->out->failed;
 }

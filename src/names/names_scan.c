@@ -145,8 +145,7 @@ static bool take_arg(cursor_t* c, const names_source_t* s, arg_t* a) {
 
 /* ---- kernel objects ---- */
 
-static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t header,
-                               cursor_t* c) {
+static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t header, cursor_t* c) {
   unsigned type = (unsigned)FXT_GET(header, 16, 23);
   if (type != FXT_KOBJ_PROCESS && type != FXT_KOBJ_THREAD) return;
   uint64_t koid;
@@ -194,8 +193,7 @@ static void note_task_event(names_t* n, const names_source_t* s, uint64_t ts, st
     /* the process is named after its program; its (only) thread's comm is
      * the program's base name cut as the kernel cuts it */
     str_t program = base_name(filename);
-    names__set(n, false, (uint64_t)pid, 0, program.data, program.length, NAMES_RANK_TASK_EVENT,
-               ts);
+    names__set(n, false, (uint64_t)pid, 0, program.data, program.length, NAMES_RANK_TASK_EVENT, ts);
     names__set(n, true, (uint64_t)pid, (uint64_t)pid, program.data,
                program.length < COMM_LENGTH ? program.length : COMM_LENGTH, NAMES_RANK_TASK_EVENT,
                ts);
