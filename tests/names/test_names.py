@@ -22,6 +22,7 @@ PART: demo   the demo (process "demo", threads producer, worker-1, worker-2)
 Parts demo and exec exit 77 (skip) when not root or tracefs is unavailable.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -77,6 +78,41 @@ def last_names(path):
     return processes, threads, parent
 
 
+def other_readers(path, pid, expect):
+    """`trace summary` (time order) and `trace convert` (its JSON's last
+    thread_name / process_name metadata) give the same names: expect maps
+    tid -> thread name, and None -> the process name."""
+    r = subprocess.run([TRACE, 'summary', '--format=json', '--top=0', path], capture_output=True,
+                       text=True, timeout=120)
+    check(r.returncode == 0, 'trace summary %s: exit %d' % (path, r.returncode))
+    if r.returncode == 0:
+        rows = {t['tid']: t.get('name') for t in json.loads(r.stdout)['threads'] if t['pid'] == pid}
+        for tid, name in expect.items():
+            if tid is not None and tid in rows:  # summary lists the threads that did something
+                check(rows[tid] == name, '%s: trace summary names thread %d %r, not %r' %
+                      (path, tid, rows[tid], name))
+    out = path + '.json'
+    r = subprocess.run([TRACE, 'convert', path, '-o', out], capture_output=True, text=True,
+                       timeout=120)
+    check(r.returncode == 0, 'trace convert %s: exit %d' % (path, r.returncode))
+    if r.returncode != 0:
+        return
+    with open(out) as f:
+        doc = json.load(f)
+    events = doc['traceEvents'] if isinstance(doc, dict) else doc
+    last = {}
+    for e in events:
+        if e.get('ph') == 'M' and e.get('pid') == pid:
+            if e.get('name') == 'process_name':
+                last[None] = e['args']['name']
+            elif e.get('name') == 'thread_name':
+                last[e.get('tid')] = e['args']['name']
+    for key, name in expect.items():
+        check(last.get(key) == name, '%s: trace convert\'s last %s is %r, not %r' %
+              (path, 'process_name' if key is None else 'thread_name of %d' % key,
+               last.get(key), name))
+
+
 def conforms(path):
     with open(path, 'rb') as f:
         t = fxt_decode.decode(f.read())
@@ -127,6 +163,9 @@ def check_demo(tmp, mode, categories):
     names = sorted(n for k, n in mine.items() if k != pid and n != 'fxtrace-control')
     check(names == ['worker-1', 'worker-2'],
           '%s: the demo\'s other threads are last named %s, not worker-1, worker-2' % (mode, names))
+    expect = {k: n for k, n in mine.items() if n in ('producer', 'worker-1', 'worker-2')}
+    expect[None] = 'demo'
+    other_readers(out, pid, expect)
     print('%s: process %d "%s", threads %s' % (mode, pid, processes.get(pid), sorted(mine.values())))
 
 
@@ -152,6 +191,7 @@ def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner)
           '%s: main thread %d last named %r, not %r' % (mode, pid, threads.get(pid), expect_main))
     check(threads.get(tid) == expect_thread,
           '%s: thread %d last named %r, not %r' % (mode, tid, threads.get(tid), expect_thread))
+    other_readers(out, pid, {None: 'names_rename_exec', pid: expect_main, tid: expect_thread})
     print('%s: process %d "%s", main "%s", thread %d "%s"' %
           (mode, pid, processes.get(pid), threads.get(pid), tid, threads.get(tid)))
 
