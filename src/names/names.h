@@ -29,9 +29,10 @@
 /* Names are cut to this many bytes (at a UTF-8 character boundary). */
 enum { NAMES_MAX_LENGTH = 255 };
 
-/* How many processes and threads one collection remembers; more are
+/* How many processes and threads one collection remembers (a busy machine
+ * has a few thousand; the section is then at most a few MiB); more are
  * counted (names__stats) and keep the names the archive gave them. */
-enum { NAMES_MAX_ENTRIES = 1 << 18 };
+enum { NAMES_MAX_ENTRIES = 1 << 16 };
 
 enum names_rank {
   NAMES_RANK_OTHERS_RECORD = 1,

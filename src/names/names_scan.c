@@ -9,8 +9,6 @@
 #include "fxt/fxt_format.h"
 #include "names/names_internal.h"
 
-enum { STRING_INDEX_LIMIT = 0x8000 }; /* 15-bit indexes */
-
 typedef struct source_string {
   char* data; /* NULL: never defined */
   uint16_t length;
@@ -18,7 +16,8 @@ typedef struct source_string {
 
 struct names_source {
   uint64_t pid;
-  source_string_t* strings; /* STRING_INDEX_LIMIT entries, allocated at the first string */
+  source_string_t* strings; /* `capacity` entries: grown to the highest index defined */
+  size_t capacity;
 };
 
 names_source_t* names__source_create(uint64_t pid) {
@@ -29,8 +28,7 @@ names_source_t* names__source_create(uint64_t pid) {
 
 void names__source_free(names_source_t* s) {
   if (!s) return;
-  if (s->strings)
-    for (size_t i = 0; i < STRING_INDEX_LIMIT; i++) free(s->strings[i].data);
+  for (size_t i = 0; i < s->capacity; i++) free(s->strings[i].data);
   free(s->strings);
   free(s);
 }
@@ -69,7 +67,7 @@ static bool take_string(cursor_t* c, const names_source_t* s, uint32_t ref, str_
     c->words -= words;
     return true;
   }
-  if (s->strings && s->strings[ref].data) {
+  if (ref < s->capacity && s->strings[ref].data) {
     out->data = s->strings[ref].data;
     out->length = s->strings[ref].length;
   }
@@ -85,7 +83,15 @@ static void note_string(names_source_t* s, uint64_t header, cursor_t* c) {
   uint32_t index = (uint32_t)FXT_GET(header, 16, 30);
   size_t length = (size_t)FXT_GET(header, 32, 46);
   if (index == 0 || (length + 7) / 8 > c->words) return;
-  if (!s->strings && !(s->strings = calloc(STRING_INDEX_LIMIT, sizeof(*s->strings)))) return;
+  if (index >= s->capacity) { /* most providers use a few hundred indexes */
+    size_t capacity = s->capacity ? s->capacity : 256;
+    while (capacity <= index) capacity *= 2;
+    source_string_t* grown = realloc(s->strings, capacity * sizeof(*grown));
+    if (!grown) return;
+    memset(grown + s->capacity, 0, (capacity - s->capacity) * sizeof(*grown));
+    s->strings = grown;
+    s->capacity = capacity;
+  }
   char* copy = malloc(length + 1);
   if (!copy) return;
   memcpy(copy, c->p, length);

@@ -42,6 +42,22 @@ static void test_ranks(void) {
   names__free(n);
 }
 
+/* Past NAMES_MAX_ENTRIES, new koids are counted, not kept; known ones still
+ * change. */
+static void test_limit(void) {
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  for (uint64_t koid = 1; koid <= NAMES_MAX_ENTRIES + 10; koid++)
+    names__set(n, true, koid, 1, "t", 1, NAMES_RANK_OWN_RECORD, 0);
+  names_stats_t st = names__stats(n);
+  ASSERT_EQ(st.threads, NAMES_MAX_ENTRIES);
+  ASSERT_EQ(st.not_kept, 10);
+  ASSERT_TRUE(names__get(n, true, NAMES_MAX_ENTRIES + 1) == NULL);
+  names__set(n, true, 1, 1, "renamed", 7, NAMES_RANK_PROC, 0);
+  ASSERT_STREQ(names__get(n, true, 1), "renamed");
+  names__free(n);
+}
+
 static void test_bound(void) {
   char name[400];
   /* 'a', then 2-byte characters (é = c3 a9) so that byte 255 falls inside one */
@@ -195,8 +211,24 @@ static void test_records(void) {
   ASSERT_TRUE(n && kernel && app);
   buf_t* b = calloc(1, sizeof(*b));
   ASSERT_TRUE(b);
-  /* the kernel provider's string table: index 1 is its category */
+  /* a high string index (the table grows to it) naming a thread */
   size_t from = b->used;
+  fxt_write_string_record(b->words + b->used, 30000, "far-name", 8);
+  b->used += fxt_string_record_words(8);
+  note_last(n, app, b, from);
+  {
+    from = b->used;
+    trace_string_ref_t ref = trace_make_indexed_string_ref(30000);
+    trace_arg_t arg =
+        trace_make_arg(trace_make_inline_c_string_ref("process"), trace_make_koid_arg_value(100));
+    size_t w = fxt_kernel_object_record_words(&ref, &arg, 1);
+    fxt_write_kernel_object_record(b->words + b->used, w, 103, FXT_KOBJ_THREAD, &ref, &arg, 1);
+    b->used += w;
+    note_last(n, app, b, from);
+    ASSERT_STREQ(names__get(n, true, 103), "far-name");
+  }
+  /* the kernel provider's string table: index 1 is its category */
+  from = b->used;
   size_t words = fxt_string_record_words(11);
   fxt_write_string_record(b->words + b->used, 1, "kernel:task", 11);
   b->used += words;
@@ -258,7 +290,7 @@ static void test_records(void) {
 
   /* thread 102's process is known from no kernel-object record (a fork
    * does not say it): the section leaves it out */
-  test_section(n, 1, 2, 102);
+  test_section(n, 1, 3, 102);
   free(b);
   names__source_free(kernel);
   names__source_free(app);
@@ -267,6 +299,7 @@ static void test_records(void) {
 
 int main(void) {
   test_ranks();
+  test_limit();
   test_bound();
   test_records();
   printf("ok\n");
