@@ -17,7 +17,8 @@ static bool append(void* arg, const void* data, size_t bytes) {
 }
 
 bool archive__write_names(manager_t* m, session_t* s) {
-  if (!s->names || !s->names_due || !s->out || s->out->failed) return !s->out || !s->out->failed;
+  if (s->out->failed) return false;
+  if (!s->names || !s->names_due) return true; /* nothing new to name */
   s->names_due = false;
   names__refresh_from_proc(s->names);
   uint64_t words[8];

@@ -328,13 +328,12 @@ bool archive__magic(output_t* o);
 bool archive__write_results(manager_t* m, tracee_t* t);
 /* One streaming save (§9). false only if the output failed. */
 bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end);
-/* Reads the tracee's buffer header; false if unusable. */
 /* The names section (docs/manager.md): the names learned so far, checked
  * against /proc, as kernel-object records under the manager's provider id 0
  * ("trace_manager"), when records were written since the last one. false if
  * the output failed. */
 bool archive__write_names(manager_t* m, session_t* s);
-
+/* Reads the tracee's buffer header; false if unusable. */
 bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** why);
 /* Notes damage to t's buffer for the client: the first description is kept,
  * `records` (left out for it; WIRE_RECORDS_UNKNOWN: all) are added up. */
