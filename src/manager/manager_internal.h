@@ -167,7 +167,7 @@ struct tracee {
   bool ack_pending; /* BUFFER_SAVED held back while the output queue is high */
   fifo_packet_t ack;
   names_source_t* names; /* what its records need to be read for names */
-  bool gone; /* its session is gone: freed at the end of the loop turn */
+  bool gone;             /* its session is gone: freed at the end of the loop turn */
   tracee_t* next;
 };
 

@@ -741,8 +741,9 @@ void session__progress(manager_t* m) {
   if (s->state == SESSION_STOPPING && !any_in_state(s, TRACEE_STOPPING)) {
     /* after every provider's results: the names are the archive's last word */
     if (!archive__write_names(m, s) || !output__flush(s->out)) {
-      session__abort(m, s, s->out->overflow ? "the client stopped reading the archive"
-                                            : "the archive output failed");
+      session__abort(m, s,
+                     s->out->overflow ? "the client stopped reading the archive"
+                                      : "the archive output failed");
       return;
     }
     set_state(s, SESSION_STOPPED);
@@ -751,8 +752,9 @@ void session__progress(manager_t* m) {
   }
   if (s->state == SESSION_TERMINATING && !any_in_state(s, TRACEE_TERMINATING)) {
     if (!archive__write_names(m, s)) {
-      session__abort(m, s, s->out->overflow ? "the client stopped reading the archive"
-                                            : "the archive output failed");
+      session__abort(m, s,
+                     s->out->overflow ? "the client stopped reading the archive"
+                                      : "the archive output failed");
       return;
     }
     reply_stats(m, s, &s->terminate, MSG_TERMINATE_RESULT);

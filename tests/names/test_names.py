@@ -124,6 +124,19 @@ def other_readers(path, pid, expect):
         check(last.get(key) == name, '%s: trace convert\'s last %s is %r, not %r' %
               (path, 'process_name' if key is None else 'thread_name of %d' % key,
                last.get(key), name))
+    # the systrace text names each task as it was named at the line's time:
+    # its last line (the trace's end) by the name it ended with
+    text = doc.get('systemTraceEvents', '') if isinstance(doc, dict) else ''
+    check('\x01' not in text and '\x02' not in text, '%s: unresolved task marks' % path)
+    line_last = {}
+    for line in text.split('\n'):
+        m = re.match(r'\s*(.*)-(\d+)\s+\(', line)
+        if m:
+            line_last[int(m.group(2))] = m.group(1)
+    for tid, name in expect.items():
+        if tid is not None and tid in line_last:
+            check(line_last[tid] == name, '%s: the systrace text\'s last line of %d names it %r, '
+                  'not %r' % (path, tid, line_last[tid], name))
 
 
 def conforms(path):
