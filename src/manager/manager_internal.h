@@ -51,6 +51,7 @@ struct conn {
 struct provider {
   uint32_t id;
   uint64_t pid;
+  bool other_pid_namespace; /* the pid it claims is not the one the kernel says */
   char name[WIRE_MAX_NAME + 1];
   conn_t* conn;
   tracee_t* tracee; /* in the current session, if any */

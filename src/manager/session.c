@@ -216,8 +216,12 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
   what = "epoll";
   if (mgr__epoll_add(m, t->fifo, EPOLLIN, &t->tag) != 0) goto fail;
   /* its program, while it runs (docs/manager.md, "The names section") */
-  t->names = names__source_create(t->pid);
-  names__note_program(s->names, t->pid);
+  if (p->other_pid_namespace) {
+    t->names = names__source_create_foreign();
+  } else {
+    t->names = names__source_create(t->pid);
+    names__note_program(s->names, t->pid);
+  }
   /* append: the archive and the stats follow registration order */
   tracee_t** pp = &s->tracees;
   while (*pp) pp = &(*pp)->next;

@@ -52,6 +52,10 @@ void names__free(names_t* n);
 /* A provider (pid: its process) whose records are noted with names__note.
  * NULL when out of memory (its records are then not noted). */
 names_source_t* names__source_create(uint64_t pid);
+/* A provider in another pid namespace: its koids are not ours, so /proc
+ * must not name them (names__refresh_from_proc leaves the koids only such
+ * providers named alone), and nothing of it is its own. */
+names_source_t* names__source_create_foreign(void);
 void names__source_free(names_source_t* s);
 
 /* One whole record of source s, as written to the archive (`bytes` its size

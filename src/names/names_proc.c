@@ -71,7 +71,7 @@ void names__refresh_from_proc(names_t* n) {
   char name[NAMES_MAX_LENGTH + 1], path[96];
   for (size_t i = 0; i < n->capacity; i++) {
     names_entry_t* e = &n->slots[i];
-    if (!e->used) continue;
+    if (!e->used || !e->local) continue; /* another pid namespace's koid */
     if (!e->thread) {
       if (program_of(e->koid, name))
         names__set(n, false, e->koid, 0, name, strlen(name), NAMES_RANK_PROC, 0);

@@ -16,6 +16,7 @@ typedef struct source_string {
 
 struct names_source {
   uint64_t pid;
+  bool foreign;             /* another pid namespace (names__source_create_foreign) */
   source_string_t* strings; /* `capacity` entries: grown to the highest index defined */
   size_t capacity;
 };
@@ -23,6 +24,12 @@ struct names_source {
 names_source_t* names__source_create(uint64_t pid) {
   names_source_t* s = calloc(1, sizeof(*s));
   if (s) s->pid = pid;
+  return s;
+}
+
+names_source_t* names__source_create_foreign(void) {
+  names_source_t* s = names__source_create(0);
+  if (s) s->foreign = true;
   return s;
 }
 
@@ -167,6 +174,7 @@ static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t hea
   bool own = s->pid != 0 && (thread ? process == s->pid : koid == s->pid);
   names__set(n, thread, koid, process, name.data, name.length,
              own ? NAMES_RANK_OWN_RECORD : NAMES_RANK_OTHERS_RECORD, 0);
+  if (!s->foreign) names__mark_local(n, thread, koid);
 }
 
 /* ---- kernel:task instants (docs/kernel-provider.md) ---- */
@@ -214,7 +222,7 @@ static void note_task_event(names_t* n, const names_source_t* s, uint64_t ts, st
 }
 
 static void note_event(names_t* n, const names_source_t* s, uint64_t header, cursor_t* c) {
-  if (FXT_GET(header, 16, 19) != FXT_EVENT_INSTANT) return;
+  if (FXT_GET(header, 16, 19) != FXT_EVENT_INSTANT || s->foreign) return;
   uint64_t ts, word;
   if (!take(c, &ts)) return;
   if (FXT_GET(header, 24, 31) == 0 && !(take(c, &word) && take(c, &word))) return;

@@ -84,6 +84,8 @@ void names__set(names_t* n, bool thread, uint64_t koid, uint64_t process_koid, c
   if (koid == 0) return;
   names_entry_t* e = names__entry(n, thread, koid);
   if (!e) return;
+  /* a provider of ours about itself, /proc, the kernel: our pid namespace */
+  if (rank >= NAMES_RANK_OWN_RECORD) e->local = 1;
   if (thread && process_koid != 0) e->process_koid = process_koid;
   length = names__bound(name, length);
   if (length == 0) return; /* nothing to name it with */
@@ -97,6 +99,11 @@ void names__set(names_t* n, bool thread, uint64_t koid, uint64_t process_koid, c
   e->name = copy;
   e->rank = (uint8_t)rank;
   e->ts = ts;
+}
+
+void names__mark_local(names_t* n, bool thread, uint64_t koid) {
+  names_entry_t* e = lookup(n, thread, koid);
+  if (e) e->local = 1;
 }
 
 const char* names__get(const names_t* n, bool thread, uint64_t koid) {

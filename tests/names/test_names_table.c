@@ -58,6 +58,31 @@ static void test_limit(void) {
   names__free(n);
 }
 
+/* A provider in another pid namespace: its koids are not ours, so /proc at
+ * the end does not rename them (pid 1 is alive here: init). */
+static void test_foreign(void) {
+  names_t* n = names__create();
+  names_source_t* foreign = names__source_create_foreign();
+  ASSERT_TRUE(n && foreign);
+  uint64_t words[16];
+  trace_string_ref_t ref = trace_make_inline_c_string_ref("container-init");
+  size_t w = fxt_kernel_object_record_words(&ref, NULL, 0);
+  fxt_write_kernel_object_record(words, w, 1, FXT_KOBJ_PROCESS, &ref, NULL, 0);
+  names__note(n, foreign, words, w * 8);
+  ASSERT_STREQ(names__get(n, false, 1), "container-init");
+  names__refresh_from_proc(n);
+  ASSERT_STREQ(names__get(n, false, 1), "container-init");
+  /* the same record from a provider of ours: /proc names pid 1 */
+  names_source_t* local = names__source_create(12345);
+  ASSERT_TRUE(local);
+  names__note(n, local, words, w * 8);
+  names__refresh_from_proc(n);
+  ASSERT_TRUE(strcmp(names__get(n, false, 1), "container-init") != 0);
+  names__source_free(local);
+  names__source_free(foreign);
+  names__free(n);
+}
+
 static void test_bound(void) {
   char name[400];
   /* 'a', then 2-byte characters (é = c3 a9) so that byte 255 falls inside one */
@@ -300,6 +325,7 @@ static void test_records(void) {
 int main(void) {
   test_ranks();
   test_limit();
+  test_foreign();
   test_bound();
   test_records();
   printf("ok\n");
