@@ -11,6 +11,7 @@
 
 #include "engine/buffer_scan.h"
 #include "engine/engine_internal.h"
+#include "engine/thread_exits.h"
 
 __thread trace_context_t* trace_engine__self __attribute__((tls_model("initial-exec")));
 
@@ -363,6 +364,7 @@ bool writer__category_enabled(const char* category) {
 static void on_thread_exit(void* arg) {
   trace_context_t* w = arg;
   pthread_mutex_lock(&engine__instance.lock);
+  thread_exits__note(w); /* its name at the end, for file mode's archive */
   if (engine__instance.owners) writer__release_chunk(w);
   w->chunk = NO_CHUNK;
   w->pos = w->end = NULL;

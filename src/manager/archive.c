@@ -241,6 +241,8 @@ typedef struct emit_ctx {
   output_t* out;
   const uint8_t* skip_begin; /* records in [skip_begin, skip_end) are not written */
   const uint8_t* skip_end;
+  names_t* names; /* learns from each record written */
+  names_source_t* source;
   uint64_t records, bytes, rejected;
 } emit_ctx_t;
 
@@ -277,6 +279,7 @@ static int emit_record(void* arg, const void* data, size_t bytes) {
     }
     t->length += bytes;
     o->queued += bytes;
+    names__note(e->names, e->source, copy, bytes);
   } else {
     if (!output__append(o, data, bytes)) return -1;
     if (!copied_record_ok(tail_bytes(o, bytes), bytes)) {
@@ -284,6 +287,7 @@ static int emit_record(void* arg, const void* data, size_t bytes) {
       e->rejected++;
       return 0;
     }
+    names__note(e->names, e->source, tail_bytes(o, bytes), bytes);
   }
   e->records++;
   e->bytes += bytes;
@@ -320,7 +324,8 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
     fxt_write_provider_event_record(&word, t->provider_id, FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
     if (!output__append(o, &word, 8)) return false;
   }
-  emit_ctx_t e = {.out = o};
+  emit_ctx_t e = {.out = o, .names = t->s->names, .source = t->names};
+  t->s->names_due = true;
   uint64_t durable_from = 0;
   if (t->mode == TRACE_BUFFERING_MODE_STREAMING && t->saved_once) {
     durable_from = t->last_durable_end;
@@ -359,7 +364,8 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
 bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end) {
   output_t* o = t->s->out;
   if (!provider_record(t, o)) return false;
-  emit_ctx_t e = {.out = o};
+  emit_ctx_t e = {.out = o, .names = t->s->names, .source = t->names};
+  t->s->names_due = true;
   uint64_t from = t->saved_once ? t->last_durable_end : 0;
   buffer_scan_stats_t stats = {0};
   int status =

@@ -20,6 +20,7 @@
 
 #include "engine/buffer_header.h"
 #include "manager/manager.h"
+#include "names/names.h"
 #include "protocol/wire.h"
 #include "trace-engine/types.h"
 
@@ -50,6 +51,7 @@ struct conn {
 struct provider {
   uint32_t id;
   uint64_t pid;
+  bool other_pid_namespace; /* the pid it claims is not the one the kernel says */
   char name[WIRE_MAX_NAME + 1];
   conn_t* conn;
   tracee_t* tracee; /* in the current session, if any */
@@ -165,7 +167,8 @@ struct tracee {
   uint64_t last_durable_end;
   bool ack_pending; /* BUFFER_SAVED held back while the output queue is high */
   fifo_packet_t ack;
-  bool gone; /* its session is gone: freed at the end of the loop turn */
+  names_source_t* names; /* what its records need to be read for names */
+  bool gone;             /* its session is gone: freed at the end of the loop turn */
   tracee_t* next;
 };
 
@@ -214,6 +217,11 @@ struct session {
   bool stop_write_results;
   bool force_clear_entire;
   bool write_results_on_terminate;
+  /* The names the archive ends with (names.h, archive_names.c): NULL when
+   * out of memory; due once records were written since the last section. */
+  names_t* names;
+  bool names_due;
+  bool names_info_written;
 };
 
 struct manager {
@@ -321,6 +329,11 @@ bool archive__magic(output_t* o);
 bool archive__write_results(manager_t* m, tracee_t* t);
 /* One streaming save (§9). false only if the output failed. */
 bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end);
+/* The names section (docs/manager.md): the names learned so far, checked
+ * against /proc, as kernel-object records under the manager's provider id 0
+ * ("trace_manager"), when records were written since the last one. false if
+ * the output failed. */
+bool archive__write_names(manager_t* m, session_t* s);
 /* Reads the tracee's buffer header; false if unusable. */
 bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** why);
 /* Notes damage to t's buffer for the client: the first description is kept,

@@ -40,6 +40,8 @@ void registry__register(manager_t* m, conn_t* c, wire_reader_t* r) {
   /* The kernel's word for the pid, not the message's (a different pid
    * namespace reports 0: then the claim is all there is). */
   p->pid = c->cred.pid > 0 ? (uint64_t)c->cred.pid : claimed_pid;
+  /* its records' koids are then its namespace's pids, not ours (names.h) */
+  p->other_pid_namespace = c->cred.pid <= 0 || claimed_pid != (uint64_t)c->cred.pid;
   memcpy(p->name, name, sizeof(name));
   p->conn = c;
   c->provider = p;

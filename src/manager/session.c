@@ -215,6 +215,13 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
   t->state = TRACEE_INITIALIZED;
   what = "epoll";
   if (mgr__epoll_add(m, t->fifo, EPOLLIN, &t->tag) != 0) goto fail;
+  /* its program, while it runs (docs/manager.md, "The names section") */
+  if (p->other_pid_namespace) {
+    t->names = names__source_create_foreign();
+  } else {
+    t->names = names__source_create(t->pid);
+    names__note_program(s->names, t->pid);
+  }
   /* append: the archive and the stats follow registration order */
   tracee_t** pp = &s->tracees;
   while (*pp) pp = &(*pp)->next;
@@ -322,6 +329,8 @@ void session__destroy(manager_t* m, session_t* s) {
     }
     close_fifo(m, t);
     if (t->map) munmap((void*)t->map, t->size);
+    names__source_free(t->names);
+    t->names = NULL;
     t->gone = true;
     t->next = m->dead_tracees;
     m->dead_tracees = t;
@@ -332,6 +341,7 @@ void session__destroy(manager_t* m, session_t* s) {
   for (size_t i = 0; i < s->spec_count; i++)
     free_strs(s->specs[i].categories, s->specs[i].category_count);
   free(s->specs);
+  names__free(s->names);
   if (m->session == s) m->session = NULL;
   LOGI(m, "session ended");
   free(s);
@@ -419,6 +429,7 @@ void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, si
     code = -ENOMEM;
     goto refuse;
   }
+  s->names = names__create(); /* NULL: the archive ends without a names section */
   m->session = s;
   LOGI(m, "session initialized by pid %d: mode %u, %u MiB, %zu categories", (int)c->cred.pid,
        s->mode, s->buffer_size_mb, s->category_count);
@@ -732,11 +743,24 @@ void session__progress(manager_t* m) {
     reply_start(m, s, 0);
   }
   if (s->state == SESSION_STOPPING && !any_in_state(s, TRACEE_STOPPING)) {
+    /* after every provider's results: the names are the archive's last word */
+    if (!archive__write_names(m, s) || !output__flush(s->out)) {
+      session__abort(m, s,
+                     s->out->overflow ? "the client stopped reading the archive"
+                                      : "the archive output failed");
+      return;
+    }
     set_state(s, SESSION_STOPPED);
     reply_stats(m, s, &s->stop, MSG_STOP_RESULT);
     LOGI(m, "tracing stopped");
   }
   if (s->state == SESSION_TERMINATING && !any_in_state(s, TRACEE_TERMINATING)) {
+    if (!archive__write_names(m, s)) {
+      session__abort(m, s,
+                     s->out->overflow ? "the client stopped reading the archive"
+                                      : "the archive output failed");
+      return;
+    }
     reply_stats(m, s, &s->terminate, MSG_TERMINATE_RESULT);
     session__destroy(m, s);
   }

@@ -32,6 +32,8 @@
 #include "engine/categories.h"
 #include "engine/engine.h"
 #include "engine/live_placeholder.h"
+#include "engine/thread_exits.h"
+#include "names/names.h"
 #include "provider/buffer_touch.h"
 #include "provider/provider_internal.h"
 
@@ -362,6 +364,29 @@ file_session_t* file_session__start(const char* path, const char* name) {
 
 /* ---- finishing ---- */
 
+/* The names section (docs/file-mode.md, "Names"): the program's process and
+ * its threads with the names they have at the end (or had when they ended),
+ * after every other record, since readers keep the last name they read. */
+static void note_thread(void* arg, uint64_t tid, const char* name, int alive) {
+  (void)alive; /* a live thread's newest name comes from /proc below */
+  names__set(arg, true, tid, (uint64_t)getpid(), name, strlen(name), NAMES_RANK_OWN_RECORD, 0);
+}
+
+static bool names_sink(void* arg, const void* data, size_t bytes) {
+  return stage_emit(arg, data, bytes) == 0;
+}
+
+static void emit_names(stage_t* stage) {
+  names_t* n = names__create();
+  if (!n) return; /* out of memory: the names the records carry stay */
+  uint64_t pid = (uint64_t)getpid();
+  names__note_program(n, pid);
+  thread_exits__each(note_thread, n);
+  names__refresh_from_proc(n);
+  names__write_section(n, names_sink, stage, NULL);
+  names__free(n);
+}
+
 /* The archive into a temporary file beside `path`, then renamed over it. */
 static int write_archive(file_session_t* s, uint64_t dropped) {
   const trace_buffer_header_t* header = (const trace_buffer_header_t*)s->map;
@@ -398,6 +423,7 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   }
   if (!stage.error)
     buffer_scan__records(s->map, s->size, header->saved_durable_end, stage_emit, &stage, NULL);
+  if (!stage.error) emit_names(&stage);
   stage_flush(&stage);
   free(stage.data);
   int err = stage.error;

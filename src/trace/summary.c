@@ -431,7 +431,9 @@ static void on_event(summary_t* s, const trace_record_t* r, uint64_t ns) {
 
 static void count_provider(summary_t* s, const trace_record_t* r, bool timed, uint64_t ns) {
   const trace_reader_provider_t* p = r->provider;
-  if (p->id == 0 && p->name.length == 0) return; /* before any provider: the magic record */
+  /* id 0: before any provider (the magic record), or the manager's own
+   * records (the names section, docs/manager.md), which no provider wrote */
+  if (p->id == 0) return;
   summary_provider_t* sp = provider_of(s, p->id);
   if (!sp) return;
   if (sp->name[0] == '\0' && p->name.length) {

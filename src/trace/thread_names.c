@@ -1,13 +1,23 @@
 /* Thread names for `trace dump` and `trace convert` (see thread_names.h): koid -> name, open
- * addressing; the last name recorded for a koid wins. */
+ * addressing; the last name recorded for a koid wins. Each thread also keeps the names the
+ * kernel's task events gave it, with their times, for thread_names__at(). */
 #include "trace/thread_names.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct named_at {
+  uint64_t ns;
+  char* name;
+} named_at_t;
+
 typedef struct entry {
   uint64_t koid; /* 0: free */
   char* name;
+  char* before;       /* the name before its first task event (task_rename's oldcomm) */
+  uint64_t before_ns; /* ... that event's time */
+  named_at_t* events; /* task events naming it, in the order read */
+  size_t count, capacity;
 } entry_t;
 
 static entry_t* table;
@@ -43,16 +53,109 @@ static entry_t* find(uint64_t koid, bool insert) {
   return &table[j];
 }
 
+static char* copy_of(const char* data, size_t length) {
+  char* name = malloc(length + 1);
+  if (!name) return NULL;
+  memcpy(name, data, length);
+  name[length] = '\0';
+  return name;
+}
+
 void thread_names__note(const trace_record_t* r) {
   if (r->type != 7 || r->kernel_object.object_type != 2 || r->kernel_object.koid == 0) return;
   entry_t* e = find(r->kernel_object.koid, true);
   if (!e) return;
-  char* name = malloc(r->kernel_object.name.length + 1);
+  char* name = copy_of(r->kernel_object.name.data, r->kernel_object.name.length);
   if (!name) return;
-  memcpy(name, r->kernel_object.name.data, r->kernel_object.name.length);
-  name[r->kernel_object.name.length] = '\0';
   free(e->name);
   e->name = name;
+}
+
+static const trace_reader_arg_t* arg_of(const trace_record_t* r, const char* name, uint32_t type) {
+  for (size_t i = 0; i < r->event.args.count; i++) {
+    const trace_reader_arg_t* a = &r->event.args.items[i];
+    if (strcmp(a->name.data, name) == 0 && a->type == type) return a;
+  }
+  return NULL;
+}
+
+static bool int_arg(const trace_record_t* r, const char* name, uint64_t* value) {
+  const trace_reader_arg_t* a = arg_of(r, name, 3); /* int64, as the kernel provider writes */
+  if (a && a->int64_value > 0) *value = (uint64_t)a->int64_value;
+  if (!a) {
+    a = arg_of(r, name, 1); /* int32 */
+    if (a && a->int32_value > 0) *value = (uint64_t)a->int32_value;
+  }
+  return a != NULL && *value != 0;
+}
+
+static void add_event(uint64_t tid, uint64_t ns, const char* data, size_t length,
+                      const trace_reader_arg_t* old) {
+  if (length == 0) return;
+  entry_t* e = find(tid, true);
+  if (!e) return;
+  if (e->count == e->capacity) {
+    size_t capacity = e->capacity ? e->capacity * 2 : 4;
+    named_at_t* grown = realloc(e->events, capacity * sizeof(*grown));
+    if (!grown) return;
+    e->events = grown;
+    e->capacity = capacity;
+  }
+  char* name = copy_of(data, length);
+  if (!name) return;
+  e->events[e->count++] = (named_at_t){ns, name};
+  if (old && old->string_value.length && (!e->before || ns < e->before_ns)) {
+    char* before = copy_of(old->string_value.data, old->string_value.length);
+    if (before) {
+      free(e->before);
+      e->before = before;
+      e->before_ns = ns;
+    }
+  }
+}
+
+void thread_names__note_task(const trace_record_t* r, uint64_t ns) {
+  if (r->type != 4 || r->event.event_type != 0 || r->event.category.length != 11 ||
+      memcmp(r->event.category.data, "kernel:task", 11) != 0)
+    return;
+  const char* event = r->event.name.data;
+  uint64_t tid = 0;
+  const trace_reader_arg_t* name = NULL;
+  if (strcmp(event, "task_rename") == 0 && int_arg(r, "pid", &tid)) {
+    name = arg_of(r, "newcomm", 6);
+    if (name)
+      add_event(tid, ns, name->string_value.data, name->string_value.length,
+                arg_of(r, "oldcomm", 6));
+  } else if (strcmp(event, "sched_process_exit") == 0 && int_arg(r, "pid", &tid)) {
+    name = arg_of(r, "comm", 6);
+    if (name) add_event(tid, ns, name->string_value.data, name->string_value.length, NULL);
+  } else if (strcmp(event, "sched_process_fork") == 0 && int_arg(r, "child_pid", &tid)) {
+    name = arg_of(r, "child_comm", 6);
+    if (name) add_event(tid, ns, name->string_value.data, name->string_value.length, NULL);
+  } else if (strcmp(event, "sched_process_exec") == 0 && int_arg(r, "pid", &tid)) {
+    name = arg_of(r, "filename", 6);
+    if (name) { /* the new comm: the file's base name, cut as the kernel cuts it */
+      const char* base = name->string_value.data;
+      size_t length = name->string_value.length;
+      const char* slash = memrchr(base, '/', length);
+      if (slash) {
+        length -= (size_t)(slash + 1 - base);
+        base = slash + 1;
+      }
+      add_event(tid, ns, base, length < 15 ? length : 15, NULL);
+    }
+  }
+}
+
+const char* thread_names__at(uint64_t koid, uint64_t ns) {
+  entry_t* e = koid ? find(koid, false) : NULL;
+  if (!e) return NULL;
+  const named_at_t* best = NULL;
+  for (size_t i = 0; i < e->count; i++)
+    if (e->events[i].ns <= ns && (!best || e->events[i].ns >= best->ns)) best = &e->events[i];
+  if (best) return best->name;
+  if (e->before && ns < e->before_ns) return e->before;
+  return e->name; /* the last name the archive gives it */
 }
 
 static void put_name(FILE* out, const char* label, uint64_t koid) {
@@ -91,7 +194,12 @@ const char* thread_names__get(uint64_t koid) {
 }
 
 void thread_names__free(void) {
-  for (size_t i = 0; i < capacity; i++) free(table[i].name);
+  for (size_t i = 0; i < capacity; i++) {
+    free(table[i].name);
+    free(table[i].before);
+    for (size_t j = 0; j < table[i].count; j++) free(table[i].events[j].name);
+    free(table[i].events);
+  }
   free(table);
   table = NULL;
   capacity = used = 0;

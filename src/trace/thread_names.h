@@ -16,6 +16,17 @@ void thread_names__note(const trace_record_t* r);
  * (names only when known). */
 void thread_names__switch(FILE* out, const trace_record_t* r);
 
+/* Remembers the name a kernel:task instant (task_rename, sched_process_exec, _fork, _exit: the
+ * kernel provider's, docs/kernel-provider.md) gives a thread at `ns`; other records are
+ * ignored. */
+void thread_names__note_task(const trace_record_t* r, uint64_t ns);
+
+/* The name of a thread koid at `ns`, once the whole archive has been noted: the one the latest
+ * task event at or before `ns` gave it; before its first rename, the name it had then; else
+ * (no task event before `ns`) the last name the archive gives it (the names section's,
+ * docs/manager.md). NULL if unknown. */
+const char* thread_names__at(uint64_t koid, uint64_t ns);
+
 /* The last name recorded for a thread koid, or NULL. */
 const char* thread_names__get(uint64_t koid);
 

@@ -1,0 +1,68 @@
+/* Test fixture for the names section (test_names.py, part exec): a process
+ * renamed, then replaced by exec, whose threads rename themselves after they
+ * have written events (so their provider's own records carry names that are
+ * stale at the end).
+ *
+ *   names_rename_exec            prctl(PR_SET_NAME, "before-exec"), then
+ *                                exec of itself with "stage2"
+ *   names_rename_exec stage2     a provider (category "names"); a thread
+ *                                named "t-first" writes an event, renames
+ *                                itself "t-second" and ends; the main thread
+ *                                writes an event, renames itself
+ *                                "main-renamed", writes one more and ends.
+ *
+ * At the end the process is named after its program, "names_rename_exec"
+ * (longer than a comm: only the exec says it whole), the main thread
+ * "main-renamed" and the other thread "t-second". Prints "thread TID" for
+ * the second thread. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace-provider/provider.h"
+#include "trace/event.h"
+
+static void sleep_ms(long ms) { nanosleep(&(struct timespec){0, ms * 1000000L}, NULL); }
+
+static void* thread_main(void* arg) {
+  (void)arg;
+  prctl(PR_SET_NAME, "t-first");
+  printf("thread %ld\n", (long)syscall(SYS_gettid));
+  fflush(stdout);
+  TRACE_INSTANT("names", "first", TRACE_SCOPE_THREAD);
+  sleep_ms(10);
+  prctl(PR_SET_NAME, "t-second");
+  sleep_ms(10);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || strcmp(argv[1], "stage2") != 0) {
+    prctl(PR_SET_NAME, "before-exec");
+    sleep_ms(20);
+    char* args[] = {argv[0], "stage2", NULL};
+    execv(argv[0], args);
+    perror("execv");
+    return 1;
+  }
+  bool started = false;
+  trace_provider_t* provider = trace_provider_create_synchronously("names", &started);
+  for (int i = 0; started && !TRACE_ENABLED() && i < 1000; i++) sleep_ms(1);
+  TRACE_INSTANT("names", "main-before", TRACE_SCOPE_THREAD);
+  pthread_t thread;
+  pthread_create(&thread, NULL, thread_main, NULL);
+  pthread_join(thread, NULL);
+  prctl(PR_SET_NAME, "main-renamed");
+  sleep_ms(10);
+  TRACE_INSTANT("names", "main-after", TRACE_SCOPE_THREAD);
+  trace_provider_destroy(provider);
+  return 0;
+}

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""The names an archive ends with (issue 21, "names that are right last";
+docs/manager.md, "The names section"). Perfetto applies kernel-object
+records in file order and keeps the last name it reads for a koid: these
+tests read each archive with our reader (`trace dump`) and check the last
+name in file order of the traced process and its threads; the archive must
+also conform (tests/tools/fxt_decode.py).
+
+usage: test_names.py TRACE DEMO RENAME_EXEC TOOLS_DIR PART
+PART: demo   the demo (process "demo", threads producer, worker-1, worker-2)
+             recorded with kernel:sched,kernel:task in oneshot, circular and
+             streaming mode: the last names are demo / producer / worker-1 /
+             worker-2
+      exec   rename_exec.c: renamed, exec'd, its threads renamed after they
+             wrote events, with kernel:sched,kernel:task in the three modes:
+             the process is "names_rename_exec" (its program, longer than a
+             comm), the main thread "main-renamed", the other "t-second"
+      user   the same without kernel categories (no root needed): the
+             provider's own names and its program, from the manager
+      file   file mode (FXTRACE_OUTPUT, no manager): rename_exec's stage 2
+             writes its own process and threads right last
+Parts demo and exec exit 77 (skip) when not root or tracefs is unavailable.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TRACE, DEMO, RENAME_EXEC, TOOLS, PART = sys.argv[1:6]
+sys.path.insert(0, TOOLS)
+import fxt_decode  # noqa: E402
+
+failures = []
+MODES = ['oneshot', 'circular', 'streaming']
+KOBJ = re.compile(r'kernel object\s+provider=(\d+) koid=(\d+) type=(\w+) name="((?:[^"\\]|\\.)*)"'
+                  r'(?: args: "process"=koid:(\d+))?')
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print('FAIL: ' + msg)
+
+
+def skip_unless_tracefs():
+    if os.geteuid() != 0:
+        print('SKIP: kernel categories need root (tracefs)')
+        sys.exit(77)
+    have = any(line.split()[2] == 'tracefs' for line in open('/proc/mounts'))
+    if not have:
+        r = subprocess.run(['mount', '-t', 'tracefs', 'nodev', '/sys/kernel/tracing'],
+                           capture_output=True)
+        if r.returncode != 0:
+            print('SKIP: tracefs is not available: ' + r.stderr.decode().strip())
+            sys.exit(77)
+
+
+PROVIDER_INFO = re.compile(r'metadata\s+provider=\d+ provider-info id=(\d+) name="([^"]*)"')
+
+
+def last_names(path, provider_name=None):
+    """(process names, thread names, thread -> process): koid -> the last
+    name in file order, as `trace dump` reads the archive. With
+    provider_name, a fourth: tid -> the last name that provider's own
+    records gave it."""
+    r = subprocess.run([TRACE, 'dump', path], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'trace dump %s: exit %d: %s' % (path, r.returncode, r.stderr[-300:]))
+    processes, threads, parent, by_provider, provider_names = {}, {}, {}, {}, {}
+    for line in r.stdout.splitlines():
+        m = PROVIDER_INFO.match(line)
+        if m:
+            provider_names[int(m.group(1))] = m.group(2)
+            continue
+        m = KOBJ.match(line)
+        if not m:
+            continue
+        koid = int(m.group(2))
+        if m.group(3) == 'process':
+            processes[koid] = m.group(4)
+        elif m.group(3) == 'thread':
+            threads[koid] = m.group(4)
+            if m.group(5):
+                parent[koid] = int(m.group(5))
+            if provider_name and provider_names.get(int(m.group(1))) == provider_name:
+                by_provider[koid] = m.group(4)
+    if provider_name:
+        return processes, threads, parent, by_provider
+    return processes, threads, parent
+
+
+def other_readers(path, pid, expect):
+    """`trace summary` (time order) and `trace convert` (its JSON's last
+    thread_name / process_name metadata) give the same names: expect maps
+    tid -> thread name, and None -> the process name."""
+    r = subprocess.run([TRACE, 'summary', '--format=json', '--top=0', path], capture_output=True,
+                       text=True, timeout=120)
+    check(r.returncode == 0, 'trace summary %s: exit %d' % (path, r.returncode))
+    if r.returncode == 0:
+        rows = {t['tid']: t.get('name') for t in json.loads(r.stdout)['threads'] if t['pid'] == pid}
+        for tid, name in expect.items():
+            if tid is not None and tid in rows:  # summary lists the threads that did something
+                check(rows[tid] == name, '%s: trace summary names thread %d %r, not %r' %
+                      (path, tid, rows[tid], name))
+    out = path + '.json'
+    r = subprocess.run([TRACE, 'convert', path, '-o', out], capture_output=True, text=True,
+                       timeout=120)
+    check(r.returncode == 0, 'trace convert %s: exit %d' % (path, r.returncode))
+    if r.returncode != 0:
+        return
+    with open(out) as f:
+        doc = json.load(f)
+    events = doc['traceEvents'] if isinstance(doc, dict) else doc
+    last = {}
+    for e in events:
+        if e.get('ph') == 'M' and e.get('pid') == pid:
+            if e.get('name') == 'process_name':
+                last[None] = e['args']['name']
+            elif e.get('name') == 'thread_name':
+                last[e.get('tid')] = e['args']['name']
+    for key, name in expect.items():
+        check(last.get(key) == name, '%s: trace convert\'s last %s is %r, not %r' %
+              (path, 'process_name' if key is None else 'thread_name of %d' % key,
+               last.get(key), name))
+    # the systrace text names each task as it was named at the line's time:
+    # once it has its last name, its lines say it (not only the earlier
+    # names the file's order would give; a line's own time may be earlier
+    # than the last rename when later records were lost under load)
+    text = doc.get('systemTraceEvents', '') if isinstance(doc, dict) else ''
+    check('\x01' not in text and '\x02' not in text, '%s: unresolved task marks' % path)
+    line_names = {}
+    for line in text.split('\n'):
+        m = re.match(r'\s*(.*)-(\d+)\s+\(', line)
+        if m:
+            line_names.setdefault(int(m.group(2)), set()).add(m.group(1))
+    for tid, name in expect.items():
+        if tid is not None and tid in line_names:
+            check(name in line_names[tid], '%s: no systrace line names %d %r (only %s)'
+                  % (path, tid, name, sorted(line_names[tid])))
+
+
+def conforms(path):
+    with open(path, 'rb') as f:
+        t = fxt_decode.decode(f.read())
+    check(not t.errors, '%s: fxt_decode.py: %s' % (path, t.errors[:5]))
+    check(not t.warnings, '%s: fxt_decode.py warnings: %s' % (path, t.warnings[:5]))
+    kobj = [r for r in t.records if r.get('kind') == 'kernel_object']
+    check(kobj, '%s: no kernel-object record' % path)
+    return t
+
+
+def record(categories, mode, out, args, env=None):
+    # a manager of our own (trace record's, in-process): a daemon or other
+    # tests' programs on the machine are not part of this trace
+    env = dict(env or os.environ,
+               FXTRACE_SOCKET=os.path.join(os.path.dirname(out), 'manager.sock'))
+    cmd = [TRACE, 'record', '--categories=' + categories, '--buffering-mode=' + mode, '-o', out,
+           '--'] + args
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    check(r.returncode == 0, '%s: trace record exit %d: %s' % (' '.join(args), r.returncode,
+                                                               r.stderr[-500:]))
+    return r
+
+
+def threads_of(pid, threads, parent):
+    return {koid: name for koid, name in threads.items() if parent.get(koid) == pid}
+
+
+def check_demo(tmp, mode, categories):
+    out = os.path.join(tmp, 'demo-%s.fxt' % mode)
+    # the shell says its pid, then becomes the demo (a name before exec, as
+    # trace record's own child has)
+    r = record(categories, mode, out,
+               ['sh', '-c', 'echo demo-pid $$; exec "$0" 200', DEMO])
+    if r.returncode != 0:
+        return
+    m = re.search(r'^demo-pid (\d+)$', r.stdout, re.M)
+    check(m, '%s: no demo pid in %r' % (mode, r.stdout[-300:]))
+    if not m:
+        return
+    pid = int(m.group(1))
+    conforms(out)
+    processes, threads, parent, own = last_names(out, 'demo')
+    check(processes.get(pid) == 'demo',
+          '%s: process %d last named %r, not "demo"' % (mode, pid, processes.get(pid)))
+    mine = threads_of(pid, threads, parent)
+    check(mine.get(pid) == 'producer',
+          '%s: main thread %d last named %r, not "producer"' % (mode, pid, mine.get(pid)))
+    # the threads that wrote demo events (the provider named them itself)
+    # are, at the end, producer and the two workers; no other thread of the
+    # process (fxtrace's control thread, a sanitizer's) takes those names
+    wrote = sorted(mine.get(k) or '' for k in own if parent.get(k) == pid)
+    check(wrote == ['producer', 'worker-1', 'worker-2'],
+          '%s: the threads that wrote are last named %s, not producer, worker-1, worker-2'
+          % (mode, wrote))
+    named = sorted(n for n in mine.values() if n in ('producer', 'worker-1', 'worker-2'))
+    check(named == ['producer', 'worker-1', 'worker-2'],
+          '%s: the demo\'s threads named producer / worker-*: %s' % (mode, named))
+    expect = {k: n for k, n in mine.items() if n in ('producer', 'worker-1', 'worker-2')}
+    expect[None] = 'demo'
+    other_readers(out, pid, expect)
+    print('%s: process %d "%s", threads %s' % (mode, pid, processes.get(pid), sorted(mine.values())))
+
+
+def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner):
+    out = os.path.join(tmp, 'exec-%s.fxt' % mode)
+    r = runner(out)
+    if r.returncode != 0:
+        return
+    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
+    check(m, '%s: rename_exec did not print its thread: %r' % (mode, r.stdout[-300:]))
+    if not m:
+        return
+    tid = int(m.group(1))
+    conforms(out)
+    processes, threads, parent = last_names(out)
+    pid = parent.get(tid)
+    check(pid is not None, '%s: thread %d has no thread record with its process' % (mode, tid))
+    if pid is None:
+        return
+    check(processes.get(pid) == 'names_rename_exec',
+          '%s: process %d last named %r, not "names_rename_exec"' % (mode, pid, processes.get(pid)))
+    check(threads.get(pid) == expect_main,
+          '%s: main thread %d last named %r, not %r' % (mode, pid, threads.get(pid), expect_main))
+    check(threads.get(tid) == expect_thread,
+          '%s: thread %d last named %r, not %r' % (mode, tid, threads.get(tid), expect_thread))
+    other_readers(out, pid, {None: 'names_rename_exec', pid: expect_main, tid: expect_thread})
+    print('%s: process %d "%s", main "%s", thread %d "%s"' %
+          (mode, pid, processes.get(pid), threads.get(pid), tid, threads.get(tid)))
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix='fxtrace-names-') as tmp:
+        if PART == 'demo':
+            skip_unless_tracefs()
+            for mode in MODES:
+                check_demo(tmp, mode, 'kernel:sched,kernel:task,demo')
+        elif PART == 'exec':
+            skip_unless_tracefs()
+            for mode in MODES:
+                check_rename_exec(
+                    tmp, mode, None, 'main-renamed', 't-second',
+                    lambda out, mode=mode: record('kernel:sched,kernel:task,names', mode, out,
+                                                  [RENAME_EXEC]))
+        elif PART == 'user':
+            for mode in MODES:
+                check_demo(tmp, mode, 'demo')
+        elif PART == 'file':
+            for mode in MODES:
+                def run(out, mode=mode):
+                    env = dict(os.environ, FXTRACE_OUTPUT=out, FXTRACE_BUFFERING_MODE=mode)
+                    r = subprocess.run([RENAME_EXEC, 'stage2'], capture_output=True, text=True,
+                                       timeout=60, env=env)
+                    check(r.returncode == 0, 'file mode: exit %d: %s' % (r.returncode, r.stderr))
+                    return r
+                check_rename_exec(tmp, mode, None, 'main-renamed', 't-second', run)
+        else:
+            print('unknown part ' + PART)
+            return 2
+    if failures:
+        print('%d failure(s)' % len(failures))
+        return 1
+    print('ok')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

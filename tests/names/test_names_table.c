@@ -1,0 +1,333 @@
+/* The names collection (src/names/names.h): which source wins, what records
+ * teach it, bounds, and that its section is FXT our reader takes whole. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt/fxt_encode.h"
+#include "names/names.h"
+#include "test.h"
+#include "trace-reader/reader.h"
+
+static void test_ranks(void) {
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  names__set(n, true, 10, 1, "others", 6, NAMES_RANK_OTHERS_RECORD, 0);
+  ASSERT_STREQ(names__get(n, true, 10), "others");
+  names__set(n, true, 10, 0, "own", 3, NAMES_RANK_OWN_RECORD, 0);
+  ASSERT_STREQ(names__get(n, true, 10), "own");
+  names__set(n, true, 10, 0, "others-later", 12, NAMES_RANK_OTHERS_RECORD, 0);
+  ASSERT_STREQ(names__get(n, true, 10), "own"); /* a weaker source never replaces */
+  names__set(n, true, 10, 0, "own-later", 9, NAMES_RANK_OWN_RECORD, 0);
+  ASSERT_STREQ(names__get(n, true, 10), "own-later"); /* same source: the last */
+  names__set(n, true, 10, 0, "at-20", 5, NAMES_RANK_TASK_EVENT, 20);
+  names__set(n, true, 10, 0, "at-5", 4, NAMES_RANK_TASK_EVENT, 5);
+  ASSERT_STREQ(names__get(n, true, 10), "at-20"); /* task events: the latest time */
+  names__set(n, true, 10, 0, "at-30", 5, NAMES_RANK_TASK_EVENT, 30);
+  ASSERT_STREQ(names__get(n, true, 10), "at-30");
+  names__set(n, true, 10, 0, "proc", 4, NAMES_RANK_PROC, 0);
+  ASSERT_STREQ(names__get(n, true, 10), "proc");
+  names__set(n, true, 10, 0, "", 0, NAMES_RANK_PROC, 0); /* an empty name is no name */
+  ASSERT_STREQ(names__get(n, true, 10), "proc");
+  /* processes and threads are apart */
+  ASSERT_TRUE(names__get(n, false, 10) == NULL);
+  names__set(n, false, 10, 0, "prog", 4, NAMES_RANK_PROGRAM, 0);
+  ASSERT_STREQ(names__get(n, false, 10), "prog");
+  ASSERT_STREQ(names__get(n, true, 10), "proc");
+  names_stats_t st = names__stats(n);
+  ASSERT_EQ(st.processes, 1);
+  ASSERT_EQ(st.threads, 1);
+  ASSERT_EQ(st.not_kept, 0);
+  names__free(n);
+}
+
+/* Past NAMES_MAX_ENTRIES, new koids are counted, not kept; known ones still
+ * change. */
+static void test_limit(void) {
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  for (uint64_t koid = 1; koid <= NAMES_MAX_ENTRIES + 10; koid++)
+    names__set(n, true, koid, 1, "t", 1, NAMES_RANK_OWN_RECORD, 0);
+  names_stats_t st = names__stats(n);
+  ASSERT_EQ(st.threads, NAMES_MAX_ENTRIES);
+  ASSERT_EQ(st.not_kept, 10);
+  ASSERT_TRUE(names__get(n, true, NAMES_MAX_ENTRIES + 1) == NULL);
+  names__set(n, true, 1, 1, "renamed", 7, NAMES_RANK_PROC, 0);
+  ASSERT_STREQ(names__get(n, true, 1), "renamed");
+  names__free(n);
+}
+
+/* A provider in another pid namespace: its koids are not ours, so /proc at
+ * the end does not rename them (pid 1 is alive here: init). */
+static void test_foreign(void) {
+  names_t* n = names__create();
+  names_source_t* foreign = names__source_create_foreign();
+  ASSERT_TRUE(n && foreign);
+  uint64_t words[16];
+  trace_string_ref_t ref = trace_make_inline_c_string_ref("container-init");
+  size_t w = fxt_kernel_object_record_words(&ref, NULL, 0);
+  fxt_write_kernel_object_record(words, w, 1, FXT_KOBJ_PROCESS, &ref, NULL, 0);
+  names__note(n, foreign, words, w * 8);
+  ASSERT_STREQ(names__get(n, false, 1), "container-init");
+  names__refresh_from_proc(n);
+  ASSERT_STREQ(names__get(n, false, 1), "container-init");
+  /* the same record from a provider of ours: /proc names pid 1 */
+  names_source_t* local = names__source_create(12345);
+  ASSERT_TRUE(local);
+  names__note(n, local, words, w * 8);
+  names__refresh_from_proc(n);
+  ASSERT_TRUE(strcmp(names__get(n, false, 1), "container-init") != 0);
+  names__source_free(local);
+  names__source_free(foreign);
+  names__free(n);
+}
+
+static void test_bound(void) {
+  char name[400];
+  /* 'a', then 2-byte characters (é = c3 a9) so that byte 255 falls inside one */
+  name[0] = 'a';
+  size_t i = 1;
+  while (i + 2 <= sizeof(name) - 1) {
+    name[i++] = (char)0xc3;
+    name[i++] = (char)0xa9;
+  }
+  name[i] = '\0';
+  size_t kept = names__bound(name, strlen(name));
+  ASSERT_TRUE(kept <= NAMES_MAX_LENGTH);
+  ASSERT_EQ(kept, NAMES_MAX_LENGTH); /* 'a' + 127 whole characters = 255 bytes */
+  ASSERT_EQ(names__bound("\xc3\xa9", 2), 2);
+  /* byte 255 a lead byte: cut before it */
+  name[0] = 'a';
+  name[1] = 'b';
+  for (i = 2; i + 2 <= sizeof(name) - 1; i += 2) {
+    name[i] = (char)0xc3;
+    name[i + 1] = (char)0xa9;
+  }
+  name[i] = '\0';
+  kept = names__bound(name, strlen(name));
+  ASSERT_EQ(kept, NAMES_MAX_LENGTH - 1);
+  ASSERT_EQ(names__bound("comm\n", 5), 4); /* /proc's newline */
+  ASSERT_EQ(names__bound("ab\0cd", 5), 2);
+}
+
+/* ---- records ---- */
+
+typedef struct buf {
+  uint64_t words[4096];
+  size_t used;
+} buf_t;
+
+static void note_last(names_t* n, names_source_t* s, buf_t* b, size_t from) {
+  names__note(n, s, b->words + from, (b->used - from) * 8);
+}
+
+static void put_kobj(names_t* n, names_source_t* s, buf_t* b, bool thread, uint64_t koid,
+                     uint64_t process, const char* name) {
+  size_t from = b->used;
+  trace_string_ref_t ref = trace_make_inline_c_string_ref(name);
+  trace_arg_t arg =
+      trace_make_arg(trace_make_inline_c_string_ref("process"), trace_make_koid_arg_value(process));
+  size_t count = thread ? 1 : 0;
+  size_t words = fxt_kernel_object_record_words(&ref, &arg, count);
+  fxt_write_kernel_object_record(b->words + b->used, words, koid,
+                                 thread ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS, &ref, &arg, count);
+  b->used += words;
+  note_last(n, s, b, from);
+}
+
+static void put_task(names_t* n, names_source_t* s, buf_t* b, uint64_t ts, const char* event,
+                     const trace_arg_t* args, size_t count) {
+  size_t from = b->used;
+  trace_thread_ref_t thread = trace_make_inline_thread_ref(1, 1);
+  trace_string_ref_t category = trace_make_indexed_string_ref(1); /* "kernel:task" */
+  trace_string_ref_t name = trace_make_inline_c_string_ref(event);
+  size_t words = fxt_event_record_words(FXT_EVENT_INSTANT, &thread, &category, &name, args, count);
+  fxt_write_event_record(b->words + b->used, words, FXT_EVENT_INSTANT, ts, &thread, &category,
+                         &name, args, count, 3 /* thread scope */);
+  b->used += words;
+  note_last(n, s, b, from);
+}
+
+static trace_arg_t named_int(const char* name, int64_t v) {
+  return trace_make_arg(trace_make_inline_c_string_ref(name), trace_make_int64_arg_value(v));
+}
+
+static trace_arg_t named_string(const char* name, const char* value) {
+  return trace_make_arg(trace_make_inline_c_string_ref(name),
+                        trace_make_string_arg_value(trace_make_inline_c_string_ref(value)));
+}
+
+/* ---- the section ---- */
+
+typedef struct archive {
+  uint8_t bytes[1 << 16];
+  size_t size;
+  int calls;
+} archive_t;
+
+static bool append(void* arg, const void* data, size_t bytes) {
+  archive_t* a = arg;
+  ASSERT_TRUE(a->size + bytes <= sizeof(a->bytes));
+  ASSERT_EQ(bytes % 8, 0);
+  memcpy(a->bytes + a->size, data, bytes);
+  a->size += bytes;
+  a->calls++;
+  return true;
+}
+
+static bool refuse(void* arg, const void* data, size_t bytes) {
+  (void)arg, (void)data, (void)bytes;
+  return false;
+}
+
+/* The section of n, read back with our reader after a magic record and a
+ * provider-info record: `processes` process and `threads` thread records,
+ * each thread with its `process` koid, every name the one n knows, and
+ * `absent` (a thread) not among them. */
+static void test_section(names_t* n, uint64_t processes, uint64_t threads, uint64_t absent) {
+  archive_t* a = calloc(1, sizeof(*a));
+  ASSERT_TRUE(a);
+  uint64_t words[8];
+  fxt_write_magic_record(words);
+  append(a, words, 8);
+  uint64_t* end = fxt_write_provider_info_record(words, 0, "trace_manager", 13);
+  append(a, words, (size_t)(end - words) * 8);
+  uint64_t records = 0;
+  ASSERT_TRUE(names__write_section(n, append, a, &records));
+  ASSERT_EQ(records, processes + threads);
+  trace_reader_t* r = trace_reader_open_memory(a->bytes, a->size, NULL);
+  ASSERT_TRUE(r);
+  trace_record_t rec;
+  int rc;
+  uint64_t seen_processes = 0, seen_threads = 0;
+  while ((rc = trace_reader_next(r, &rec)) != TRACE_READ_END) {
+    ASSERT_EQ(rc, TRACE_READ_RECORD);
+    if (rec.type != 7) continue;
+    bool thread = rec.kernel_object.object_type == FXT_KOBJ_THREAD;
+    const char* known = names__get(n, thread, rec.kernel_object.koid);
+    ASSERT_TRUE(known);
+    ASSERT_EQ(rec.kernel_object.name.length, strlen(known));
+    ASSERT_TRUE(memcmp(rec.kernel_object.name.data, known, strlen(known)) == 0);
+    if (thread) {
+      ASSERT_TRUE(rec.kernel_object.koid != absent);
+      ASSERT_EQ(seen_threads == 0 ? seen_processes : processes, processes); /* processes first */
+      ASSERT_EQ(rec.kernel_object.args.count, 1);
+      ASSERT_EQ(rec.kernel_object.args.items[0].type, TRACE_ARG_KOID);
+      ASSERT_STREQ(rec.kernel_object.args.items[0].name.data, "process");
+      seen_threads++;
+    } else {
+      ASSERT_EQ(rec.kernel_object.args.count, 0);
+      seen_processes++;
+    }
+  }
+  trace_reader_close(r);
+  ASSERT_EQ(seen_processes, processes);
+  ASSERT_EQ(seen_threads, threads);
+  /* a sink that fails stops the section */
+  ASSERT_TRUE(!names__write_section(n, refuse, NULL, NULL));
+  free(a);
+}
+
+static void test_records(void) {
+  names_t* n = names__create();
+  names_source_t* kernel = names__source_create(500); /* the kernel provider, pid 500 */
+  names_source_t* app = names__source_create(100);    /* the traced program, pid 100 */
+  ASSERT_TRUE(n && kernel && app);
+  buf_t* b = calloc(1, sizeof(*b));
+  ASSERT_TRUE(b);
+  /* a high string index (the table grows to it) naming a thread */
+  size_t from = b->used;
+  fxt_write_string_record(b->words + b->used, 30000, "far-name", 8);
+  b->used += fxt_string_record_words(8);
+  note_last(n, app, b, from);
+  {
+    from = b->used;
+    trace_string_ref_t ref = trace_make_indexed_string_ref(30000);
+    trace_arg_t arg =
+        trace_make_arg(trace_make_inline_c_string_ref("process"), trace_make_koid_arg_value(100));
+    size_t w = fxt_kernel_object_record_words(&ref, &arg, 1);
+    fxt_write_kernel_object_record(b->words + b->used, w, 103, FXT_KOBJ_THREAD, &ref, &arg, 1);
+    b->used += w;
+    note_last(n, app, b, from);
+    ASSERT_STREQ(names__get(n, true, 103), "far-name");
+  }
+  /* the kernel provider's string table: index 1 is its category */
+  from = b->used;
+  size_t words = fxt_string_record_words(11);
+  fxt_write_string_record(b->words + b->used, 1, "kernel:task", 11);
+  b->used += words;
+  note_last(n, kernel, b, from);
+
+  /* the program names itself (own records) ... */
+  put_kobj(n, app, b, false, 100, 0, "prog-comm");
+  put_kobj(n, app, b, true, 101, 100, "worker-1");
+  /* ... the kernel provider names it by comm afterwards (someone else's) */
+  put_kobj(n, kernel, b, false, 100, 0, "main-comm");
+  put_kobj(n, kernel, b, true, 101, 100, "main-comm");
+  put_kobj(n, kernel, b, true, 100, 100, "main-comm");
+  ASSERT_STREQ(names__get(n, false, 100), "prog-comm");
+  ASSERT_STREQ(names__get(n, true, 101), "worker-1");
+  ASSERT_STREQ(names__get(n, true, 100), "main-comm");
+
+  /* task events, out of time order (a circular buffer's durable part first) */
+  trace_arg_t rename_late[] = {named_int("pid", 100), named_string("newcomm", "late-name")};
+  put_task(n, kernel, b, 300, "task_rename", rename_late, 2);
+  trace_arg_t rename_early[] = {named_int("pid", 100), named_string("newcomm", "early-name")};
+  put_task(n, kernel, b, 200, "task_rename", rename_early, 2);
+  ASSERT_STREQ(names__get(n, true, 100), "late-name");
+  trace_arg_t exec[] = {named_string("filename", "/usr/bin/a-program-longer-than-15"),
+                        named_int("pid", 100), named_int("old_pid", 100)};
+  put_task(n, kernel, b, 100, "sched_process_exec", exec, 3);
+  ASSERT_STREQ(names__get(n, false, 100), "a-program-longer-than-15"); /* the program, whole */
+  ASSERT_STREQ(names__get(n, true, 100), "late-name");                 /* renamed later */
+  trace_arg_t exec2[] = {named_string("filename", "/bin/second"), named_int("pid", 100)};
+  put_task(n, kernel, b, 400, "sched_process_exec", exec2, 2);
+  ASSERT_STREQ(names__get(n, false, 100), "second");
+  ASSERT_STREQ(names__get(n, true, 100), "second");
+  trace_arg_t fork[] = {named_string("parent_comm", "second"), named_int("parent_pid", 100),
+                        named_string("child_comm", "second"), named_int("child_pid", 102)};
+  put_task(n, kernel, b, 410, "sched_process_fork", fork, 4);
+  ASSERT_STREQ(names__get(n, true, 102), "second");
+  trace_arg_t exit102[] = {named_string("comm", "w-final"), named_int("pid", 102),
+                           named_int("prio", 120)};
+  put_task(n, kernel, b, 420, "sched_process_exit", exit102, 3);
+  ASSERT_STREQ(names__get(n, true, 102), "w-final");
+  /* another category is not the kernel's task events */
+  from = b->used;
+  fxt_write_string_record(b->words + b->used, 1, "kernel:other", 12);
+  b->used += fxt_string_record_words(12);
+  note_last(n, kernel, b, from);
+  trace_arg_t rename_other[] = {named_int("pid", 102), named_string("newcomm", "wrong")};
+  put_task(n, kernel, b, 500, "task_rename", rename_other, 2);
+  ASSERT_STREQ(names__get(n, true, 102), "w-final");
+  /* a record cut short is not read past its size */
+  trace_arg_t rename_cut[] = {named_int("pid", 101), named_string("newcomm", "cut")};
+  from = b->used;
+  fxt_write_string_record(b->words + b->used, 1, "kernel:task", 11);
+  b->used += fxt_string_record_words(11);
+  note_last(n, kernel, b, from);
+  from = b->used;
+  put_task(n, kernel, b, 600, "task_rename", rename_cut, 2); /* noted whole: applies */
+  ASSERT_STREQ(names__get(n, true, 101), "cut");
+  names__note(n, kernel, b->words + from, 3 * 8); /* only its first words: nothing */
+  ASSERT_STREQ(names__get(n, true, 101), "cut");
+
+  /* thread 102's process is known from no kernel-object record (a fork
+   * does not say it): the section leaves it out */
+  test_section(n, 1, 3, 102);
+  free(b);
+  names__source_free(kernel);
+  names__source_free(app);
+  names__free(n);
+}
+
+int main(void) {
+  test_ranks();
+  test_limit();
+  test_foreign();
+  test_bound();
+  test_records();
+  printf("ok\n");
+  return 0;
+}

@@ -1,0 +1,101 @@
+/* thread_names.c's names in time (thread_names__at): what the kernel's task
+ * events say at each time, the name before the first rename, and the last
+ * name the archive gives a thread (its names section) otherwise. */
+#include <string.h>
+
+#include "test.h"
+#include "trace/thread_names.h"
+
+static trace_reader_string_t str(const char* s) {
+  trace_reader_string_t r = {s, strlen(s)};
+  return r;
+}
+
+static void kobj(uint64_t tid, const char* name) {
+  trace_record_t r;
+  memset(&r, 0, sizeof(r));
+  r.type = 7;
+  r.kernel_object.koid = tid;
+  r.kernel_object.object_type = 2;
+  r.kernel_object.name = str(name);
+  thread_names__note(&r);
+}
+
+/* A kernel:task instant with a string argument k1 and an int64 one k2. */
+static void task(uint64_t ns, const char* event, const char* k1, const char* s1, const char* k2,
+                 int64_t pid) {
+  trace_record_t r;
+  memset(&r, 0, sizeof(r));
+  r.type = 4;
+  r.event.event_type = 0;
+  r.event.category = str("kernel:task");
+  r.event.name = str(event);
+  trace_reader_arg_t* a = r.event.args.items;
+  a[0].type = 6;
+  a[0].name = str(k1);
+  a[0].string_value = str(s1);
+  a[1].type = 3;
+  a[1].name = str(k2);
+  a[1].int64_value = pid;
+  r.event.args.count = 2;
+  thread_names__note_task(&r, ns);
+}
+
+int main(void) {
+  /* thread 7: forked as "producer" at 100, renamed "worker-1" at 200 (from
+   * "producer"), exited at 900; the archive's last record names it too */
+  kobj(7, "producer");
+  task(200, "task_rename", "newcomm", "worker-1", "pid", 7);
+  task(100, "sched_process_fork", "child_comm", "producer", "child_pid", 7);
+  task(900, "sched_process_exit", "comm", "worker-1", "pid", 7);
+  kobj(7, "worker-1");
+  ASSERT_STREQ(thread_names__at(7, 150), "producer");
+  ASSERT_STREQ(thread_names__at(7, 200), "worker-1");
+  ASSERT_STREQ(thread_names__at(7, 950), "worker-1");
+  /* before any event: the last name the archive gives it */
+  ASSERT_STREQ(thread_names__at(7, 50), "worker-1");
+  ASSERT_STREQ(thread_names__get(7), "worker-1");
+
+  /* thread 8: only a rename at 500 from "old": before it, "old" */
+  kobj(8, "new");
+  {
+    trace_record_t r;
+    memset(&r, 0, sizeof(r));
+    r.type = 4;
+    r.event.category = str("kernel:task");
+    r.event.name = str("task_rename");
+    trace_reader_arg_t* a = r.event.args.items;
+    a[0] = (trace_reader_arg_t){.type = 3, .name = str("pid"), .int64_value = 8};
+    a[1] = (trace_reader_arg_t){.type = 6, .name = str("oldcomm"), .string_value = str("old")};
+    a[2] = (trace_reader_arg_t){.type = 6, .name = str("newcomm"), .string_value = str("new")};
+    r.event.args.count = 3;
+    thread_names__note_task(&r, 500);
+  }
+  ASSERT_STREQ(thread_names__at(8, 499), "old");
+  ASSERT_STREQ(thread_names__at(8, 500), "new");
+
+  /* thread 9: exec of a long file name at 300: the comm, cut to 15 bytes */
+  kobj(9, "final");
+  task(300, "sched_process_exec", "filename", "/usr/bin/a-very-long-program-name", "pid", 9);
+  ASSERT_STREQ(thread_names__at(9, 301), "a-very-long-pro");
+  ASSERT_STREQ(thread_names__at(9, 299), "final");
+
+  /* another category says nothing of names */
+  {
+    trace_record_t r;
+    memset(&r, 0, sizeof(r));
+    r.type = 4;
+    r.event.category = str("kernel:other");
+    r.event.name = str("task_rename");
+    trace_reader_arg_t* a = r.event.args.items;
+    a[0] = (trace_reader_arg_t){.type = 3, .name = str("pid"), .int64_value = 9};
+    a[1] = (trace_reader_arg_t){.type = 6, .name = str("newcomm"), .string_value = str("no")};
+    r.event.args.count = 2;
+    thread_names__note_task(&r, 400);
+  }
+  ASSERT_STREQ(thread_names__at(9, 401), "a-very-long-pro");
+  ASSERT_TRUE(thread_names__at(10, 1) == NULL);
+  thread_names__free();
+  printf("ok\n");
+  return 0;
+}
