@@ -93,6 +93,20 @@ static trace_thread_ref_t thread_ref(kwriter_t* w, uint32_t tid, const char* com
   return trace_make_inline_thread_ref(ensure_named(w, tid, comm, length), tid);
 }
 
+/* thread_ref() for a thread whose comm is the field `comm` of e: read only
+ * when the thread is not named yet (once per thread and trace), so a known
+ * thread costs one table lookup. */
+static trace_thread_ref_t thread_ref_of(kwriter_t* w, uint32_t tid, const kconv_event_t* e,
+                                        const struct tep_format_field* comm) {
+  if (tid == 0) return trace_make_inline_thread_ref(0, 0);
+  kthread_entry_t* t = kthreads__get(&w->threads, tid);
+  if (t && (t->flags & KTHREAD_NAMED) && t->tgid) return trace_make_inline_thread_ref(t->tgid, tid);
+  const char* name = "";
+  size_t length = 0;
+  kev__bytes(comm, e->data, e->size, &name, &length);
+  return thread_ref(w, tid, name, length);
+}
+
 /* ---- sched ---- */
 
 /* Linux prev_state -> FXT thread state (docs/kernel-provider.md). Preempted
@@ -153,8 +167,6 @@ static void write_lane_gap(kwriter_t* w, const kconv_event_t* e, int64_t expecte
 static void write_switch(kwriter_t* w, const kconv_event_t* e) {
   const kev_desc_t* d = e->desc;
   int64_t prev_pid, next_pid, prev_prio = 0, next_prio = 0, state = 0;
-  const char *prev_comm = "", *next_comm = "";
-  size_t prev_len = 0, next_len = 0;
   if (!kev__int(d->f[KF_SWITCH_PREV_PID], e->data, e->size, &prev_pid) ||
       !kev__int(d->f[KF_SWITCH_NEXT_PID], e->data, e->size, &next_pid) || prev_pid < 0 ||
       next_pid < 0 || prev_pid > UINT32_MAX || next_pid > UINT32_MAX)
@@ -162,10 +174,8 @@ static void write_switch(kwriter_t* w, const kconv_event_t* e) {
   kev__int(d->f[KF_SWITCH_PREV_PRIO], e->data, e->size, &prev_prio);
   kev__int(d->f[KF_SWITCH_NEXT_PRIO], e->data, e->size, &next_prio);
   kev__int(d->f[KF_SWITCH_PREV_STATE], e->data, e->size, &state);
-  kev__bytes(d->f[KF_SWITCH_PREV_COMM], e->data, e->size, &prev_comm, &prev_len);
-  kev__bytes(d->f[KF_SWITCH_NEXT_COMM], e->data, e->size, &next_comm, &next_len);
-  trace_thread_ref_t out = thread_ref(w, (uint32_t)prev_pid, prev_comm, prev_len);
-  trace_thread_ref_t in = thread_ref(w, (uint32_t)next_pid, next_comm, next_len);
+  trace_thread_ref_t out = thread_ref_of(w, (uint32_t)prev_pid, e, d->f[KF_SWITCH_PREV_COMM]);
+  trace_thread_ref_t in = thread_ref_of(w, (uint32_t)next_pid, e, d->f[KF_SWITCH_NEXT_COMM]);
   if (e->cpu < w->cpus) {
     int64_t expected = w->lane[e->cpu];
     if (expected >= 0 && expected != prev_pid) write_lane_gap(w, e, expected, prev_pid);
@@ -250,11 +260,8 @@ static void write_wakeup_instant(kwriter_t* w, const kconv_event_t* e,
 static void write_wakeup(kwriter_t* w, const kconv_event_t* e) {
   const kev_desc_t* d = e->desc;
   int64_t pid, cpu = e->cpu;
-  const char* comm = "";
-  size_t len = 0;
   if (!kev__int(d->f[KF_WAKE_PID], e->data, e->size, &pid) || pid <= 0 || pid > UINT32_MAX) return;
-  kev__bytes(d->f[KF_WAKE_COMM], e->data, e->size, &comm, &len);
-  trace_thread_ref_t thread = thread_ref(w, (uint32_t)pid, comm, len);
+  trace_thread_ref_t thread = thread_ref_of(w, (uint32_t)pid, e, d->f[KF_WAKE_COMM]);
   if (w->legacy_sched) {
     write_wakeup_instant(w, e, &thread);
     return;
