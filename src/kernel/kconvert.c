@@ -31,13 +31,15 @@ void kconv__free(kconv_t* c) {
   c->copy = NULL;
 }
 
+void* kconv__page_buffer(kconv_t* c) { return c->copy; }
+
 int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* page, size_t size,
                 kconv_sink_t sink, void* arg) {
   if (size < PAGE_HEADER || size > c->page_size) {
     c->damaged_pages++;
     return -1;
   }
-  memcpy(c->copy, page, size);
+  if (page != c->copy) memcpy(c->copy, page, size);
   memset(c->copy + size, 0, c->page_size + PAD - size);
   uint64_t commit;
   memcpy(&commit, c->copy + 8, 8);

@@ -51,7 +51,6 @@ typedef struct ksession {
   bool legacy_sched; /* kernel:sched-legacy named in the trace's categories */
   int cpus;
   kcpu_t* cpu; /* one per CPU; fd -1 where it could not be opened */
-  void* page;
   pthread_t thread;
   bool thread_running;
   int wake_fd;
@@ -304,11 +303,13 @@ static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
       /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
        * does): fewer reads, and no copy of a page the kernel is still
        * writing. The last partial page of each CPU comes with the flush. */
-      int n = kcpu__read(&s->cpu[cpu], s->page);
-      if (n <= 0 && flush) n = kcpu__flush(&s->cpu[cpu], s->page);
+      /* read straight into the converter's padded buffer: no copy of the page */
+      void* page = kconv__page_buffer(&s->conv);
+      int n = kcpu__read(&s->cpu[cpu], page);
+      if (n <= 0 && flush) n = kcpu__flush(&s->cpu[cpu], page);
       if (n <= 0) break;
       if (kwriter__begin(&s->writer)) {
-        kconv__page(&s->conv, &s->table, (uint32_t)cpu, s->page, (size_t)n, kwriter__event,
+        kconv__page(&s->conv, &s->table, (uint32_t)cpu, page, (size_t)n, kwriter__event,
                     &s->writer);
       }
       kwriter__end(&s->writer);
@@ -390,7 +391,6 @@ static void session_free(ksession_t* s) {
             (unsigned long long)s->writer.lane_gaps);
   for (int cpu = 0; s->cpu && cpu < s->cpus; cpu++) kcpu__close(&s->cpu[cpu]);
   free(s->cpu);
-  free(s->page);
   ktracefs__destroy(s->instance);
   kwriter__free(&s->writer);
   kconv__free(&s->conv);
@@ -445,8 +445,7 @@ static ksession_t* session_start(void) {
     goto fail;
   }
   publish_for_cleanup(s);
-  s->page = malloc(page_size);
-  if (!s->page || kconv__init(&s->conv, page_size) != 0 ||
+  if (kconv__init(&s->conv, page_size) != 0 ||
       kwriter__init(&s->writer, &s->table, strcmp(clock, "x86-tsc") == 0, s->legacy_sched,
                     (uint32_t)s->cpus) != 0) {
     snprintf(error, sizeof(error), "out of memory");
