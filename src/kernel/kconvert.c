@@ -53,8 +53,9 @@ int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* 
     return -1;
   }
   c->pages++;
-  int missed = kbuffer_missed_events(c->kbuf);
+  int missed = kbuffer_missed_events(c->kbuf); /* -1: some, how many unknown */
   if (missed > 0) c->missed += (uint64_t)missed;
+  bool after_loss = missed != 0;
   const unsigned char* begin = c->copy + PAGE_HEADER;
   const unsigned char* end = begin + data_size;
   int count = 0;
@@ -74,7 +75,8 @@ int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* 
       c->unknown++;
       continue;
     }
-    kconv_event_t e = {cpu, ts, d, p, (size_t)event_size};
+    kconv_event_t e = {cpu, ts, d, p, (size_t)event_size, after_loss};
+    after_loss = false;
     sink(arg, &e);
     c->events++;
     count++;

@@ -7,6 +7,7 @@
 #ifndef FXTRACE_KERNEL_KCONVERT_H_
 #define FXTRACE_KERNEL_KCONVERT_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,10 @@ typedef struct kconv_event {
   const kev_desc_t* desc;
   const void* data;
   size_t size;
+  /* the first event of a page whose header says the kernel overwrote events
+   * before it (ftrace's overrun, counted as the provider's drops): the
+   * events of this CPU do not continue the ones converted before */
+  bool after_loss;
 } kconv_event_t;
 
 typedef void (*kconv_sink_t)(void* arg, const kconv_event_t* event);

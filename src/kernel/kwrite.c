@@ -162,6 +162,7 @@ static void write_lane_gap(kwriter_t* w, const kconv_event_t* e, int64_t expecte
   trace_string_ref_t name = literal(w, "sched_switch_missing");
   trace_context_write_instant_event_record(w->ctx, ticks_of(w, e->ts), &thread, &category, &name,
                                            TRACE_SCOPE_THREAD, args, 2);
+  w->written++;
 }
 
 static void write_switch(kwriter_t* w, const kconv_event_t* e) {
@@ -442,6 +443,8 @@ static void write_irq(kwriter_t* w, const kconv_event_t* e) {
 void kwriter__event(void* arg, const kconv_event_t* e) {
   kwriter_t* w = arg;
   if (!w->ctx) return;
+  /* after an overrun (counted as dropped) the CPU's lane starts again */
+  if (e->after_loss && e->cpu < w->cpus) w->lane[e->cpu] = -1;
   switch (e->desc->kind) {
     case KEV_SWITCH:
       write_switch(w, e);
