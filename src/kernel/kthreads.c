@@ -126,8 +126,11 @@ uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
       }
     fclose(f);
   }
-  if (tgid == 0) tgid = saved_tgid(t, tid); /* gone already */
-  if (tgid == 0 && load_saved_tgids(t)) tgid = saved_tgid(t, tid);
+  if (tgid == 0) { /* gone already: the kernel's map, as fresh as the rate allows (an older
+                    * one may hold a recycled pid's process) */
+    load_saved_tgids(t);
+    tgid = saved_tgid(t, tid);
+  }
   if (tgid == 0) tgid = tid;
   if (e) e->tgid = tgid;
   return tgid;

@@ -320,7 +320,20 @@ static void rename_thread(kwriter_t* w, uint32_t tid, uint32_t tgid, const char*
     t->flags |= KTHREAD_NAMED;
     if (tid == tgid) t->flags |= KPROCESS_NAMED;
   }
-  if (tid == tgid) write_process(w, tgid, name, length);
+  if (tid == tgid) {
+    write_process(w, tgid, name, length);
+  } else {
+    /* a thread record names its process: that process gets a record too */
+    kthread_entry_t* p = kthreads__get(&w->threads, tgid);
+    if (p && !(p->flags & KPROCESS_NAMED)) {
+      p->flags |= KPROCESS_NAMED;
+      char comm[64];
+      if (kthreads__read_comm(tgid, 0, comm, sizeof(comm)))
+        write_process(w, tgid, comm, strlen(comm));
+      else
+        write_process(w, tgid, name, length);
+    }
+  }
   write_thread(w, tgid, tid, name, length);
 }
 

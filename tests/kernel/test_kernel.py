@@ -221,14 +221,15 @@ def check_systrace(out, ping, pong, woken_tids, tgid_mark):
               for l in ping_out), 'systrace: a switch line without its priorities')
     # every thread of the two whose wakeups the archive holds has its wakeup lines
     # (which of them was woken through the scheduler depends on the machine's load)
+    by_other = 0
     for tid, who in ((ping, 'ping'), (pong, 'pong')):
         if tid in woken_tids:
             wl = [l for l in lines if re.search(r': sched_wak(ing|eup): comm=\S+ pid=%d ' % tid, l)]
             check(wl, 'systrace: no wakeup of %s, whose wakeups the archive holds' % who)
-            # the waker is the line's task: the other thread, for most of them
+            # the waker is the line's task
             other = pong if tid == ping else ping
-            check(any(re.match(r'\S+-%d \(' % other, l) for l in wl),
-                  'systrace: no wakeup of %s by the other thread' % who)
+            by_other += sum(1 for l in wl if re.match(r'\S+-%d \(' % other, l))
+    check(by_other >= 500, 'systrace: only %d wakeups of ping/pong by the other thread' % by_other)
     check(any('comm=pong pid=%d ' % pong in l or 'prev_comm=pong prev_pid=%d ' % pong in l
               for l in lines), 'systrace: pong is never named')
 
@@ -326,7 +327,7 @@ def part_token(tmp):
             woken_since.discard(out_tid)
     print('switch-ins of ping/pong after a blocked switch-out: %d, without a wakeup before: %d '
           '(other threads: %d)' % (ins, unwoken, others_unwoken))
-    check(ins >= 1000, 'only %d switch-ins of ping/pong after a blocked switch-out' % ins)
+    check(ins >= 500, 'only %d switch-ins of ping/pong after a blocked switch-out' % ins)
     check(unwoken == 0, '%d switch-ins of ping/pong without a wakeup record before them' % unwoken)
     # and each CPU's switches form one lane, or the gap is reported
     check_lanes(t, sw)
