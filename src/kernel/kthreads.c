@@ -49,7 +49,10 @@ kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid) {
   return &t->slots[j];
 }
 
-enum { KTHREADS_SAVED_TGIDS_MS = 20 };
+/* A read costs about 3 ms of CPU (20,000 lines here), so at most 5 a second;
+ * a copy that old cannot hold a recycled pid's process unless the kernel
+ * handed out every pid (32,768 by default) in that time. */
+enum { KTHREADS_SAVED_TGIDS_MS = 200 };
 
 static uint64_t now_ns(void) {
   struct timespec ts;

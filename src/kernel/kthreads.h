@@ -20,7 +20,7 @@ typedef struct kthreads {
   kthread_entry_t* slots;
   size_t capacity; /* a power of two */
   size_t used;
-  /* the kernel's saved_tgids, read whole (at most every 20 ms) into pairs
+  /* the kernel's saved_tgids, read whole (at most every 200 ms) into pairs
    * sorted by pid, searched for threads /proc no longer knows: not read once
    * per such thread (on a machine with many short-lived processes that was
    * most of the provider's CPU), and kept out of the table above, which
