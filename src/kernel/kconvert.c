@@ -31,13 +31,15 @@ void kconv__free(kconv_t* c) {
   c->copy = NULL;
 }
 
+void* kconv__page_buffer(kconv_t* c) { return c->copy; }
+
 int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* page, size_t size,
                 kconv_sink_t sink, void* arg) {
   if (size < PAGE_HEADER || size > c->page_size) {
     c->damaged_pages++;
     return -1;
   }
-  memcpy(c->copy, page, size);
+  if (page != c->copy) memcpy(c->copy, page, size);
   memset(c->copy + size, 0, c->page_size + PAD - size);
   uint64_t commit;
   memcpy(&commit, c->copy + 8, 8);
@@ -51,8 +53,9 @@ int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* 
     return -1;
   }
   c->pages++;
-  int missed = kbuffer_missed_events(c->kbuf);
+  int missed = kbuffer_missed_events(c->kbuf); /* -1: some, how many unknown */
   if (missed > 0) c->missed += (uint64_t)missed;
+  bool after_loss = missed != 0;
   const unsigned char* begin = c->copy + PAGE_HEADER;
   const unsigned char* end = begin + data_size;
   int count = 0;
@@ -72,7 +75,8 @@ int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* 
       c->unknown++;
       continue;
     }
-    kconv_event_t e = {cpu, ts, d, p, (size_t)event_size};
+    kconv_event_t e = {cpu, ts, d, p, (size_t)event_size, after_loss};
+    after_loss = false;
     sink(arg, &e);
     c->events++;
     count++;

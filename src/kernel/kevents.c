@@ -87,8 +87,32 @@ int kev_table__finish(kev_table_t* t) {
   return 0;
 }
 
-/* Little-endian unsigned read of n (1..8) bytes; the host is the kernel. */
+/* Little-endian unsigned read of n (1..8) bytes; the host is the kernel.
+ * The common sizes are one load each (this runs several times per event). */
 static uint64_t read_le(const unsigned char* p, int n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  switch (n) {
+    case 1:
+      return p[0];
+    case 2: {
+      uint16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      uint32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    case 8: {
+      uint64_t v;
+      memcpy(&v, p, 8);
+      return v;
+    }
+    default:
+      break;
+  }
+#endif
   uint64_t v = 0;
   for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
   return v;

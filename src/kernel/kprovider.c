@@ -48,9 +48,9 @@ typedef struct ksession {
   kev_table_t table;
   kconv_t conv;
   kwriter_t writer;
+  bool legacy_sched; /* kernel:sched-legacy named in the trace's categories */
   int cpus;
   kcpu_t* cpu; /* one per CPU; fd -1 where it could not be opened */
-  void* page;
   pthread_t thread;
   bool thread_running;
   int wake_fd;
@@ -75,7 +75,12 @@ bool kprovider__is_kernel_category(const char* category) {
 static const kprovider_category_t kCategories[] = {
     {"kernel:sched",
      "Linux scheduler (ftrace sched_switch, sched_waking, sched_wakeup_new): context switches "
-     "on every CPU, thread wakeups"},
+     "on every CPU as scheduling records (context switches with weights, wakeups with the "
+     "waker), which Perfetto shows as sched slices and runnable time"},
+    {KPROVIDER_SCHED_LEGACY,
+     "kernel:sched in the legacy-only form, for readers that know only the legacy layout: "
+     "legacy context switches, wakeups as instant events (trace record --kernel-sched=legacy); "
+     "only when named as such, never through a pattern"},
     {"kernel:task",
      "Linux task life cycle (sched_process_fork/exec/exit, task_rename): process and thread "
      "names"},
@@ -211,7 +216,12 @@ static bool build_table(ksession_t* s, const char* tracing_dir, char* error, siz
     snprintf(error, error_size, "the trace stopped");
     return false;
   }
-  bool sched = enabled(ctx, "kernel:sched"), task = enabled(ctx, "kernel:task"),
+  /* kernel:sched-legacy counts only when named as such: a pattern that
+   * covers it ("*", "kernel:*", "kernel:sched*") also covers the probe
+   * below, and means the default form */
+  s->legacy_sched =
+      enabled(ctx, KPROVIDER_SCHED_LEGACY) && !enabled(ctx, KPROVIDER_SCHED_LEGACY "\x01");
+  bool sched = enabled(ctx, "kernel:sched") || s->legacy_sched, task = enabled(ctx, "kernel:task"),
        irq = enabled(ctx, "kernel:irq");
   name_list_t generic = {0}, events = {0};
   generic_events(ctx, tracing_dir, &generic);
@@ -293,11 +303,13 @@ static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
       /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
        * does): fewer reads, and no copy of a page the kernel is still
        * writing. The last partial page of each CPU comes with the flush. */
-      int n = kcpu__read(&s->cpu[cpu], s->page);
-      if (n <= 0 && flush) n = kcpu__flush(&s->cpu[cpu], s->page);
+      /* read straight into the converter's padded buffer: no copy of the page */
+      void* page = kconv__page_buffer(&s->conv);
+      int n = kcpu__read(&s->cpu[cpu], page);
+      if (n <= 0 && flush) n = kcpu__flush(&s->cpu[cpu], page);
       if (n <= 0) break;
       if (kwriter__begin(&s->writer)) {
-        kconv__page(&s->conv, &s->table, (uint32_t)cpu, s->page, (size_t)n, kwriter__event,
+        kconv__page(&s->conv, &s->table, (uint32_t)cpu, page, (size_t)n, kwriter__event,
                     &s->writer);
       }
       kwriter__end(&s->writer);
@@ -372,13 +384,13 @@ static void session_free(ksession_t* s) {
   if (getenv("FXTRACE_KERNEL_DEBUG"))
     fprintf(stderr,
             "fxtrace: kernel provider: %llu pages, %llu events, %llu unknown, %llu damaged "
-            "pages, %llu missed, %llu records written\n",
+            "pages, %llu missed, %llu records written, %llu context switches missing\n",
             (unsigned long long)s->conv.pages, (unsigned long long)s->conv.events,
             (unsigned long long)s->conv.unknown, (unsigned long long)s->conv.damaged_pages,
-            (unsigned long long)s->conv.missed, (unsigned long long)s->writer.written);
+            (unsigned long long)s->conv.missed, (unsigned long long)s->writer.written,
+            (unsigned long long)s->writer.lane_gaps);
   for (int cpu = 0; s->cpu && cpu < s->cpus; cpu++) kcpu__close(&s->cpu[cpu]);
   free(s->cpu);
-  free(s->page);
   ktracefs__destroy(s->instance);
   kwriter__free(&s->writer);
   kconv__free(&s->conv);
@@ -433,9 +445,9 @@ static ksession_t* session_start(void) {
     goto fail;
   }
   publish_for_cleanup(s);
-  s->page = malloc(page_size);
-  if (!s->page || kconv__init(&s->conv, page_size) != 0 ||
-      kwriter__init(&s->writer, &s->table, strcmp(clock, "x86-tsc") == 0, (uint32_t)s->cpus) != 0) {
+  if (kconv__init(&s->conv, page_size) != 0 ||
+      kwriter__init(&s->writer, &s->table, strcmp(clock, "x86-tsc") == 0, s->legacy_sched,
+                    (uint32_t)s->cpus) != 0) {
     snprintf(error, sizeof(error), "out of memory");
     goto fail;
   }
@@ -480,6 +492,14 @@ static void drain(void* arg) {
     s->thread_running = false;
     uint64_t lost = ktracefs__lost_events(s->instance, s->cpus);
     if (lost > 0) engine__add_dropped(lost);
+    /* switches the kernel never recorded (ftrace counts no loss for them):
+     * each is a sched_switch_missing instant in the archive; said here too */
+    if (s->writer.lane_gaps > 0)
+      fprintf(stderr,
+              "fxtrace: kernel provider: note: %llu context switches missing from the kernel's "
+              "own trace (CPU lane gaps, ftrace counted no loss; sched_switch_missing events in "
+              "the trace)\n",
+              (unsigned long long)s->writer.lane_gaps);
   }
   pthread_mutex_unlock(&lock);
 }

@@ -36,5 +36,8 @@ bool kprovider__is_kernel_category(const char* category);
 
 /* The name a kernel provider registers with. */
 #define KPROVIDER_NAME "trace_kernel_provider"
+/* The category that asks for kernel:sched in the legacy-only form
+ * (docs/kernel-provider.md); honoured only when named exactly. */
+#define KPROVIDER_SCHED_LEGACY "kernel:sched-legacy"
 
 #endif /* FXTRACE_KERNEL_KPROVIDER_H_ */

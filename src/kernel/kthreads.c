@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <tracefs.h>
 
 void kthreads__free(kthreads_t* t) {
   free(t->slots);
+  free(t->saved);
   memset(t, 0, sizeof(*t));
 }
 
@@ -47,27 +49,68 @@ kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid) {
   return &t->slots[j];
 }
 
-/* The kernel's own pid -> tgid map (tracefs saved_tgids, "PID TGID" lines),
- * kept for the tasks of an instance with the record-tgid option: it still
- * knows a thread that has exited. 0 when it does not know tid. */
-static uint32_t saved_tgid(uint32_t tid) {
+/* A read costs about 3 ms of CPU (20,000 lines here), so at most 5 a second;
+ * a copy that old cannot hold a recycled pid's process unless the kernel
+ * handed out every pid (32,768 by default) in that time. */
+enum { KTHREADS_SAVED_TGIDS_MS = 200 };
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int by_pid(const void* a, const void* b) {
+  uint32_t x = ((const uint32_t*)a)[0], y = ((const uint32_t*)b)[0];
+  return x < y ? -1 : x > y;
+}
+
+/* Reads the kernel's own pid -> tgid map (tracefs saved_tgids, "PID TGID"
+ * lines), kept for the tasks of an instance with the record-tgid option: it
+ * still knows a thread that has exited. False when read too recently to read
+ * again, or unreadable. */
+static bool load_saved_tgids(kthreads_t* t) {
+  uint64_t now = now_ns();
+  if (t->saved_ns && now - t->saved_ns < KTHREADS_SAVED_TGIDS_MS * 1000000ull) return false;
+  t->saved_ns = now ? now : 1;
   const char* dir = tracefs_tracing_dir();
-  if (!dir) return 0;
+  if (!dir) return false;
   char path[512], line[64];
   snprintf(path, sizeof(path), "%s/saved_tgids", dir);
   FILE* f = fopen(path, "re");
-  if (!f) return 0;
-  uint32_t tgid = 0;
-  while (fgets(line, sizeof(line), f)) {
-    unsigned long pid, group;
-    if (sscanf(line, "%lu %lu", &pid, &group) == 2 && pid == tid && group > 0 &&
-        group <= UINT32_MAX) {
-      tgid = (uint32_t)group;
-      break;
+  if (!f) return false;
+  size_t count = 0, capacity = t->saved_count + 1024;
+  uint32_t(*pairs)[2] = malloc(capacity * sizeof(*pairs));
+  bool sorted = true;
+  while (pairs && fgets(line, sizeof(line), f)) {
+    char* end;
+    unsigned long pid = strtoul(line, &end, 10);
+    unsigned long group = strtoul(end, NULL, 10);
+    if (pid == 0 || pid > UINT32_MAX || group == 0 || group > UINT32_MAX) continue;
+    if (count == capacity) {
+      uint32_t(*grown)[2] = realloc(pairs, 2 * capacity * sizeof(*pairs));
+      if (!grown) break;
+      pairs = grown;
+      capacity *= 2;
     }
+    sorted &= count == 0 || pairs[count - 1][0] < pid;
+    pairs[count][0] = (uint32_t)pid;
+    pairs[count++][1] = (uint32_t)group;
   }
   fclose(f);
-  return tgid;
+  if (!pairs) return false;
+  if (!sorted) qsort(pairs, count, sizeof(*pairs), by_pid);
+  free(t->saved);
+  t->saved = pairs;
+  t->saved_count = count;
+  return true;
+}
+
+static uint32_t saved_tgid(const kthreads_t* t, uint32_t tid) {
+  uint32_t key[2] = {tid, 0};
+  const uint32_t* hit =
+      t->saved ? bsearch(key, t->saved, t->saved_count, sizeof(*t->saved), by_pid) : NULL;
+  return hit ? hit[1] : 0;
 }
 
 uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
@@ -86,7 +129,11 @@ uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
       }
     fclose(f);
   }
-  if (tgid == 0) tgid = saved_tgid(tid); /* gone already */
+  if (tgid == 0) { /* gone already: the kernel's map, as fresh as the rate allows (an older
+                    * one may hold a recycled pid's process) */
+    load_saved_tgids(t);
+    tgid = saved_tgid(t, tid);
+  }
   if (tgid == 0) tgid = tid;
   if (e) e->tgid = tgid;
   return tgid;

@@ -20,6 +20,14 @@ typedef struct kthreads {
   kthread_entry_t* slots;
   size_t capacity; /* a power of two */
   size_t used;
+  /* the kernel's saved_tgids, read whole (at most every 200 ms) into pairs
+   * sorted by pid, searched for threads /proc no longer knows: not read once
+   * per such thread (on a machine with many short-lived processes that was
+   * most of the provider's CPU), and kept out of the table above, which
+   * stays as small as the threads seen (it is looked up for every event) */
+  uint32_t (*saved)[2];
+  size_t saved_count;
+  uint64_t saved_ns; /* CLOCK_MONOTONIC of the last read; 0 never */
 } kthreads_t;
 
 void kthreads__free(kthreads_t* t);

@@ -15,18 +15,23 @@
 static const char kSched[] = "kernel:sched";
 static const char kIrq[] = "kernel:irq";
 
-int kwriter__init(kwriter_t* w, kev_table_t* table, bool tsc, uint32_t cpus) {
+int kwriter__init(kwriter_t* w, kev_table_t* table, bool tsc, bool legacy_sched, uint32_t cpus) {
   memset(w, 0, sizeof(*w));
   w->table = table;
   w->tsc = tsc;
+  w->legacy_sched = legacy_sched;
   w->cpus = cpus;
   w->irq = calloc(cpus ? cpus : 1, sizeof(*w->irq));
-  return w->irq ? 0 : -1;
+  w->lane = malloc((cpus ? cpus : 1) * sizeof(*w->lane));
+  if (!w->irq || !w->lane) return -1;
+  for (uint32_t i = 0; i < (cpus ? cpus : 1); i++) w->lane[i] = -1;
+  return 0;
 }
 
 void kwriter__free(kwriter_t* w) {
   kthreads__free(&w->threads);
   free(w->irq);
+  free(w->lane);
   memset(w, 0, sizeof(*w));
 }
 
@@ -88,6 +93,20 @@ static trace_thread_ref_t thread_ref(kwriter_t* w, uint32_t tid, const char* com
   return trace_make_inline_thread_ref(ensure_named(w, tid, comm, length), tid);
 }
 
+/* thread_ref() for a thread whose comm is the field `comm` of e: read only
+ * when the thread is not named yet (once per thread and trace), so a known
+ * thread costs one table lookup. */
+static trace_thread_ref_t thread_ref_of(kwriter_t* w, uint32_t tid, const kconv_event_t* e,
+                                        const struct tep_format_field* comm) {
+  if (tid == 0) return trace_make_inline_thread_ref(0, 0);
+  kthread_entry_t* t = kthreads__get(&w->threads, tid);
+  if (t && (t->flags & KTHREAD_NAMED) && t->tgid) return trace_make_inline_thread_ref(t->tgid, tid);
+  const char* name = "";
+  size_t length = 0;
+  kev__bytes(comm, e->data, e->size, &name, &length);
+  return thread_ref(w, tid, name, length);
+}
+
 /* ---- sched ---- */
 
 /* Linux prev_state -> FXT thread state (docs/kernel-provider.md). Preempted
@@ -103,11 +122,52 @@ static uint32_t fxt_state(int64_t state) {
 
 static uint32_t prio_of(int64_t prio) { return prio < 0 ? 0 : prio > 255 ? 255 : (uint32_t)prio; }
 
+/* The weight of a thread in the scheduling records (docs/kernel-provider.md):
+ * idle is INT32_MIN (the convention Perfetto reads), any other thread its
+ * kernel prio as ftrace reports it (0..139, lower runs first), which is what
+ * Perfetto's own ftrace importer keeps as a sched slice's priority. */
+#define KWEIGHT_IDLE INT32_MIN
+static int32_t weight_of(int64_t tid, int64_t prio) {
+  if (tid == 0) return KWEIGHT_IDLE;
+  return prio < 0 ? 0 : prio > INT32_MAX ? INT32_MAX : (int32_t)prio;
+}
+
+static void sched_refs(kwriter_t* w) {
+  if (w->sched_refs) return;
+  w->sched_refs = true;
+  w->outgoing_weight_ref = literal(w, "outgoing_weight");
+  w->incoming_weight_ref = literal(w, "incoming_weight");
+  w->waker_ref = literal(w, "waker");
+}
+
+/* The kernel recorded no switch out of `expected` (the thread the CPU's last
+ * switch brought in) before this switch out of `found`: an instant
+ * `sched_switch_missing` on `expected` at this switch's time (the latest the
+ * missing switch can have happened), args `cpu` and `switched_out` (found).
+ * ftrace counts no loss for these (docs/kernel-provider.md, Loss). */
+static void write_lane_gap(kwriter_t* w, const kconv_event_t* e, int64_t expected, int64_t found) {
+  w->lane_gaps++;
+  trace_thread_ref_t thread =
+      expected == 0 ? trace_make_inline_thread_ref(0, 0)
+                    : trace_make_inline_thread_ref(kthreads__tgid(&w->threads, (uint32_t)expected),
+                                                   (trace_koid_t)expected);
+  trace_arg_t args[2];
+  args[0].name_ref = literal(w, "cpu");
+  args[0].value.type = TRACE_ARG_UINT32;
+  args[0].value.uint32_value = e->cpu;
+  args[1].name_ref = literal(w, "switched_out");
+  args[1].value.type = TRACE_ARG_KOID;
+  args[1].value.koid_value = (trace_koid_t)found;
+  trace_string_ref_t category = literal(w, kSched);
+  trace_string_ref_t name = literal(w, "sched_switch_missing");
+  trace_context_write_instant_event_record(w->ctx, ticks_of(w, e->ts), &thread, &category, &name,
+                                           TRACE_SCOPE_THREAD, args, 2);
+  w->written++;
+}
+
 static void write_switch(kwriter_t* w, const kconv_event_t* e) {
   const kev_desc_t* d = e->desc;
   int64_t prev_pid, next_pid, prev_prio = 0, next_prio = 0, state = 0;
-  const char *prev_comm = "", *next_comm = "";
-  size_t prev_len = 0, next_len = 0;
   if (!kev__int(d->f[KF_SWITCH_PREV_PID], e->data, e->size, &prev_pid) ||
       !kev__int(d->f[KF_SWITCH_NEXT_PID], e->data, e->size, &next_pid) || prev_pid < 0 ||
       next_pid < 0 || prev_pid > UINT32_MAX || next_pid > UINT32_MAX)
@@ -115,13 +175,37 @@ static void write_switch(kwriter_t* w, const kconv_event_t* e) {
   kev__int(d->f[KF_SWITCH_PREV_PRIO], e->data, e->size, &prev_prio);
   kev__int(d->f[KF_SWITCH_NEXT_PRIO], e->data, e->size, &next_prio);
   kev__int(d->f[KF_SWITCH_PREV_STATE], e->data, e->size, &state);
-  kev__bytes(d->f[KF_SWITCH_PREV_COMM], e->data, e->size, &prev_comm, &prev_len);
-  kev__bytes(d->f[KF_SWITCH_NEXT_COMM], e->data, e->size, &next_comm, &next_len);
-  trace_thread_ref_t out = thread_ref(w, (uint32_t)prev_pid, prev_comm, prev_len);
-  trace_thread_ref_t in = thread_ref(w, (uint32_t)next_pid, next_comm, next_len);
-  trace_context_write_context_switch_record(w->ctx, ticks_of(w, e->ts), e->cpu, fxt_state(state),
-                                            &out, &in, prev_pid == 0 ? 0 : prio_of(prev_prio),
-                                            next_pid == 0 ? 0 : prio_of(next_prio));
+  trace_thread_ref_t out = thread_ref_of(w, (uint32_t)prev_pid, e, d->f[KF_SWITCH_PREV_COMM]);
+  trace_thread_ref_t in = thread_ref_of(w, (uint32_t)next_pid, e, d->f[KF_SWITCH_NEXT_COMM]);
+  if (e->cpu < w->cpus) {
+    int64_t expected = w->lane[e->cpu];
+    if (expected >= 0 && expected != prev_pid) write_lane_gap(w, e, expected, prev_pid);
+    w->lane[e->cpu] = next_pid;
+  }
+  if (w->legacy_sched) {
+    trace_context_write_context_switch_record(w->ctx, ticks_of(w, e->ts), e->cpu, fxt_state(state),
+                                              &out, &in, prev_pid == 0 ? 0 : prio_of(prev_prio),
+                                              next_pid == 0 ? 0 : prio_of(next_prio));
+    w->written++;
+    return;
+  }
+  /* sub-type 1: the threads by koid (their process comes from the thread
+   * records ensure_named wrote), the weights as int32 arguments (Perfetto
+   * drops a switch whose weight has another type) */
+  sched_refs(w);
+  trace_arg_t args[2];
+  args[0].name_ref = w->outgoing_weight_ref;
+  args[0].value.type = TRACE_ARG_INT32;
+  args[0].value.int32_value = weight_of(prev_pid, prev_prio);
+  args[1].name_ref = w->incoming_weight_ref;
+  args[1].value.type = TRACE_ARG_INT32;
+  args[1].value.int32_value = weight_of(next_pid, next_prio);
+  size_t words = fxt_context_switch_record_words(args, 2);
+  uint64_t* p = writer__reserve(w->ctx, words);
+  if (!p) return;
+  fxt_write_context_switch_record(p, words, ticks_of(w, e->ts), e->cpu, fxt_state(state),
+                                  (trace_koid_t)prev_pid, (trace_koid_t)next_pid, args, 2);
+  writer__count_written(w->ctx);
   w->written++;
 }
 
@@ -144,15 +228,12 @@ static void ensure_refs(kwriter_t* w, kev_desc_t* d) {
                                        &d->field_refs[i]);
 }
 
-static void write_wakeup(kwriter_t* w, const kconv_event_t* e) {
+/* Legacy form: an instant event on the woken thread (every reader knows it). */
+static void write_wakeup_instant(kwriter_t* w, const kconv_event_t* e,
+                                 const trace_thread_ref_t* thread) {
   kev_desc_t* d = (kev_desc_t*)e->desc;
-  int64_t pid, prio, cpu;
-  const char* comm = "";
-  size_t len = 0;
-  if (!kev__int(d->f[KF_WAKE_PID], e->data, e->size, &pid) || pid <= 0 || pid > UINT32_MAX) return;
-  kev__bytes(d->f[KF_WAKE_COMM], e->data, e->size, &comm, &len);
+  int64_t prio, cpu;
   ensure_refs(w, d);
-  trace_thread_ref_t thread = thread_ref(w, (uint32_t)pid, comm, len);
   trace_arg_t args[3];
   size_t n = 0;
   if (kev__int(d->f[KF_WAKE_CPU], e->data, e->size, &cpu)) {
@@ -172,8 +253,41 @@ static void write_wakeup(kwriter_t* w, const kconv_event_t* e) {
     args[n++].value.koid_value = (trace_koid_t)waker;
   }
   trace_string_ref_t category = literal(w, kSched);
-  trace_context_write_instant_event_record(w->ctx, ticks_of(w, e->ts), &thread, &category,
+  trace_context_write_instant_event_record(w->ctx, ticks_of(w, e->ts), thread, &category,
                                            &d->name_ref, TRACE_SCOPE_THREAD, args, n);
+  w->written++;
+}
+
+static void write_wakeup(kwriter_t* w, const kconv_event_t* e) {
+  const kev_desc_t* d = e->desc;
+  int64_t pid, cpu = e->cpu;
+  if (!kev__int(d->f[KF_WAKE_PID], e->data, e->size, &pid) || pid <= 0 || pid > UINT32_MAX) return;
+  trace_thread_ref_t thread = thread_ref_of(w, (uint32_t)pid, e, d->f[KF_WAKE_COMM]);
+  if (w->legacy_sched) {
+    write_wakeup_instant(w, e, &thread);
+    return;
+  }
+  /* sub-type 2 on the CPU the thread will run on (ftrace's target_cpu), the
+   * task that woke it as `waker` (absent when woken from interrupt context
+   * on an idle CPU: common_pid 0) */
+  kev__int(d->f[KF_WAKE_CPU], e->data, e->size, &cpu);
+  sched_refs(w);
+  trace_arg_t arg;
+  size_t n = 0;
+  int64_t waker = kev__common_pid(w->table, e->data, e->size);
+  if (waker > 0) {
+    arg.name_ref = w->waker_ref;
+    arg.value.type = TRACE_ARG_KOID;
+    arg.value.koid_value = (trace_koid_t)waker;
+    n = 1;
+  }
+  size_t words = fxt_thread_wakeup_record_words(&arg, n);
+  uint64_t* p = writer__reserve(w->ctx, words);
+  if (!p) return;
+  fxt_write_thread_wakeup_record(p, words, ticks_of(w, e->ts),
+                                 (trace_cpu_number_t)(cpu < 0 || cpu > 0xffff ? 0 : cpu),
+                                 (trace_koid_t)pid, &arg, n);
+  writer__count_written(w->ctx);
   w->written++;
 }
 
@@ -206,7 +320,20 @@ static void rename_thread(kwriter_t* w, uint32_t tid, uint32_t tgid, const char*
     t->flags |= KTHREAD_NAMED;
     if (tid == tgid) t->flags |= KPROCESS_NAMED;
   }
-  if (tid == tgid) write_process(w, tgid, name, length);
+  if (tid == tgid) {
+    write_process(w, tgid, name, length);
+  } else {
+    /* a thread record names its process: that process gets a record too */
+    kthread_entry_t* p = kthreads__get(&w->threads, tgid);
+    if (p && !(p->flags & KPROCESS_NAMED)) {
+      p->flags |= KPROCESS_NAMED;
+      char comm[64];
+      if (kthreads__read_comm(tgid, 0, comm, sizeof(comm)))
+        write_process(w, tgid, comm, strlen(comm));
+      else
+        write_process(w, tgid, name, length);
+    }
+  }
   write_thread(w, tgid, tid, name, length);
 }
 
@@ -329,6 +456,8 @@ static void write_irq(kwriter_t* w, const kconv_event_t* e) {
 void kwriter__event(void* arg, const kconv_event_t* e) {
   kwriter_t* w = arg;
   if (!w->ctx) return;
+  /* after an overrun (counted as dropped) the CPU's lane starts again */
+  if (e->after_loss && e->cpu < w->cpus) w->lane[e->cpu] = -1;
   switch (e->desc->kind) {
     case KEV_SWITCH:
       write_switch(w, e);

@@ -32,14 +32,29 @@ typedef struct kirq_cpu {
 typedef struct kwriter {
   kev_table_t* table;
   bool tsc; /* ftrace on x86-tsc: convert with the engine's line */
+  /* kernel:sched-legacy: legacy context switches (sub-type 0) and wakeups as
+   * instant events, for readers that know only the legacy layout; else
+   * context switches (sub-type 1) with weights and wakeup records (sub-type
+   * 2) with the waker (docs/kernel-provider.md) */
+  bool legacy_sched;
+  /* argument names of the scheduling records, registered on first use
+   * (valid for the trace: the writer lives as long as the session) */
+  bool sched_refs;
+  trace_string_ref_t outgoing_weight_ref, incoming_weight_ref, waker_ref;
   kthreads_t threads;
   kirq_cpu_t* irq;
+  /* per CPU: the thread the last context switch brought in (-1: none yet).
+   * Each CPU's events arrive in the order the kernel recorded them, so a
+   * switch whose outgoing thread is another one shows that the kernel did
+   * not record a switch between them (a lane gap: counted and written) */
+  int64_t* lane;
+  uint64_t lane_gaps;
   uint32_t cpus;
   trace_context_t* ctx; /* held while a page is written */
   uint64_t written, truncated;
 } kwriter_t;
 
-int kwriter__init(kwriter_t* w, kev_table_t* table, bool tsc, uint32_t cpus);
+int kwriter__init(kwriter_t* w, kev_table_t* table, bool tsc, bool legacy_sched, uint32_t cpus);
 void kwriter__free(kwriter_t* w);
 
 /* kconv_sink_t: writes one event (w->ctx must be held). */

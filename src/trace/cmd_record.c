@@ -53,6 +53,14 @@ static const char kUsage[] =
     "Options:\n"
     "      --categories=LIST     comma-separated categories to record ('prefix*' works);\n"
     "                            default: all\n"
+    "      --kernel-sched=FORM   how kernel:sched is written: 'scheduling' (default:\n"
+    "                            context switches with weights and wakeup records,\n"
+    "                            which Perfetto shows as sched slices and runnable\n"
+    "                            time) or 'legacy' (legacy context switches and\n"
+    "                            wakeups as instant events, for readers that know only\n"
+    "                            the legacy layout); legacy adds the category\n"
+    "                            kernel:sched-legacy, so --categories must name the\n"
+    "                            categories without a pattern that covers it\n"
     "      --buffering-mode=MODE oneshot (default), circular or streaming\n"
     "      --buffer-size=MB      each provider's buffer, 1 to 64 MB (default 4)\n"
     "      --duration=SECONDS    how long to record (default 10 without COMMAND; with\n"
@@ -105,7 +113,8 @@ typedef struct record_options {
   const char* output;
   bool json;
   compress_codec_t codec;
-  char** command; /* NULL-terminated, or NULL */
+  char** command;    /* NULL-terminated, or NULL */
+  bool legacy_sched; /* --kernel-sched=legacy */
 } record_options_t;
 
 /* ---- options ---- */
@@ -127,7 +136,7 @@ static int split_categories(record_options_t* o, const char* text) {
   o->category_text = strdup(text);
   size_t n = 1;
   for (const char* p = text; *p; p++) n += *p == ',';
-  o->categories = calloc(n, sizeof(char*));
+  o->categories = calloc(n + 1, sizeof(char*)); /* + kernel:sched-legacy */
   if (!o->category_text || !o->categories) {
     cli__error(kCmd, "out of memory");
     return EXIT_FAILED;
@@ -152,6 +161,33 @@ static void free_options(record_options_t* o) {
   free(o->categories);
 }
 
+/* --kernel-sched=legacy: the kernel provider (in-process or the daemon)
+ * learns it from the trace's categories, which reach every provider: the
+ * category kernel:sched-legacy, honoured only when named exactly. A set that
+ * covers it by a pattern (or the empty set: every category) cannot say it,
+ * so that is a usage error rather than a silently different trace. */
+static int add_legacy_sched(record_options_t* o) {
+  static const char kLegacy[] = "kernel:sched-legacy";
+  if (o->category_count == 0)
+    return cli__usage_error(kCmd,
+                            "--kernel-sched=legacy needs --categories (name the categories to "
+                            "record, e.g. kernel:sched,kernel:task,myapp)");
+  for (size_t i = 0; i < o->category_count; i++) {
+    const char* c = o->categories[i];
+    size_t n = strlen(c);
+    if (n > 0 && c[n - 1] == '*' && strncmp(c, kLegacy, n - 1) == 0)
+      return cli__usage_error(kCmd,
+                              "--kernel-sched=legacy cannot be combined with the pattern '%s' "
+                              "(name the kernel categories one by one)",
+                              c);
+    if (strcmp(c, kLegacy) == 0) return 0;
+  }
+  if (o->category_count >= WIRE_MAX_CATEGORIES)
+    return cli__usage_error(kCmd, "more than %d categories", WIRE_MAX_CATEGORIES);
+  o->categories[o->category_count++] = kLegacy;
+  return 0;
+}
+
 /* 0 to record, -1 after --help, else the exit status. */
 static int parse_options(int argc, char** argv, record_options_t* o) {
   enum {
@@ -161,7 +197,8 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
     OPT_DURATION,
     OPT_STOP_TIMEOUT,
     OPT_FORMAT,
-    OPT_COMPRESS
+    OPT_COMPRESS,
+    OPT_KERNEL_SCHED
   };
   static const struct option kLong[] = {{"categories", required_argument, NULL, OPT_CATEGORIES},
                                         {"buffering-mode", required_argument, NULL, OPT_MODE},
@@ -171,6 +208,7 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
                                         {"output", required_argument, NULL, 'o'},
                                         {"format", required_argument, NULL, OPT_FORMAT},
                                         {"compress", required_argument, NULL, OPT_COMPRESS},
+                                        {"kernel-sched", required_argument, NULL, OPT_KERNEL_SCHED},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
@@ -239,6 +277,15 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
           return cli__usage_error(kCmd, "unknown compression '%s' (zstd, gzip or none)", optarg);
         codec_given = true;
         break;
+      case OPT_KERNEL_SCHED:
+        if (strcmp(optarg, "legacy") == 0)
+          o->legacy_sched = true;
+        else if (strcmp(optarg, "scheduling") == 0)
+          o->legacy_sched = false;
+        else
+          return cli__usage_error(kCmd, "unknown kernel:sched form '%s' (scheduling or legacy)",
+                                  optarg);
+        break;
       case 'h':
         fputs(kUsage, stdout);
         return -1;
@@ -249,6 +296,10 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
     }
   }
   if (optind < argc) o->command = argv + optind;
+  if (o->legacy_sched) {
+    int rc = add_legacy_sched(o);
+    if (rc != 0) return rc;
+  }
   if (!o->command && o->duration_s == 0) o->duration_s = DEFAULT_DURATION_S;
   if (!o->output) o->output = o->json ? "trace.json" : "trace.fxt";
   if (!codec_given) o->codec = compress__codec_for_name(o->output);

@@ -117,14 +117,24 @@ static const trace_reader_arg_t* arg(const trace_reader_args_t* args, const char
   return NULL;
 }
 
+/* A thread's prio from a scheduling record's weight argument (int32): our
+ * kernel provider writes the kernel's prio as the weight and INT32_MIN for
+ * idle (docs/kernel-provider.md); 120 (nice 0) when absent or out of range. */
+static uint32_t prio_of_weight(const trace_reader_args_t* args, const char* name, uint64_t tid) {
+  const trace_reader_arg_t* w = arg(args, name);
+  if (tid == 0 || !w || w->type != 1 || w->int32_value < 0 || w->int32_value > 255) return 120;
+  return (uint32_t)w->int32_value;
+}
+
 void json_systrace__scheduling(json_systrace_t* s, const trace_record_t* r) {
   const __typeof__(r->scheduling)* k = &r->scheduling;
   if (k->sched_type > 2 || !begin_line(s)) return;
   uint64_t ns = timestamp__ticks_to_ns(k->ticks, r->provider->ticks_per_second);
   char line[256];
-  if (k->sched_type == 2) { /* a wakeup: no waker known */
+  if (k->sched_type == 2) { /* a wakeup record: the waker, when known, is its `waker` koid */
     uint64_t tid = k->incoming_thread_koid;
-    prefix(s, 0, 0, k->cpu, ns, "sched_waking");
+    const trace_reader_arg_t* waker = arg(&k->args, "waker");
+    prefix(s, waker && waker->type == 8 ? waker->koid_value : 0, 0, k->cpu, ns, "sched_waking");
     fputs("comm=", s->tmp);
     put_task(s, tid, k->cpu, ns);
     snprintf(line, sizeof(line), " pid=%" PRIu64 " prio=120 target_cpu=%03u", tid, k->cpu);
@@ -133,16 +143,21 @@ void json_systrace__scheduling(json_systrace_t* s, const trace_record_t* r) {
     return;
   }
   uint64_t out = k->outgoing_thread_koid, in = k->incoming_thread_koid;
+  /* sub-type 1 carries no process (prefix() then writes ftrace's "-----")
+   * and the priorities as weights */
+  uint32_t out_prio = k->sched_type == 1 ? prio_of_weight(&k->args, "outgoing_weight", out)
+                                         : prio_or(k->outgoing_priority, out);
+  uint32_t in_prio = k->sched_type == 1 ? prio_of_weight(&k->args, "incoming_weight", in)
+                                        : prio_or(k->incoming_priority, in);
   prefix(s, out, k->outgoing_process_koid, k->cpu, ns, "sched_switch");
   fputs("prev_comm=", s->tmp);
   put_task(s, out, k->cpu, ns);
   snprintf(line, sizeof(line),
-           " prev_pid=%" PRIu64 " prev_prio=%u prev_state=%s ==> next_comm=", out,
-           prio_or(k->outgoing_priority, out), state_letter(k->outgoing_state));
+           " prev_pid=%" PRIu64 " prev_prio=%u prev_state=%s ==> next_comm=", out, out_prio,
+           state_letter(k->outgoing_state));
   put(s, line, false);
   put_task(s, in, k->cpu, ns);
-  snprintf(line, sizeof(line), " next_pid=%" PRIu64 " next_prio=%u", in,
-           prio_or(k->incoming_priority, in));
+  snprintf(line, sizeof(line), " next_pid=%" PRIu64 " next_prio=%u", in, in_prio);
   put(s, line, false);
   fputs("\\n", s->tmp);
 }

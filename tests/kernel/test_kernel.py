@@ -5,7 +5,14 @@
 usage: test_kernel.py TRACE PINGPONG TOOLS_DIR PART [TRACE_MANAGER TRACE_KERNEL_PROVIDER]
 PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
                context switches involving them, both named, their wakeups,
-               every switched tid named, fxt_decode.py conforms, trace dump ok
+               every switched tid named, fxt_decode.py conforms, trace dump ok;
+               switches as scheduling sub-type 1 with int32 weights, wakeups as
+               sub-type 2 with the waker; every switch-in of ping/pong after a
+               blocked switch-out preceded by a wakeup record; each CPU's
+               switches one lane, or the gap reported (sched_switch_missing)
+      legacy   the same with --kernel-sched=legacy: legacy switches, wakeup
+               instants; kernel:sched-legacy alone, kernel:* (default form), and
+               the usage errors
       clock    instant A, 10 ms nanosleep, instant B: the thread's switch-out
                lies between A and B and its switch-in before B (5 runs)
       generic  kernel:syscalls/sys_enter_openat and kernel:sched/sched_process_exec:
@@ -87,8 +94,77 @@ def dump_ok(path):
     return r.stdout
 
 
+INT32_MIN = -2 ** 31
+
+
+def process_of(t):
+    """tid -> pid, from the thread kernel objects' process argument."""
+    procs = {}
+    for r in t.records:
+        if r['kind'] == 'kernel_object' and r['obj_type'] == 2:
+            for a in r['args']:
+                if a['name'] == b'process' and a['type'] == 8:
+                    procs[r['koid']] = a['value']
+    return procs
+
+
+def arg_of(r, name):
+    for a in r.get('args', []):
+        if a['name'] == name:
+            return a
+    return None
+
+
 def switches(t):
-    return [r for r in t.records if r['kind'] == 'scheduling' and r['ok']]
+    """Context switches in either layout; a sub-type 1 switch gets out_thread / in_thread
+    (pid from its thread record, as Perfetto takes it) and its weights."""
+    procs = None
+    sw = []
+    for r in t.records:
+        if r['kind'] != 'scheduling' or not r['ok'] or r['sched_type'] not in (0, 1):
+            continue
+        if r['sched_type'] == 1:
+            if procs is None:
+                procs = process_of(t)
+            r['out_thread'] = (procs.get(r['out_tid'], 0), r['out_tid'])
+            r['in_thread'] = (procs.get(r['in_tid'], 0), r['in_tid'])
+        sw.append(r)
+    return sw
+
+
+def wakeup_records(t):
+    return [r for r in t.records if r['kind'] == 'scheduling' and r['ok'] and r['sched_type'] == 2]
+
+
+def lanes(t, sw):
+    """Each CPU's switches in time order: (continued, breaks reported by a
+    sched_switch_missing instant, breaks not reported)."""
+    reported = {}
+    for e in events(t, b'kernel:sched', b'sched_switch_missing'):
+        cpu, found = arg_of(e, b'cpu'), arg_of(e, b'switched_out')
+        if cpu and found:
+            key = (cpu['value'], e['ts_ns'], e['tid'], found['value'])
+            reported[key] = reported.get(key, 0) + 1
+    by_cpu = {}
+    for s in sw:
+        by_cpu.setdefault(s['cpu'], []).append(s)
+    ok = told = silent = 0
+    examples = []
+    for cpu, lane in by_cpu.items():
+        lane.sort(key=lambda s: s['ts_ns'])  # stable: the kernel's order for equal times
+        for prev, s in zip(lane, lane[1:]):
+            if s['out_thread'][1] == prev['in_thread'][1]:
+                ok += 1
+                continue
+            key = (cpu, s['ts_ns'], prev['in_thread'][1], s['out_thread'][1])
+            if reported.get(key, 0) > 0:
+                reported[key] -= 1
+                told += 1
+            else:
+                silent += 1
+                if len(examples) < 5:
+                    examples.append(key)
+    return ok, told, silent, examples
 
 
 def thread_names(t):
@@ -115,17 +191,50 @@ def program_output(r, key):
     raise AssertionError('no %s= in the output: %r %r' % (key, r.stdout, r.stderr))
 
 
-def part_token(tmp):
-    out = os.path.join(tmp, 'token.fxt')
-    r = record('kernel:sched,kernel:task,pingpong', [PINGPONG, 'token', '1000'], out)
-    check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
-    ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
-    t = decode(out)
-    sw = switches(t)
-    ours = [s for s in sw if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
-    print('context switches: %d, involving ping/pong: %d' % (len(sw), len(ours)))
-    check(len(ours) >= 1000, 'only %d context switches involve ping and pong' % len(ours))
-    check(all(s['sched_type'] == 0 for s in sw), 'a scheduling record is not the legacy layout')
+def check_systrace(out, ping, pong, woken_tids, tgid_mark):
+    """trace convert: the kernel data as a systrace string (READERS.md)."""
+    js = out + '.json'
+    r = subprocess.run([TRACE, 'convert', out, '-o', js], capture_output=True, text=True)
+    check(r.returncode == 0, 'trace convert failed: %s' % r.stderr)
+    import json
+    with open(js) as f:
+        doc = json.load(f)
+    systrace = doc.get('systemTraceEvents')
+    check(isinstance(systrace, str), 'systemTraceEvents is not a string')
+    if not isinstance(systrace, str):
+        return
+    lines = systrace.split('\n')
+    check(lines[0] == '# tracer: nop', 'systrace header %r' % lines[0])
+    # The per-CPU ring buffers are converted page by page, so a rename read from one CPU's
+    # page can reach the archive after events of another CPU: a streaming converter names
+    # a thread as it knows it at that point (docs/kernel-provider.md, Limits). So: every
+    # switch out of ping is a line (under whichever name it then had), and its names and
+    # pong's wakeups appear. tgid_mark: ping's process as the line prefix shows it (the
+    # legacy layout carries it; a sub-type 1 switch does not: ftrace's "-----").
+    ping_out = [l for l in lines if re.search(r': sched_switch: prev_comm=\S+ prev_pid=%d ' % ping, l)]
+    check(len(ping_out) >= 500 and all(re.match(r'\S+-%d \(%s\) \[' % (ping, tgid_mark), l)
+                                      for l in ping_out),
+          'systrace: %d switches out of ping' % len(ping_out))
+    check(any(': sched_switch: prev_comm=ping prev_pid=%d ' % ping in l for l in lines),
+          'systrace: no switch names ping')
+    check(all(re.search(r' prev_prio=\d+ prev_state=\S+ ==> .* next_prio=\d+$', l)
+              for l in ping_out), 'systrace: a switch line without its priorities')
+    # every thread of the two whose wakeups the archive holds has its wakeup lines
+    # (which of them was woken through the scheduler depends on the machine's load)
+    by_other = 0
+    for tid, who in ((ping, 'ping'), (pong, 'pong')):
+        if tid in woken_tids:
+            wl = [l for l in lines if re.search(r': sched_wak(ing|eup): comm=\S+ pid=%d ' % tid, l)]
+            check(wl, 'systrace: no wakeup of %s, whose wakeups the archive holds' % who)
+            # the waker is the line's task
+            other = pong if tid == ping else ping
+            by_other += sum(1 for l in wl if re.match(r'\S+-%d \(' % other, l))
+    check(by_other >= 500, 'systrace: only %d wakeups of ping/pong by the other thread' % by_other)
+    check(any('comm=pong pid=%d ' % pong in l or 'prev_comm=pong prev_pid=%d ' % pong in l
+              for l in lines), 'systrace: pong is never named')
+
+
+def check_names(t, sw, ping, pong):
     names = thread_names(t)
     check('ping' in names.get(ping, []), 'ping (%d) is not named ping: %s' % (ping, names.get(ping)))
     check('pong' in names.get(pong, []), 'pong (%d) is not named pong: %s' % (pong, names.get(pong)))
@@ -138,6 +247,118 @@ def part_token(tmp):
         for pid, tid in (s['out_thread'], s['in_thread']):
             if pid != 0 and pid not in procs:
                 check(False, 'process %d of a context switch has no process record' % pid)
+
+
+def check_lanes(t, sw):
+    ok, told, silent, examples = lanes(t, sw)
+    print('CPU lanes: %d switches continue their lane, %d gaps reported '
+          '(sched_switch_missing), %d unreported' % (ok, told, silent))
+    check(silent == 0, '%d CPU lane gaps not reported, e.g. (cpu, ts, expected, found) %s'
+          % (silent, examples))
+    check(ok > 0, 'no CPU lane continues')
+    return told
+
+
+def part_token(tmp):
+    """The default form (docs/kernel-provider.md): context switches as scheduling sub-type 1
+    with int32 weights, wakeups as sub-type 2 with the waker."""
+    out = os.path.join(tmp, 'token.fxt')
+    r = record('kernel:sched,kernel:task,pingpong', [PINGPONG, 'token', '1000'], out)
+    check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
+    ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
+    t = decode(out)
+    sw = switches(t)
+    ours = [s for s in sw if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
+    print('context switches: %d, involving ping/pong: %d' % (len(sw), len(ours)))
+    check(len(ours) >= 1000, 'only %d context switches involve ping and pong' % len(ours))
+    check(all(s['sched_type'] == 1 for s in sw), 'a context switch is not scheduling sub-type 1')
+    check_names(t, sw, ping, pong)
+    # weights: int32, idle INT32_MIN, any other thread its kernel prio (0..139)
+    for s in sw:
+        for side, tid in (('out', s['out_tid']), ('in', s['in_tid'])):
+            w = arg_of(s, b'%s_weight' % (b'outgoing' if side == 'out' else b'incoming'))
+            check(w is not None and w['type'] == 1, 'switch without an int32 %s weight' % side)
+            if w is None:
+                break
+            if tid == 0:
+                check(w['value'] == INT32_MIN, 'idle %s weight %d' % (side, w['value']))
+            else:
+                check(0 <= w['value'] <= 139, 'tid %d: %s weight %d' % (tid, side, w['value']))
+    for s in ours:
+        if s['in_tid'] in (ping, pong):
+            check(arg_of(s, b'incoming_weight')['value'] == 120,
+                  'ping/pong (nice 0) with weight %d' % arg_of(s, b'incoming_weight')['value'])
+            break
+    wk = wakeup_records(t)
+    woken = [w for w in wk if w['tid'] in (ping, pong)]
+    print('wakeup records: %d, of ping/pong: %d' % (len(wk), len(woken)))
+    check(len(woken) >= 1000, 'only %d wakeup records of ping and pong' % len(woken))
+    check(not [e for e in events(t, b'kernel:sched') if e['name'] != b'sched_switch_missing'],
+          'instant events in kernel:sched beside the scheduling records')
+    for w in wk:
+        a = arg_of(w, b'waker')
+        check(a is None or a['type'] == 8, 'waker is not a koid: %s' % a)
+    by_peer = [w for w in woken if (arg_of(w, b'waker') or {}).get('value') ==
+               (pong if w['tid'] == ping else ping)]
+    check(len(by_peer) >= 1000, 'only %d wakeups name the other thread as waker' % len(by_peer))
+    # issue 21's acceptance: in time order, every switch-in of ping or pong that was switched
+    # out blocked is preceded by a wakeup record for it (after that switch-out)
+    timeline = sorted([(s['ts_ns'], 1, s) for s in sw] + [(w['ts_ns'], 0, w) for w in wk],
+                      key=lambda x: (x[0], x[1]))
+    blocked_since, woken_since = {}, set()
+    ins = unwoken = 0
+    others_unwoken = 0
+    for ts, kind, r in timeline:
+        if kind == 0:
+            woken_since.add(r['tid'])
+            continue
+        out_tid, in_tid = r['out_tid'], r['in_tid']
+        if in_tid in blocked_since:
+            if in_tid not in woken_since:
+                if in_tid in (ping, pong):
+                    unwoken += 1
+                else:
+                    others_unwoken += 1
+            if in_tid in (ping, pong):
+                ins += 1
+            del blocked_since[in_tid]
+        if out_tid != 0 and r['out_state'] == 3:
+            blocked_since[out_tid] = ts
+            woken_since.discard(out_tid)
+    print('switch-ins of ping/pong after a blocked switch-out: %d, without a wakeup before: %d '
+          '(other threads: %d)' % (ins, unwoken, others_unwoken))
+    check(ins >= 500, 'only %d switch-ins of ping/pong after a blocked switch-out' % ins)
+    check(unwoken == 0, '%d switch-ins of ping/pong without a wakeup record before them' % unwoken)
+    # and each CPU's switches form one lane, or the gap is reported
+    check_lanes(t, sw)
+    user = events(t, b'pingpong')
+    check(len(user) == 2, 'the program recorded %d events of its own, not 2' % len(user))
+    text = dump_ok(out)
+    check('context-switch' in text and 'thread-wakeup' in text,
+          'trace dump shows no context switch or wakeup')
+    check(' out-name="ping" out-state=blocked' in text and
+          (' in-name="pong"' in text or ' out-name="pong"' in text),
+          'trace dump does not name ping and pong in the switches')
+    check_systrace(out, ping, pong, {w['tid'] for w in woken}, '-----')
+
+
+def part_legacy(tmp):
+    """kernel:sched in the legacy-only form (trace record --kernel-sched=legacy): legacy
+    context switches (sub-type 0, idle = pid 0 + priority 0), wakeups as instant events."""
+    out = os.path.join(tmp, 'legacy.fxt')
+    cmd = [TRACE, 'record', '--kernel-sched=legacy', '--categories=kernel:sched,kernel:task,pingpong',
+           '-o', out, '--', PINGPONG, 'token', '1000']
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
+    ping, pong = program_output(r, 'ping'), program_output(r, 'pong')
+    t = decode(out)
+    sw = switches(t)
+    ours = [s for s in sw if s['out_thread'][1] in (ping, pong) or s['in_thread'][1] in (ping, pong)]
+    print('context switches: %d, involving ping/pong: %d' % (len(sw), len(ours)))
+    check(len(ours) >= 1000, 'only %d context switches involve ping and pong' % len(ours))
+    check(all(s['sched_type'] == 0 for s in sw), 'a scheduling record is not the legacy layout')
+    check(not wakeup_records(t), 'wakeup records (sub-type 2) in the legacy-only form')
+    check_names(t, sw, ping, pong)
     # idle: pid 0 + priority 0 (READERS.md)
     for s in sw:
         if s['out_thread'] == (0, 0):
@@ -158,45 +379,33 @@ def part_token(tmp):
                                        a['value'] == (pong if e['tid'] == ping else ping)
                                        for a in e['args'])]
     check(len(by_peer) >= 1000, 'only %d wakeups name the other thread as waker' % len(by_peer))
-    user = events(t, b'pingpong')
-    check(len(user) == 2, 'the program recorded %d events of its own, not 2' % len(user))
+    check_lanes(t, sw)
     text = dump_ok(out)
     check('context-switch' in text, 'trace dump shows no context switch')
-    # trace convert: the kernel data as a systrace string (READERS.md)
-    js = out + '.json'
-    r = subprocess.run([TRACE, 'convert', out, '-o', js], capture_output=True, text=True)
-    check(r.returncode == 0, 'trace convert failed: %s' % r.stderr)
-    import json
-    with open(js) as f:
-        doc = json.load(f)
-    systrace = doc.get('systemTraceEvents')
-    check(isinstance(systrace, str), 'systemTraceEvents is not a string')
-    if isinstance(systrace, str):
-        lines = systrace.split('\n')
-        check(lines[0] == '# tracer: nop', 'systrace header %r' % lines[0])
-        # The per-CPU ring buffers are converted page by page, so a rename read from one CPU's
-        # page can reach the archive after events of another CPU: a streaming converter names
-        # a thread as it knows it at that point (docs/kernel-provider.md, Limits). So: every
-        # switch out of ping is a line (under whichever name it then had), and its names and
-        # pong's wakeups appear.
-        ping_out = [l for l in lines if re.search(r': sched_switch: prev_comm=\S+ prev_pid=%d ' % ping, l)]
-        check(len(ping_out) >= 500 and all(re.match(r'\S+-%d \(%d\) \[' % (ping, ping), l)
-                                          for l in ping_out),
-              'systrace: %d switches out of ping' % len(ping_out))
-        check(any(': sched_switch: prev_comm=ping prev_pid=%d ' % ping in l for l in lines),
-              'systrace: no switch names ping')
-        # every thread of the two whose wakeups the archive holds has its wakeup lines
-        # (which of them was woken through the scheduler depends on the machine's load)
-        for tid, who in ((ping, 'ping'), (pong, 'pong')):
-            if any(e['tid'] == tid for e in woken):
-                check(any(re.search(r': sched_wak(ing|eup): comm=\S+ pid=%d ' % tid, l)
-                          for l in lines),
-                      'systrace: no wakeup of %s, whose wakeups the archive holds' % who)
-        check(any('comm=pong pid=%d ' % pong in l or 'prev_comm=pong prev_pid=%d ' % pong in l
-                  for l in lines), 'systrace: pong is never named')
-    check(' out-name="ping" out-state=blocked' in text and
-          (' in-name="pong"' in text or ' out-name="pong"' in text),
-          'trace dump does not name ping and pong in the switches')
+    check(' out-name="ping" out-state=blocked' in text, 'trace dump does not name ping')
+    check_systrace(out, ping, pong, {e['tid'] for e in woken}, str(ping))
+    # the category named directly does the same; a pattern covering it means the default
+    out2 = os.path.join(tmp, 'legacy2.fxt')
+    r = record('kernel:sched-legacy,pingpong', [PINGPONG, 'token', '100'], out2)
+    check(r.returncode == 0, 'trace record (kernel:sched-legacy) failed: %s' % r.stderr)
+    sw2 = switches(decode(out2))
+    check(sw2 and all(s['sched_type'] == 0 for s in sw2),
+          'kernel:sched-legacy alone: %d switches, layouts %s'
+          % (len(sw2), sorted({s['sched_type'] for s in sw2})))
+    r = record('kernel:*,pingpong', [PINGPONG, 'token', '100'], out2)
+    check(r.returncode == 0, 'trace record (kernel:*) failed: %s' % r.stderr)
+    sw2 = switches(decode(out2))
+    check(sw2 and all(s['sched_type'] == 1 for s in sw2),
+          'kernel:* (a pattern covering kernel:sched-legacy) is not the default form')
+    # --kernel-sched=legacy cannot be said by an empty set or a covering pattern: usage errors
+    for cats in ([], ['--categories=kernel:*,pingpong'], ['--categories=kernel:sched*']):
+        r = subprocess.run([TRACE, 'record', '--kernel-sched=legacy'] + cats +
+                           ['-o', out2, '--', 'true'], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and '--kernel-sched=legacy' in r.stderr,
+              '--kernel-sched=legacy %s: exit %d, %s' % (cats, r.returncode, r.stderr.strip()))
+    r = subprocess.run([TRACE, 'record', '--kernel-sched=old', '--categories=x', '-o', out2, '--',
+                        'true'], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2, '--kernel-sched=old: exit %d' % r.returncode)
 
 
 def part_clock(tmp):
@@ -380,7 +589,8 @@ def part_loss(tmp):
     check(overflow, 'no buffer-overflow provider event in the archive')
 
 
-KERNEL_CATEGORIES = ('kernel:sched', 'kernel:task', 'kernel:irq', 'kernel:SYSTEM/EVENT')
+KERNEL_CATEGORIES = ('kernel:sched', 'kernel:sched-legacy', 'kernel:task', 'kernel:irq',
+                     'kernel:SYSTEM/EVENT')
 ON_DEMAND = ('trace_kernel_provider (not running): trace record starts it on demand for '
              'kernel:* categories (needs root)')
 
@@ -494,9 +704,14 @@ def part_daemon(tmp):
             print('%s through the daemon: %d switches of ping/pong' % (mode, len(ours)))
             check(len(ours) >= 1000, '%s: only %d switches of ping/pong through the daemon'
                   % (mode, len(ours)))
-            # the description names exactly the ftrace events kernel:sched records
-            recorded = {e['name'].decode() for e in events(t, b'kernel:sched')}
-            check(recorded <= described and described == recorded | {'sched_switch'},
+            # the description names the ftrace events kernel:sched records: switches, and
+            # wakeups (sched_waking, sched_wakeup_new) as wakeup records
+            recorded = {e['name'].decode() for e in events(t, b'kernel:sched')
+                        if e['name'] != b'sched_switch_missing'}
+            if wakeup_records(t):
+                recorded.add('sched_waking')
+            check(not recorded - {'sched_waking'} and
+                  described == {'sched_switch', 'sched_waking', 'sched_wakeup_new'},
                   '%s: kernel:sched recorded %s, its description names %s'
                   % (mode, sorted(recorded), sorted(described)))
             dump_ok(out)
@@ -646,7 +861,7 @@ def main():
     instances = '/sys/kernel/tracing/instances'
     before = set(os.listdir(instances)) if os.path.isdir(instances) else set()
     try:
-        {'token': part_token, 'clock': part_clock, 'generic': part_generic, 'irq': part_irq,
+        {'token': part_token, 'legacy': part_legacy, 'clock': part_clock, 'generic': part_generic, 'irq': part_irq,
          'modes': part_modes, 'loss': part_loss, 'daemon': part_daemon,
          'mount': part_mount, 'noroot': part_noroot}[PART](tmp)
         # this part's: new since it began, and of a process that has ended (another

@@ -364,7 +364,8 @@ def test_two_providers_and_registry():
     # with the kernel categories of the one trace record starts on demand, since none is
     # registered here; one name column for all groups, theirs included
     kernel = os.environ.get('FXTRACE_TEST_KERNEL_PROVIDER') == '1'
-    kernel_names = ['kernel:sched', 'kernel:task', 'kernel:irq', 'kernel:SYSTEM/EVENT']
+    kernel_names = ['kernel:sched', 'kernel:sched-legacy', 'kernel:task', 'kernel:irq',
+                    'kernel:SYSTEM/EVENT']
     w = max([8] + [len(n) for n in kernel_names if kernel])
     expected = ["trace_manager (pid %d): the manager's configuration" % m.proc.pid,
                 '  %-*s  tests' % (w, 'test'), '  %-*s  from the configuration' % (w, 'cfg'),

@@ -42,7 +42,8 @@ LOCAL = False  # trace runs a manager of its own when none is running
 KERNEL = os.environ.get('FXTRACE_TEST_KERNEL_PROVIDER') == '1'
 KERNEL_HEADING = ('trace_kernel_provider (not running): trace record starts it on demand for '
                   'kernel:* categories (needs root)')
-KERNEL_NAMES = ('kernel:sched', 'kernel:task', 'kernel:irq', 'kernel:SYSTEM/EVENT')
+KERNEL_NAMES = ('kernel:sched', 'kernel:sched-legacy', 'kernel:task', 'kernel:irq',
+                'kernel:SYSTEM/EVENT')
 KERNEL_WIDTH = max(map(len, KERNEL_NAMES)) if KERNEL else 0
 FAILS = []
 CHECKS = [0]
