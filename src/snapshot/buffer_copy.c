@@ -43,13 +43,30 @@ static uint64_t copy_durable(const uint8_t* live, uint8_t* copy, uint64_t end) {
   return pos;
 }
 
-/* Step 4: what the scan of the copy yields, checked against the live bytes. */
+/* Step 4, over the scan of the copy, twice (the scan of one copy yields the
+ * same records in the same order each time):
+ *   pass 1 compares every record with the live bytes at its place. A rolling
+ *   record that differs was rewritten after it was copied: it, and the rest
+ *   of its chunk (whose framing in the copy cannot be trusted past it), fail,
+ *   and `cut` becomes the last failing record's ordinal among the rolling
+ *   records. Chunks are reused in scan order (the older buffer from its
+ *   first chunk on, then the current one), so everything up to the last
+ *   failure is being overwritten: the records after it are the buffer's
+ *   newest, with no hole, as the final archive of a circular trace is.
+ *   pass 2 emits the rolling records after `cut` (checked in pass 1; the copy
+ *   does not change) and the durable records that still compare equal
+ *   (they never change once committed: a difference is a misbehaving
+ *   provider, and only that record is left out). */
 typedef struct check_ctx {
   const uint8_t* live;
   const uint8_t* copy;
   uint64_t rolling_begin; /* offset of rolling buffer 0; chunks count from it */
   uint64_t chunk;
-  uint64_t discard_begin, discard_end; /* the rest of a chunk that failed the check */
+  bool emitting;       /* pass 2 */
+  uint64_t ordinal;    /* rolling records seen so far in this pass */
+  uint64_t cut;        /* pass 1's last failing rolling record's ordinal (1-based; 0: none) */
+  uint64_t fail_until; /* pass 1: the end of the chunk of the last failure */
+  uint64_t reused_begin, reused_end; /* chunks reused since step 1: every record fails */
   buffer_emit_fn emit;
   void* arg;
   buffer_copy_stats_t* stats;
@@ -58,61 +75,107 @@ typedef struct check_ctx {
 static int check_record(void* arg, const void* data, size_t bytes) {
   check_ctx_t* c = arg;
   uint64_t offset = (uint64_t)((const uint8_t*)data - c->copy);
-  if (offset >= c->discard_begin && offset < c->discard_end) {
-    c->stats->discarded++;
-    return 0;
-  }
-  if (memcmp(data, c->live + offset, bytes) != 0) {
-    c->stats->discarded++;
-    if (offset >= c->rolling_begin) {
-      /* the chunk was reused or is being cleared: its framing in the copy
-       * cannot be trusted past this record either */
-      uint64_t last = offset + bytes - 1 - c->rolling_begin;
-      c->discard_begin = offset;
-      c->discard_end = c->rolling_begin + (last / c->chunk + 1) * c->chunk;
+  if (offset < c->rolling_begin) { /* durable */
+    if (!c->emitting) return 0;
+    if (memcmp(data, c->live + offset, bytes) != 0) {
+      c->stats->discarded++;
+      return 0;
     }
-    return 0;
+  } else {
+    c->ordinal++;
+    if (!c->emitting) {
+      if (offset < c->fail_until || (offset >= c->reused_begin && offset < c->reused_end) ||
+          memcmp(data, c->live + offset, bytes) != 0) {
+        uint64_t last = offset + bytes - 1 - c->rolling_begin;
+        uint64_t chunk_end = c->rolling_begin + (last / c->chunk + 1) * c->chunk;
+        if (chunk_end > c->fail_until) c->fail_until = chunk_end;
+        c->cut = c->ordinal;
+      }
+      return 0;
+    }
+    if (c->ordinal <= c->cut) {
+      c->stats->discarded++;
+      return 0;
+    }
   }
   c->stats->records++;
   c->stats->bytes += bytes;
   return c->emit(c->arg, data, bytes);
 }
 
+/* Steps 1 to 3 and the switch check; pass 1 of step 4 runs after. */
+static const char* copy_once(const uint8_t* live, size_t size, uint8_t* copy,
+                             trace_buffer_header_t* h, buffer_copy_stats_t* stats) {
+  const char* reason = buffer_scan__header(live, size, h); /* step 1 */
+  if (!reason && h->buffering_mode == TRACE_BUFFERING_MODE_STREAMING)
+    reason = "a streaming buffer has no snapshots";
+  if (reason) return reason;
+  stats->records_dropped = h->num_records_dropped;
+  stats->copied_bytes = h->total_size;
+  memcpy(copy + sizeof(*h), live + sizeof(*h), (size_t)h->total_size - sizeof(*h)); /* step 2 */
+  memcpy(copy, h, sizeof(*h));      /* the header of step 1 bounds the scan */
+  if (h->durable_buffer_size > 0) { /* step 3 */
+    uint64_t end = h->durable_alloc;
+    if ((h->flags & TRACE_BUFFER_FLAG_STOPPED) || end == 0) end = h->durable_data_end;
+    if (end > h->durable_buffer_size) end = h->durable_buffer_size;
+    uint64_t done = copy_durable(live + sizeof(*h), copy + sizeof(*h), end);
+    stats->durable_missing = end - done;
+  }
+  return NULL;
+}
+
 int buffer_copy__snapshot(const void* live, size_t size, void* scratch, buffer_emit_fn emit,
                           void* arg, buffer_copy_stats_t* stats, const char** why) {
   memset(stats, 0, sizeof(*stats));
-  trace_buffer_header_t h;
-  const char* reason = buffer_scan__header(live, size, &h); /* step 1 */
-  if (!reason && h.buffering_mode == TRACE_BUFFERING_MODE_STREAMING)
-    reason = "a streaming buffer has no snapshots";
-  if (why) *why = reason;
-  if (reason) return -1;
-  stats->records_dropped = h.num_records_dropped;
-  stats->copied_bytes = h.total_size;
-  uint64_t t0 = now_ns();
   const uint8_t* in = live;
   uint8_t* copy = scratch;
-  memcpy(copy + sizeof(h), in + sizeof(h), (size_t)h.total_size - sizeof(h)); /* step 2 */
-  memcpy(copy, &h, sizeof(h));     /* the header of step 1 bounds the scan */
-  if (h.durable_buffer_size > 0) { /* step 3 */
-    uint64_t end = h.durable_alloc;
-    if ((h.flags & TRACE_BUFFER_FLAG_STOPPED) || end == 0) end = h.durable_data_end;
-    if (end > h.durable_buffer_size) end = h.durable_buffer_size;
-    uint64_t done = copy_durable(in + sizeof(h), copy + sizeof(h), end);
-    stats->durable_missing = end - done;
+  trace_buffer_header_t h;
+  check_ctx_t c;
+  buffer_scan_stats_t scan = {0};
+  int status = 0;
+  uint64_t t0 = now_ns(), t1 = t0;
+  for (int attempt = 1;; attempt++) {
+    const char* reason = copy_once(in, size, copy, &h, stats);
+    if (why) *why = reason;
+    if (reason) return -1;
+    t1 = now_ns();
+    c = (check_ctx_t){
+        .live = in,
+        .copy = copy,
+        .rolling_begin = sizeof(h) + h.durable_buffer_size,
+        .chunk = h.chunk_size,
+        .emit = emit,
+        .arg = arg,
+        .stats = stats,
+    };
+    /* The allocation word now, after the copy: a rolling buffer switch
+     * since step 1 makes the older buffer current again, and its chunks
+     * below the new allocation offset (the reuse front) may have been
+     * rewritten before they were copied, which the comparison cannot see:
+     * they fail. Two switches (the current buffer of step 1 reused too, a
+     * writer faster than the copy) leave nothing to trust: taken again. */
+    uint64_t alloc =
+        __atomic_load_n(&((const trace_buffer_header_t*)live)->rolling_alloc, __ATOMIC_ACQUIRE);
+    uint64_t switches = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    uint64_t now = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    if (now == switches + 1) {
+      uint64_t front = alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
+      if (front > h.rolling_buffer_size) front = h.rolling_buffer_size;
+      c.reused_begin = c.rolling_begin + (now & 1) * h.rolling_buffer_size;
+      c.reused_end = c.reused_begin + front;
+    } else if (now != switches) {
+      if (attempt < BUFFER_COPY_ATTEMPTS) continue;
+      c.reused_begin = 0; /* every rolling record */
+      c.reused_end = UINT64_MAX;
+    }
+    status = buffer_scan__records(copy, size, 0, check_record, &c, &scan); /* pass 1 */
+    break;
   }
-  uint64_t t1 = now_ns();
-  check_ctx_t c = {
-      .live = in,
-      .copy = copy,
-      .rolling_begin = sizeof(h) + h.durable_buffer_size,
-      .chunk = h.chunk_size,
-      .emit = emit,
-      .arg = arg,
-      .stats = stats,
-  };
-  buffer_scan_stats_t scan;
-  int status = buffer_scan__records(copy, size, 0, check_record, &c, &scan);
+  if (status == 0) {
+    c.emitting = true;
+    c.ordinal = 0;
+    status = buffer_scan__records(copy, size, 0, check_record, &c, &scan); /* pass 2 */
+  }
   stats->bad_records = scan.bad_records;
   stats->copy_ns = t1 - t0;
   stats->scan_ns = now_ns() - t1;

@@ -12,17 +12,27 @@
  *      is, for at most DURABLE_WAIT (a writer preempted mid-record), after
  *      which what is missing is reported (durable_missing).
  *   4. The copy is scanned with the ordinary scan rule (buffer_scan.h), and
- *      every record it yields is compared with the live bytes at its place
- *      before it is emitted. A chunk is only ever rewritten after it is
- *      cleared, and a clear zeroes the chunk's first word before anything
- *      else, so a chunk reused (or half cleared) while it was copied does
- *      not compare equal: from the first record that differs to the end of
- *      its chunk nothing is emitted, and those records are counted as
- *      `discarded`. Records a writer appended after the copy are not in it
- *      (a zero header ends the chunk's data in the copy) and nothing that
- *      is in it changes, so live writing costs nothing. A false match
- *      needs a reused chunk whose new records repeat the old ones byte for
- *      byte, timestamps included.
+ *      every record it yields is compared with the live bytes at its place.
+ *      A chunk is only ever rewritten after it is cleared, and a clear zeroes
+ *      the chunk's first word before anything else, so a chunk reused (or
+ *      half cleared) since it was copied does not compare equal, and from
+ *      the first record that differs to the end of its chunk nothing can be
+ *      trusted. Chunks are reused in scan order (the older rolling buffer
+ *      from its start, then the current one), so everything up to the last
+ *      such record is being overwritten: only the records after it are
+ *      emitted (a second scan of the same copy), which keeps the snapshot a
+ *      run of the newest records without a hole, and the others are counted
+ *      as `discarded`. Records a writer appends after the copy are not in it
+ *      (a zero header ends a chunk's data in the copy) and records already
+ *      in it never change, so ordinary writing discards nothing; only a
+ *      rolling buffer switch during the snapshot does. A false match needs a
+ *      reused chunk whose new records repeat the old ones byte for byte,
+ *      timestamps included. A chunk reused before it was even copied
+ *      compares equal, though: so a switch since step 1 (the allocation
+ *      word read again after the copy) makes every chunk of the reused
+ *      buffer below the new allocation offset fail too; two switches (a
+ *      writer faster than the copy) take the copy again, up to
+ *      BUFFER_COPY_ATTEMPTS times.
  * The result: every record committed before step 1 that the buffer still
  * holds after step 4, and some committed during the copy. */
 #ifndef FXTRACE_SNAPSHOT_BUFFER_COPY_H_
@@ -42,6 +52,11 @@ typedef struct buffer_copy_stats {
   uint64_t copied_bytes;     /* the buffer's total size */
   uint64_t copy_ns, scan_ns; /* steps 2-3, step 4 */
 } buffer_copy_stats_t;
+
+/* How many times steps 1-3 are done when the writers switched rolling
+ * buffers twice meanwhile (see buffer_copy.c); after the last, no rolling
+ * record is trusted (all are discarded). */
+#define BUFFER_COPY_ATTEMPTS 4
 
 /* How long step 3 waits for a durable record being written, at most. */
 #define BUFFER_COPY_DURABLE_WAIT_MS 100
