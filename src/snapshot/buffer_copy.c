@@ -62,10 +62,10 @@ typedef struct check_ctx {
   const uint8_t* copy;
   uint64_t rolling_begin; /* offset of rolling buffer 0; chunks count from it */
   uint64_t chunk;
-  bool emitting;       /* pass 2 */
-  uint64_t ordinal;    /* rolling records seen so far in this pass */
-  uint64_t cut;        /* pass 1's last failing rolling record's ordinal (1-based; 0: none) */
-  uint64_t fail_until; /* pass 1: the end of the chunk of the last failure */
+  bool emitting;    /* pass 2 */
+  uint64_t ordinal; /* rolling records seen so far in this pass */
+  uint64_t cut;     /* pass 1's last failing rolling record's ordinal (1-based; 0: none) */
+  uint64_t fail_begin, fail_until;   /* pass 1: the last failure to the end of its chunk */
   uint64_t reused_begin, reused_end; /* chunks reused since step 1: every record fails */
   buffer_emit_fn emit;
   void* arg;
@@ -84,11 +84,13 @@ static int check_record(void* arg, const void* data, size_t bytes) {
   } else {
     c->ordinal++;
     if (!c->emitting) {
-      if (offset < c->fail_until || (offset >= c->reused_begin && offset < c->reused_end) ||
+      bool in_stretch = offset >= c->fail_begin && offset < c->fail_until;
+      if (in_stretch || (offset >= c->reused_begin && offset < c->reused_end) ||
           memcmp(data, c->live + offset, bytes) != 0) {
         uint64_t last = offset + bytes - 1 - c->rolling_begin;
         uint64_t chunk_end = c->rolling_begin + (last / c->chunk + 1) * c->chunk;
-        if (chunk_end > c->fail_until) c->fail_until = chunk_end;
+        if (!in_stretch) c->fail_begin = offset;
+        if (!in_stretch || chunk_end > c->fail_until) c->fail_until = chunk_end;
         c->cut = c->ordinal;
       }
       return 0;
