@@ -213,16 +213,26 @@ bool archive__magic(output_t* o) {
   return output__append(o, &word, sizeof(word));
 }
 
-static bool provider_record(tracee_t* t, output_t* o) {
+bool archive__provider_info(output_t* o, uint32_t provider_id, const char* name) {
   uint64_t words[1 + 32];
-  uint64_t* end;
-  if (!t->info_written) {
-    end = fxt_write_provider_info_record(words, t->provider_id, t->name, strlen(t->name));
-    t->info_written = true;
-  } else {
-    end = fxt_write_provider_section_record(words, t->provider_id);
-  }
+  uint64_t* end = fxt_write_provider_info_record(words, provider_id, name, strlen(name));
   return output__append(o, words, (size_t)(end - words) * 8);
+}
+
+bool archive__overflow_event(output_t* o, uint32_t provider_id) {
+  uint64_t word;
+  fxt_write_provider_event_record(&word, provider_id, FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
+  return output__append(o, &word, 8);
+}
+
+static bool provider_record(tracee_t* t, output_t* o) {
+  if (!t->info_written) {
+    t->info_written = true;
+    return archive__provider_info(o, t->provider_id, t->name);
+  }
+  uint64_t word;
+  fxt_write_provider_section_record(&word, t->provider_id);
+  return output__append(o, &word, 8);
 }
 
 bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** why) {
@@ -233,18 +243,6 @@ bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** w
   if (why) *why = reason;
   return reason == NULL;
 }
-
-/* What the scan hands over, checked again once copied (the provider may
- * still be writing its buffer): a record's size field must say exactly the
- * bytes emitted, else the copy is taken back. */
-typedef struct emit_ctx {
-  output_t* out;
-  const uint8_t* skip_begin; /* records in [skip_begin, skip_end) are not written */
-  const uint8_t* skip_end;
-  names_t* names; /* learns from each record written */
-  names_source_t* source;
-  uint64_t records, bytes, rejected;
-} emit_ctx_t;
 
 /* A record copied to `copy` is the one its size field says, and not a
  * metadata record (provider info / section / event, trace info: those are
@@ -257,8 +255,8 @@ static bool copied_record_ok(const uint8_t* copy, size_t bytes) {
          FXT_GET(header, 0, 3) != FXT_RECORD_METADATA;
 }
 
-static int emit_record(void* arg, const void* data, size_t bytes) {
-  emit_ctx_t* e = arg;
+int archive__emit_record(void* arg, const void* data, size_t bytes) {
+  archive_emit_t* e = arg;
   const uint8_t* p = data;
   if (p >= e->skip_begin && p < e->skip_end) return 0;
   if (bytes < 8 || bytes % 8 != 0) {
@@ -319,12 +317,8 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
     archive__note_damage(t, WIRE_RECORDS_UNKNOWN, "its buffer header is unusable (%s)", why);
     return !o->failed;
   }
-  if (h.num_records_dropped > 0) {
-    uint64_t word;
-    fxt_write_provider_event_record(&word, t->provider_id, FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
-    if (!output__append(o, &word, 8)) return false;
-  }
-  emit_ctx_t e = {.out = o, .names = t->s->names, .source = t->names};
+  if (h.num_records_dropped > 0 && !archive__overflow_event(o, t->provider_id)) return false;
+  archive_emit_t e = {.out = o, .names = t->s->names, .source = t->names};
   t->s->names_due = true;
   uint64_t durable_from = 0;
   if (t->mode == TRACE_BUFFERING_MODE_STREAMING && t->saved_once) {
@@ -339,7 +333,8 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
     }
   }
   buffer_scan_stats_t stats;
-  int status = buffer_scan__records(t->map, t->size, durable_from, emit_record, &e, &stats);
+  int status =
+      buffer_scan__records(t->map, t->size, durable_from, archive__emit_record, &e, &stats);
   if (status != 0 && o->failed) return false;
   if (status == -1) {
     LOGW(m, "provider \"%s\": buffer unusable at the scan", t->name);
@@ -364,12 +359,12 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
 bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t durable_end) {
   output_t* o = t->s->out;
   if (!provider_record(t, o)) return false;
-  emit_ctx_t e = {.out = o, .names = t->s->names, .source = t->names};
+  archive_emit_t e = {.out = o, .names = t->s->names, .source = t->names};
   t->s->names_due = true;
   uint64_t from = t->saved_once ? t->last_durable_end : 0;
   buffer_scan_stats_t stats = {0};
-  int status =
-      buffer_scan__save(t->map, t->size, wrapped, from, durable_end, emit_record, &e, &stats);
+  int status = buffer_scan__save(t->map, t->size, wrapped, from, durable_end, archive__emit_record,
+                                 &e, &stats);
   if (status != 0 && o->failed) return false;
   if (status == -1) {
     LOGW(m, "provider #%u \"%s\": buffer unusable at a save: skipped", t->provider_id, t->name);

@@ -499,6 +499,10 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
       case MSG_TERMINATE_TRACING:
         session__terminate(m, c, &r);
         return;
+      case MSG_SNAPSHOT:
+        snapshot__take(m, c, &r, fds, *fd_count);
+        *fd_count = 0; /* taken */
+        return;
       default:
         break;
     }

@@ -6,6 +6,7 @@
  *   session.c   the session and tracee state machines (PROTOCOL.md §10.1),
  *               the Controller calls, the FIFO packets (§6.3)
  *   archive.c   the archive: output queue, provider data (§10.4, §9)
+ *   snapshot.c  snapshots of a running session (docs/snapshots.md)
  *   log.c       levelled logging to stderr, syslog or a callback
  * Everything runs on the loop's thread; only manager__shutdown() is called
  * from elsewhere. */
@@ -307,6 +308,12 @@ void session__abort(manager_t* m, session_t* s, const char* why);
 void session__shutdown(manager_t* m);
 void session__destroy(manager_t* m, session_t* s);
 
+/* ---- snapshot.c ---- */
+/* SNAPSHOT (wire.h): the buffers of the running session as they are now,
+ * written to the archive fd that comes with it as a complete archive of its
+ * own (docs/snapshots.md); tracing goes on. */
+void snapshot__take(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count);
+
 /* ---- archive.c ---- */
 output_t* output__create(manager_t* m, session_t* s, int fd);
 /* Appends whole bytes; false if the queue overflowed (the session must be
@@ -324,6 +331,25 @@ void output__drain_all(manager_t* m, uint64_t timeout_ms);
 
 /* Writes the magic-number record. */
 bool archive__magic(output_t* o);
+/* A provider-info record (FXT.md: id and name), and a buffer-overflow
+ * provider event. false if the output failed. */
+bool archive__provider_info(output_t* o, uint32_t provider_id, const char* name);
+bool archive__overflow_event(output_t* o, uint32_t provider_id);
+/* What a buffer scan hands over, appended to `out` and checked again once
+ * copied (the provider may still be writing its buffer): a record's size
+ * field must say exactly the bytes emitted, and no metadata record (the
+ * manager's to write) is taken from a provider, else the copy is taken back
+ * and counted in `rejected`. archive__emit_record is a buffer_emit_fn whose
+ * arg is an archive_emit_t; -1 once the output failed. */
+typedef struct archive_emit {
+  output_t* out;
+  const uint8_t* skip_begin; /* records in [skip_begin, skip_end) are not written */
+  const uint8_t* skip_end;
+  names_t* names; /* learns from each record written, when not NULL */
+  names_source_t* source;
+  uint64_t records, bytes, rejected;
+} archive_emit_t;
+int archive__emit_record(void* arg, const void* data, size_t bytes);
 /* The provider's results: provider-info/section record, then its buffer
  * data (§10.4). false only if the output failed. */
 bool archive__write_results(manager_t* m, tracee_t* t);
@@ -334,6 +360,9 @@ bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t d
  * ("trace_manager"), when records were written since the last one. false if
  * the output failed. */
 bool archive__write_names(manager_t* m, session_t* s);
+/* The same names, as a whole section of an archive of its own (a snapshot's)
+ * written to `o`; the session's own section is not affected. */
+bool archive__write_names_to(manager_t* m, session_t* s, output_t* o);
 /* Reads the tracee's buffer header; false if unusable. */
 bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** why);
 /* Notes damage to t's buffer for the client: the first description is kept,

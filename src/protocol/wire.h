@@ -63,6 +63,20 @@
  *                      provider's buffer: an unusable header, damaged records),
  *                      u64 damaged_records (records left out as damaged;
  *                      WIRE_RECORDS_UNKNOWN when the whole buffer was) }
+ *   C→M SNAPSHOT {} + fd [the snapshot archive's write end: pipe, socket or file]
+ *                                     M→C SNAPSHOT_RESULT { list<snapshot_stats> }
+ *     what the session's buffers hold now (circular and oneshot modes), as
+ *     a complete archive of its own written to the fd, which the manager
+ *     closes once it is delivered (after the reply; the client reads it to
+ *     its end); tracing goes on (docs/snapshots.md). MSG_ERROR when no trace
+ *     is running (-ENODATA), in streaming mode (-EOPNOTSUPP), without
+ *     exactly one fd (-EINVAL), or when the output fails (-EIO).
+ *   snapshot_stats = { str name, u64 pid, u8 buffering_mode, u64 records (in
+ *                      the snapshot), u64 records_dropped (the buffer's drop
+ *                      counter), u64 discarded_records (copied but rewritten
+ *                      before they were checked), u64 durable_missing (bytes
+ *                      of string / thread records not committed in time),
+ *                      u64 copy_ns, u64 check_ns (what it cost), str damage }
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
  * The manager closes the archive fd when the session ends (terminate, or the
  * last controller connection closing). */
@@ -75,7 +89,8 @@
 #include <sys/types.h>
 
 #define WIRE_MAGIC UINT32_C(0x4d545846)
-#define WIRE_VERSION 2u /* 2: provider_stats carries its buffer's damage */
+/* 2: provider_stats carries its buffer's damage */
+#define WIRE_VERSION 3u /* 3: SNAPSHOT / SNAPSHOT_RESULT (snapshots of a running trace) */
 /* provider_stats.damaged_records when the count is not known (the buffer's
  * header was unusable, so none of its records could be read). */
 #define WIRE_RECORDS_UNKNOWN UINT64_MAX
@@ -118,6 +133,8 @@ enum wire_type {
   MSG_TERMINATE_RESULT = 38,
   MSG_GET_PROVIDER_CATEGORIES = 39,
   MSG_PROVIDER_CATEGORIES = 40,
+  MSG_SNAPSHOT = 41,
+  MSG_SNAPSHOT_RESULT = 42,
 };
 
 /* The layout of PROVIDER_CATEGORIES this code reads and writes. */

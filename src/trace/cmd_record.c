@@ -33,6 +33,7 @@
 #include "trace/output.h"
 #include "trace/record_kernel.h"
 #include "trace/record_signals.h"
+#include "trace/record_snapshot.h"
 #include "trace/spawn.h"
 #include "trace/text_escape.h"
 
@@ -74,7 +75,13 @@ static const char kUsage[] =
     "      --compress=CODEC      zstd, gzip or none: compress the output as it is\n"
     "                            written (a standard .zst / .gz file); default: by\n"
     "                            the output name (*.zst zstd, *.gz gzip), else none\n"
+    "      --max-snapshots=N     keep only the newest N snapshots (default: all)\n"
     "  -h, --help                show this help\n"
+    "\n"
+    "Snapshots (circular and oneshot modes, FXT output to a file): SIGUSR1 to trace\n"
+    "writes what the buffers hold now to a numbered file beside the output (-o\n"
+    "out.fxt: out.1.fxt, out.2.fxt, ...; out.fxt.zst: out.1.fxt.zst, ...), a\n"
+    "complete archive of its own, and tracing goes on (docs/snapshots.md).\n"
     "\n"
     "While recording, stderr shows the elapsed time and bytes received when it is a\n"
     "terminal; at the end a summary per provider: process id, buffering mode, records\n"
@@ -113,8 +120,9 @@ typedef struct record_options {
   const char* output;
   bool json;
   compress_codec_t codec;
-  char** command;    /* NULL-terminated, or NULL */
-  bool legacy_sched; /* --kernel-sched=legacy */
+  unsigned max_snapshots; /* 0: every snapshot is kept */
+  char** command;         /* NULL-terminated, or NULL */
+  bool legacy_sched;      /* --kernel-sched=legacy */
 } record_options_t;
 
 /* ---- options ---- */
@@ -198,19 +206,22 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
     OPT_STOP_TIMEOUT,
     OPT_FORMAT,
     OPT_COMPRESS,
+    OPT_MAX_SNAPSHOTS,
     OPT_KERNEL_SCHED
   };
-  static const struct option kLong[] = {{"categories", required_argument, NULL, OPT_CATEGORIES},
-                                        {"buffering-mode", required_argument, NULL, OPT_MODE},
-                                        {"buffer-size", required_argument, NULL, OPT_SIZE},
-                                        {"duration", required_argument, NULL, OPT_DURATION},
-                                        {"stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT},
-                                        {"output", required_argument, NULL, 'o'},
-                                        {"format", required_argument, NULL, OPT_FORMAT},
-                                        {"compress", required_argument, NULL, OPT_COMPRESS},
-                                        {"kernel-sched", required_argument, NULL, OPT_KERNEL_SCHED},
-                                        {"help", no_argument, NULL, 'h'},
-                                        {NULL, 0, NULL, 0}};
+  static const struct option kLong[] = {
+      {"categories", required_argument, NULL, OPT_CATEGORIES},
+      {"buffering-mode", required_argument, NULL, OPT_MODE},
+      {"buffer-size", required_argument, NULL, OPT_SIZE},
+      {"duration", required_argument, NULL, OPT_DURATION},
+      {"stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT},
+      {"output", required_argument, NULL, 'o'},
+      {"format", required_argument, NULL, OPT_FORMAT},
+      {"compress", required_argument, NULL, OPT_COMPRESS},
+      {"max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS},
+      {"kernel-sched", required_argument, NULL, OPT_KERNEL_SCHED},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
   bool codec_given = false;
   o->buffer_mb = DEFAULT_BUFFER_MB;
@@ -286,6 +297,16 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
           return cli__usage_error(kCmd, "unknown kernel:sched form '%s' (scheduling or legacy)",
                                   optarg);
         break;
+      case OPT_MAX_SNAPSHOTS: {
+        char* end;
+        errno = 0;
+        unsigned long v = strtoul(optarg, &end, 10);
+        if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' || v < 1 || v > 1000000)
+          return cli__usage_error(kCmd, "bad --max-snapshots '%s' (a whole number, 1 or more)",
+                                  optarg);
+        o->max_snapshots = (unsigned)v;
+        break;
+      }
       case 'h':
         fputs(kUsage, stdout);
         return -1;
@@ -303,6 +324,9 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
   if (!o->command && o->duration_s == 0) o->duration_s = DEFAULT_DURATION_S;
   if (!o->output) o->output = o->json ? "trace.json" : "trace.fxt";
   if (!codec_given) o->codec = compress__codec_for_name(o->output);
+  const char* no_snapshots = record_snapshot__unsupported(o->mode, o->output, o->json);
+  if (o->max_snapshots > 0 && no_snapshots)
+    return cli__usage_error(kCmd, "--max-snapshots: %s", no_snapshots);
   return 0;
 }
 
@@ -660,6 +684,7 @@ typedef struct session {
   archive_t* archive;
   pthread_t archive_thread;
   bool archive_running;
+  record_snapshot_t snapshots;
   pid_t child;
   bool child_done;   /* reaped: it ended by itself */
   bool child_exited; /* ... and by exiting, not by a signal */
@@ -805,6 +830,19 @@ static void reap_child(session_t* s) {
 /* Waits for the end of recording: duration, a signal, the command's exit,
  * the archive ending early (the manager went away), or a failed write of the
  * output (a full disk), which ends it as the duration would. */
+/* SIGUSR1s since the last look: one snapshot each, or a warning when the
+ * options allow none. */
+static void take_requested_snapshots(session_t* s) {
+  unsigned requests = record_signals__snapshot_requests();
+  if (requests == 0) return;
+  const char* no_snapshots = record_snapshot__unsupported(s->o->mode, s->o->output, s->o->json);
+  if (no_snapshots) {
+    cli__warning(kCmd, "SIGUSR1: no snapshot: %s", no_snapshots);
+    return;
+  }
+  for (unsigned i = 0; i < requests; i++) record_snapshot__take(&s->snapshots, "SIGUSR1");
+}
+
 static void wait_for_end(session_t* s) {
   const record_options_t* o = s->o;
   bool progress = isatty(STDERR_FILENO);
@@ -815,6 +853,7 @@ static void wait_for_end(session_t* s) {
     if (record_signals__interrupted() || (s->child > 0 && s->child_done) ||
         atomic_load(&s->archive->done) || atomic_load(&s->archive->write_failed))
       break;
+    take_requested_snapshots(s);
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
     int wait_ms = progress ? PROGRESS_INTERVAL_MS : 1000;
@@ -897,6 +936,7 @@ static int record(const record_options_t* o) {
   bool connected = connect_or_start_manager(&s);
   if (connected) /* registers before the trace is initialized, so it records from the start */
     s.kernel = record_kernel__start(o->categories, o->category_count, s.socket_path, &s.controller);
+  record_snapshot__init(&s.snapshots, &s.controller, o->output, o->codec, o->max_snapshots);
   if (connected && open_output(&s) && start_archive_reader(&s) && initialize_and_start(&s)) {
     traced = true;
     ok = true;
@@ -951,6 +991,7 @@ static int record(const record_options_t* o) {
   if (s.pipe[0] >= 0) close(s.pipe[0]);
   free(s.archive);
   free(stats);
+  record_snapshot__free(&s.snapshots);
   record_signals__stop();
   if (!ok) return EXIT_FAILED;
   if (s.child > 0 && s.child_done) return s.child_status;

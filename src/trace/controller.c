@@ -395,6 +395,44 @@ int controller__terminate_tracing(controller_t* c, bool write_results, controlle
                      write_results, stats, count);
 }
 
+int controller__snapshot(controller_t* c, int snapshot_fd, controller_snapshot_stats_t** stats,
+                         size_t* count) {
+  static const char kWhat[] = "Snapshot";
+  *stats = NULL;
+  *count = 0;
+  uint32_t id = begin(c, MSG_SNAPSHOT);
+  int status = send_request(c, kWhat, &snapshot_fd, 1);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_SNAPSHOT_RESULT, &r);
+  if (status != 0) return status;
+  uint16_t n = wire__get_u16(&r);
+  if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, kWhat);
+  controller_snapshot_stats_t* items = alloc_list(n, sizeof(*items));
+  if (!items) return fail(c, -ENOMEM, "out of memory");
+  bool valid = true;
+  for (size_t i = 0; i < n && !r.error; i++) {
+    controller_snapshot_stats_t* s = &items[i];
+    wire__get_str(&r, s->name, sizeof(s->name), WIRE_MAX_NAME);
+    s->pid = wire__get_u64(&r);
+    s->buffering_mode = wire__get_u8(&r);
+    s->records = wire__get_u64(&r);
+    s->records_dropped = wire__get_u64(&r);
+    s->discarded = wire__get_u64(&r);
+    s->durable_missing = wire__get_u64(&r);
+    s->copy_ns = wire__get_u64(&r);
+    s->check_ns = wire__get_u64(&r);
+    wire__get_str(&r, s->damage, sizeof(s->damage), WIRE_MAX_DAMAGE);
+    if (s->buffering_mode > 1) valid = false; /* never streaming */
+  }
+  if (!valid || !wire__done(&r)) {
+    free(items);
+    return malformed(c, kWhat);
+  }
+  *stats = items;
+  *count = n;
+  return 0;
+}
+
 const char* controller__mode_name(uint8_t buffering_mode) {
   switch (buffering_mode) {
     case 0:

@@ -131,6 +131,26 @@ int controller__stop_tracing(controller_t* c, bool write_results, controller_sta
 int controller__terminate_tracing(controller_t* c, bool write_results, controller_stats_t** stats,
                                   size_t* count);
 
+/* snapshot_stats of wire.h: one provider's part of a snapshot. */
+typedef struct controller_snapshot_stats {
+  char name[WIRE_MAX_NAME + 1];
+  uint64_t pid;
+  uint8_t buffering_mode;
+  uint64_t records;         /* in the snapshot */
+  uint64_t records_dropped; /* the buffer's drop counter */
+  uint64_t discarded;       /* copied, but rewritten before they were checked */
+  uint64_t durable_missing; /* bytes of string / thread records not committed in time */
+  uint64_t copy_ns, check_ns;
+  char damage[WIRE_MAX_DAMAGE + 1]; /* "" if nothing */
+} controller_snapshot_stats_t;
+
+/* SNAPSHOT with snapshot_fd (the caller keeps its copy and reads the
+ * snapshot archive from its other end, to its end, while this waits: the
+ * manager replies once the snapshot is queued, and closes its copy once it
+ * is delivered). Free *stats. */
+int controller__snapshot(controller_t* c, int snapshot_fd, controller_snapshot_stats_t** stats,
+                         size_t* count);
+
 /* Names, for messages. */
 const char* controller__mode_name(uint8_t buffering_mode);
 const char* controller__start_error_name(uint32_t start_error);

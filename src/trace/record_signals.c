@@ -23,9 +23,9 @@ static const char* _Atomic output_path;
 
 static const int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
 static const int kIgnoredSignals[] = {SIGPIPE, SIGXFSZ};
-static const int kTerminationSignals[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGTERM, SIGUSR1,
-                                          SIGUSR2, SIGALRM,   SIGVTALRM, SIGPROF, SIGIO,
-                                          SIGPWR,  SIGSTKFLT, SIGXCPU};
+static const int kTerminationSignals[] = {SIGHUP,    SIGINT,  SIGQUIT, SIGTERM, SIGUSR2,   SIGALRM,
+                                          SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSTKFLT, SIGXCPU};
+static atomic_uint snapshot_requests;
 
 void record_signals__wake(void) {
   int saved = errno;
@@ -75,6 +75,12 @@ static void on_termination(int sig) {
   record_signals__wake();
 }
 
+static void on_snapshot(int sig) {
+  (void)sig;
+  atomic_fetch_add(&snapshot_requests, 1);
+  record_signals__wake();
+}
+
 static void on_child(int sig) {
   (void)sig;
   record_signals__wake();
@@ -100,6 +106,8 @@ int record_signals__start(void) {
     set_action(kCrashSignals[i], die_of, 0);
   for (size_t i = 0; i < sizeof(kIgnoredSignals) / sizeof(kIgnoredSignals[0]); i++)
     set_action(kIgnoredSignals[i], SIG_IGN, 0);
+  atomic_store(&snapshot_requests, 0);
+  set_action(SIGUSR1, on_snapshot, SA_RESTART);
   set_action(SIGCHLD, on_child, SA_NOCLDSTOP);
   return 0;
 }
@@ -113,6 +121,7 @@ void record_signals__stop(void) {
   for (size_t i = 0; i < sizeof(kIgnoredSignals) / sizeof(kIgnoredSignals[0]); i++)
     set_action(kIgnoredSignals[i], SIG_DFL, 0);
   set_action(SIGCHLD, SIG_DFL, 0);
+  set_action(SIGUSR1, SIG_DFL, 0);
   atomic_store(&command_pid, 0);
   atomic_store(&output_fd, -1);
   atomic_store(&output_path, NULL);
@@ -131,6 +140,8 @@ void record_signals__drain(void) {
 }
 
 int record_signals__interrupted(void) { return interrupted; }
+
+unsigned record_signals__snapshot_requests(void) { return atomic_exchange(&snapshot_requests, 0); }
 
 void record_signals__stopping(void) { atomic_store(&stopping, true); }
 

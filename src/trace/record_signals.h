@@ -2,7 +2,9 @@
  * up after itself on every signal it can catch: its tracefs instance and its
  * socket directory never outlive it.
  *
- *   - A termination signal (INT, TERM, HUP, QUIT, USR1, USR2, ALRM, VTALRM,
+ *   - SIGUSR1 asks for a snapshot (record_snapshot.h): counted, and the main
+ *     loop takes them (record_signals__snapshot_requests()).
+ *   - A termination signal (INT, TERM, HUP, QUIT, USR2, ALRM, VTALRM,
  *     PROF, IO, PWR, STKFLT, XCPU, the real-time ones) asks for the orderly
  *     end: the main loop sees record_signals__interrupted(), the trace is
  *     collected and written, everything removed.
@@ -39,6 +41,9 @@ void record_signals__wake(void);
 
 /* The termination signal received, or 0. */
 int record_signals__interrupted(void);
+
+/* The SIGUSR1s received since the last call (each asks for a snapshot). */
+unsigned record_signals__snapshot_requests(void);
 
 /* From now on a termination signal ends trace at once. */
 void record_signals__stopping(void);

@@ -198,7 +198,7 @@ MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
 
 
-def wire_msg(mtype, request_id, payload, version=2, magic=MAGIC, length_delta=0):
+def wire_msg(mtype, request_id, payload, version=3, magic=MAGIC, length_delta=0):
     return struct.pack('<IHHII', magic, version, mtype, 16 + len(payload) + length_delta,
                        request_id) + payload
 
