@@ -990,6 +990,8 @@ class Report:
     # that every ratio divides by, measured in the same round.
     PATHS = [
         ("fxtrace", "in-process engine (circular, buffer written before the loop, no wrap)"),
+        ("fxtrace-wrap", "in-process engine on a buffer of the paths' size (circular: wraps as "
+                         "theirs do)"),
         ("fxtrace-record-circular", "`trace record --buffering-mode=circular`"),
         ("fxtrace-stream", "`trace record --buffering-mode=streaming`"),
         ("fxtrace-file-circular", "file mode, `FXTRACE_BUFFERING_MODE=circular`"),
@@ -1002,7 +1004,7 @@ class Report:
     def path_scenarios(self):
         want = (self.a.path_scenarios or "").split()
         return [sc for sc in want
-                if any(self.get(sys, sc, t) for sys, _ in self.PATHS[1:5] for t in self.threads)]
+                if any(self.get(sys, sc, t) for sys, _ in self.PATHS[2:6] for t in self.threads)]
 
     def round_ratio(self, system, sc, t, key="ns", base="fxtrace"):
         """Median over the rounds of system's `key` over the base's in the same round."""
@@ -1018,7 +1020,7 @@ class Report:
         """(worst ratio to the in-process engine, where, oks), (worst scaling, where, oks)."""
         ratio, scal = [None, None, []], [None, None, []]
         for sc in self.path_scenarios():
-            for system, label in self.PATHS[1:5]:
+            for system, label in self.PATHS[2:6]:
                 for t in self.threads:
                     x = self.round_ratio(system, sc, t)
                     if x is None:
@@ -1059,8 +1061,11 @@ class Report:
              "in the loop. **Dropped**: the engine's dropped records (streaming drops while a save is "
              "pending; a dropped record costs less than a written one). **Start-up**: from creating "
              "the provider to tracing enabled (`start_ns`), the wait before the first event can be "
-             "recorded. The circular buffers wrap (records overwritten, not dropped), and their "
-             "chunks are cleared on reuse, which the in-process engine's unwrapped buffer never does.",
+             "recorded. In a loop of this length the paths' circular buffers wrap (the oldest records "
+             "are overwritten, not dropped) and each 16 KiB chunk is cleared before it is reused, "
+             "which the in-process engine's buffer, sized so that nothing wraps, never does: the row "
+             "\"on a buffer of the paths' size\" is the in-process engine wrapping the same way, the "
+             "like-for-like figure for the circular paths.",
              ""]
         for sc in scs:
             L += [f"**{sc}**", "",
@@ -1098,6 +1103,20 @@ class Report:
                 L.append(f"| {label} | {ns} | {x} | {cpu} | {xc} | {agg} | {scal} | {fmt_x(cscal)} | "
                          f"{flt} | {drop} | {start} |")
             L.append("")
+        like = []
+        for sc in scs:
+            for system, label in self.PATHS[2:6]:
+                if "circular" not in system:
+                    continue
+                xs = [self.round_ratio(system, sc, t, base="fxtrace-wrap") for t in self.threads]
+                cs = [self.round_ratio(system, sc, t, "cpu_ns", base="fxtrace-wrap")
+                      for t in self.threads]
+                if any(x is not None for x in xs):
+                    like.append(f"{label}, {sc}: ns {' / '.join(fmt_x(x) for x in xs)}, CPU "
+                                f"{' / '.join(fmt_x(x) for x in cs)}")
+        if like:
+            L += ["Circular paths over the in-process engine on a buffer of their size (same round, "
+                  "1 thread / 2 threads): " + "; ".join(like) + ".", ""]
         (w, at, oks), (ws, wat, soks) = self.path_results()
         if oks:
             L += [f"Worst path / in-process ratio (ns, same round): {fmt_x(w)} ({at}): "
