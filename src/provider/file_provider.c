@@ -220,7 +220,7 @@ static void prefault(file_session_t* s, size_t from, size_t to) {
 
 static void* prefault_rest(void* arg) {
   file_session_t* s = arg;
-  prefault(s, PREFAULT_SYNC_BYTES, s->size);
+  provider__touch_ahead(s->map, s->size, PREFAULT_SYNC_BYTES, &s->prefault_stop);
   return NULL;
 }
 
