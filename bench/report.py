@@ -538,12 +538,14 @@ class Report:
              "(no wrap); \"fxtrace streaming\" goes through the manager to a file (events dropped "
              "in parentheses, 1 thread / 2 threads). Scaling = aggregate rate at 2 threads / rate "
              "at 1 thread: the median over the rounds of each round's ratio (in parentheses, the "
-             "ratio of the medians). × floor = fxtrace over its floor (see the scenario).",
+             "ratio of the medians). × floor = fxtrace over its floor (see the scenario). Paths "
+             "users run: the slowest of `trace record` and file mode, circular and streaming, over "
+             "the in-process engine in the same round (see The paths users run).",
              "",
-             "| scenario | fxtrace ns | fxtrace streaming ns (dropped) | LTTng-UST ns | "
-             "LTTng/fxtrace | fxtrace × floor | scaling fxtrace | scaling LTTng | "
-             "bytes/event fxtrace / LTTng |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "| scenario | fxtrace ns | fxtrace streaming ns (dropped) | paths users run: slowest × "
+             "fxtrace | LTTng-UST ns | LTTng/fxtrace | fxtrace × floor | scaling fxtrace | "
+             "scaling LTTng | bytes/event fxtrace / LTTng |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         rows = [("off", "disabled call site", ("load_branch", "24"))]
         rows += [(sc, sc, (fs, fb)) for sc, _t, _m, (fs, fb), _l in SCENARIOS]
         for sc, label, (fs, fb) in rows:
@@ -565,7 +567,13 @@ class Report:
             if sc == "off":
                 bytes_c = "—"
             stream_c = "—" if sc == "off" else f"{' / '.join(st_c)} ({' / '.join(st_d)})"
-            L.append(f"| {label} | {' / '.join(fx_c)} | {stream_c} | {' / '.join(lt_c)} | "
+            paths_c = []
+            for t in self.threads:
+                xs = [self.round_ratio(system, sc, t) for system, _ in self.PATHS[2:6]]
+                xs = [x for x in xs if x is not None]
+                paths_c.append(fmt_x(max(xs)) if xs else "n/a")
+            paths_c = "—" if sc == "off" else " / ".join(paths_c)
+            L.append(f"| {label} | {' / '.join(fx_c)} | {stream_c} | {paths_c} | {' / '.join(lt_c)} | "
                      f"{' / '.join(ratio_c)} | {' / '.join(floor_c)} | "
                      f"{self.scaling_cell('fxtrace', sc)} | {self.scaling_cell('lttng', sc)} | {bytes_c} |")
         L.append("")
