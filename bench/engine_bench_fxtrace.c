@@ -37,8 +37,10 @@
  * manager to start it (bench/run runs it under `trace record
  * --buffering-mode=streaming -- ...`), runs the scenario on the manager's
  * buffer, and prints system=fxtrace-stream with the engine's stats taken
- * right after the loop (written=, dropped=, expected=); the records
- * themselves are counted in the archive (bench_fxt_count) by bench/run.
+ * right after the loop (written=, dropped=, expected=) and start_ns= (from
+ * creating the provider to tracing enabled); the records themselves are
+ * counted in the archive (bench_fxt_count) by bench/run. With FXTRACE_OUTPUT
+ * set the provider records in file mode instead (no manager), the same way.
  *
  * Extra result fields: bytes=(bytes of the scenario's event records per
  * event), buffer_bytes=(rolling-buffer chunk space used per event, so
