@@ -37,8 +37,10 @@
  * manager to start it (bench/run runs it under `trace record
  * --buffering-mode=streaming -- ...`), runs the scenario on the manager's
  * buffer, and prints system=fxtrace-stream with the engine's stats taken
- * right after the loop (written=, dropped=, expected=); the records
- * themselves are counted in the archive (bench_fxt_count) by bench/run.
+ * right after the loop (written=, dropped=, expected=) and start_ns= (from
+ * creating the provider to tracing enabled); the records themselves are
+ * counted in the archive (bench_fxt_count) by bench/run. With FXTRACE_OUTPUT
+ * set the provider records in file mode instead (no manager), the same way.
  *
  * Extra result fields: bytes=(bytes of the scenario's event records per
  * event), buffer_bytes=(rolling-buffer chunk space used per event, so
@@ -342,9 +344,15 @@ static void scan_buffer(const uint8_t* buf, uint64_t size, scan_result_t* r) {
 
 static int run_provider(const bench_options_t* o, const scenario_t* sc) {
   bool started = false;
+  /* start_ns: from creating the provider to tracing enabled, i.e. until the
+   * first event could be recorded (file mode: the buffer's reservation and
+   * the synchronous part of its page touch; manager: registration, the
+   * buffer hand-over and its touch). Polled every 0.1 ms. */
+  uint64_t t_create = bench_now_ns();
   trace_provider_t* provider = trace_provider_create_synchronously("bench_fxtrace", &started);
-  for (int i = 0; !TRACE_ENABLED() && i < 10000; i++)
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  for (int i = 0; !TRACE_ENABLED() && i < 100000; i++)
+    nanosleep(&(struct timespec){0, 100000}, NULL);
+  uint64_t start_ns = bench_now_ns() - t_create;
   if (!TRACE_ENABLED() || (sc->start && !TRACE_CATEGORY_ENABLED("bench"))) {
     fprintf(stderr,
             "bench_fxtrace: --mode provider: no trace manager started tracing with "
@@ -368,9 +376,9 @@ static int run_provider(const bench_options_t* o, const scenario_t* sc) {
   char extra[300];
   snprintf(extra, sizeof extra,
            "expected=%" PRIu64 " written=%" PRIu64 " dropped=%" PRIu64 " wrapped=%u rate=%" PRIu64
-           " clock_source=%s",
+           " clock_source=%s start_ns=%" PRIu64,
            expected, stats.records_written, stats.records_dropped, stats.wrapped_count, o->rate,
-           clock_source);
+           clock_source, start_ns);
   bench_print_result("fxtrace-stream", o, &t, extra);
   return 0;
 }
@@ -471,7 +479,9 @@ int main(int argc, char** argv) {
            clock_source);
   bench_print_result("fxtrace", &o, &t, extra);
   munmap(buf, size);
-  if (scan.valid && scan.event_records != expected) {
+  /* a buffer of --buffer-mib may wrap: circular mode then overwrote the oldest records */
+  int overwritten = scan.wrapped > 0 && scan.event_records <= expected;
+  if (scan.valid && scan.event_records != expected && !overwritten) {
     fprintf(stderr,
             "bench_fxtrace: %" PRIu64 " event records in the buffer, expected %" PRIu64 "\n",
             scan.event_records, expected);

@@ -3,7 +3,8 @@
  * While tracing, the live buffer is a file in shared memory (FXTRACE_SHM_DIR,
  * default /dev/shm; docs/file-mode.md): reserved with fallocate and its page
  * tables filled up front (the first PREFAULT_SYNC_BYTES before the start, the
- * rest by a short-lived thread), so a record takes no page fault and no
+ * rest by a background thread that keeps ahead of the writers,
+ * provider__touch_ahead), so a record takes no page fault and no
  * writeback ever write-protects a page again, as in the manager path. Every
  * committed record is in that shared memory, so a SIGKILL loses nothing
  * committed. FXTRACE_OUTPUT meanwhile holds a placeholder naming the live
@@ -222,7 +223,7 @@ static void prefault(file_session_t* s, size_t from, size_t to) {
 
 static void* prefault_rest(void* arg) {
   file_session_t* s = arg;
-  prefault(s, PREFAULT_SYNC_BYTES, s->size);
+  provider__touch_ahead(s->map, s->size, PREFAULT_SYNC_BYTES, &s->prefault_stop);
   return NULL;
 }
 
