@@ -63,6 +63,15 @@
  *                      provider's buffer: an unusable header, damaged records),
  *                      u64 damaged_records (records left out as damaged;
  *                      WIRE_RECORDS_UNKNOWN when the whole buffer was) }
+ *   C→M WATCH_ALERT {}               M→C ALERT { str name (1..14 bytes), u32 provider_id,
+ *                                       u64 pid, str provider_name, u64 time_ns
+ *                                       (CLOCK_MONOTONIC at the manager's receipt),
+ *                                       u32 dropped }
+ *     PROTOCOL.md's WatchAlert, a hanging get: the reply comes when an alert
+ *     is queued for this connection (a queue of 16 that drops the oldest);
+ *     one WATCH_ALERT at a time per connection (another: MSG_ERROR{-EBUSY}).
+ *     `dropped`: alerts this connection lost since its previous ALERT (the
+ *     manager's limit of 16 a second per provider, or its full queue).
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
  * The manager closes the archive fd when the session ends (terminate, or the
  * last controller connection closing). */
@@ -75,7 +84,9 @@
 #include <sys/types.h>
 
 #define WIRE_MAGIC UINT32_C(0x4d545846)
-#define WIRE_VERSION 2u /* 2: provider_stats carries its buffer's damage */
+/* 2: provider_stats carries its buffer's damage */
+/* 3: WATCH_ALERT / ALERT (alerts relayed to controllers) */
+#define WIRE_VERSION 3u
 /* provider_stats.damaged_records when the count is not known (the buffer's
  * header was unusable, so none of its records could be read). */
 #define WIRE_RECORDS_UNKNOWN UINT64_MAX
@@ -118,6 +129,8 @@ enum wire_type {
   MSG_TERMINATE_RESULT = 38,
   MSG_GET_PROVIDER_CATEGORIES = 39,
   MSG_PROVIDER_CATEGORIES = 40,
+  MSG_WATCH_ALERT = 43, /* 41, 42: kept for the snapshot branch's SNAPSHOT messages */
+  MSG_ALERT = 44,
 };
 
 /* The layout of PROVIDER_CATEGORIES this code reads and writes. */
