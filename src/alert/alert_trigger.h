@@ -23,8 +23,7 @@ typedef struct alert_trigger {
 const char* alert_trigger__parse(const char* text, size_t length, alert_trigger_t* out);
 
 /* The action of the first trigger named `name`, or ALERT_ACTION_NONE. */
-alert_action_t alert_trigger__find(const alert_trigger_t* triggers, size_t count,
-                                   const char* name);
+alert_action_t alert_trigger__find(const alert_trigger_t* triggers, size_t count, const char* name);
 
 const char* alert_trigger__action_name(alert_action_t action);
 

@@ -44,8 +44,8 @@ struct conn {
   int fd;
   int role; /* 0 until HELLO, then enum wire_role */
   struct ucred cred;
-  bool closed;          /* waiting to be freed at the end of the loop turn */
-  provider_t* provider; /* after REGISTER_PROVIDER */
+  bool closed;           /* waiting to be freed at the end of the loop turn */
+  provider_t* provider;  /* after REGISTER_PROVIDER */
   alert_queue_t* alerts; /* a controller's alert queue (alerts.c), once it has one */
   conn_t* next;
 };
@@ -169,8 +169,8 @@ struct tracee {
   bool ack_pending; /* BUFFER_SAVED held back while the output queue is high */
   fifo_packet_t ack;
   alert_limit_t alert_limit; /* the manager's own limit on its alerts */
-  uint64_t alerts_dropped;    /* refused by it */
-  bool gone; /* its session is gone: freed at the end of the loop turn */
+  uint64_t alerts_dropped;   /* refused by it */
+  bool gone;                 /* its session is gone: freed at the end of the loop turn */
   tracee_t* next;
 };
 

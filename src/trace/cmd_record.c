@@ -113,7 +113,7 @@ typedef struct record_options {
   size_t category_count;
   uint8_t mode;
   uint32_t buffer_mb;
-  double duration_s; /* 0: none (a command, a signal or a trigger ends recording) */
+  double duration_s;  /* 0: none (a command, a signal or a trigger ends recording) */
   bool until_stopped; /* --duration=0 */
   alert_trigger_t* triggers;
   size_t trigger_count;
@@ -825,13 +825,14 @@ static void print_alert(session_t* s, const controller_alert_t* a) {
   double since = ((double)a->time_ns / 1e6 - (double)s->start_ms) / 1e3;
   char name[64], provider[4 * WIRE_MAX_NAME + 8];
   if (a->dropped > 0)
-    fprintf(stderr, "trace record: warning: %u alert(s) lost before the next one (the trace "
+    fprintf(stderr,
+            "trace record: warning: %u alert(s) lost before the next one (the trace "
             "manager's limit of 16 a second per provider, or its queue of 16)\n",
             (unsigned)a->dropped);
   fprintf(stderr, "trace record: alert '%s' from provider '%s' (pid %llu) at %s.%03d (%+.3f s)\n",
           text__escaped(a->name, name, sizeof(name)),
-          text__escaped(a->provider_name, provider, sizeof(provider)),
-          (unsigned long long)a->pid, when, (int)(real_ns / 1000000 % 1000), since);
+          text__escaped(a->provider_name, provider, sizeof(provider)), (unsigned long long)a->pid,
+          when, (int)(real_ns / 1000000 % 1000), since);
 }
 
 /* Takes the alerts that have come, prints them and runs their triggers; asks
@@ -1011,8 +1012,16 @@ static int record(const record_options_t* o) {
     record_signals__stopping();
     if (!terminate(&s, &stats, &stats_count)) ok = false;
     /* alerts that came while stopping: printed, their triggers moot */
-    controller_alert_t a;
-    while (s.watching && controller__read_alert(&s.controller, &a) == 1) {
+    while (s.watching) {
+      /* a round trip: the manager answers a waiting WATCH_ALERT at once when
+       * an alert is queued, so its ALERT comes before this reply */
+      controller_provider_t* list = NULL;
+      size_t n = 0;
+      if (!s.controller.alert_ready && controller__get_providers(&s.controller, &list, &n) != 0)
+        break;
+      free(list);
+      controller_alert_t a;
+      if (controller__read_alert(&s.controller, &a) != 1) break;
       s.alerts++;
       s.alerts_lost += a.dropped;
       print_alert(&s, &a);

@@ -19,8 +19,8 @@ typedef struct controller_alert {
   uint32_t provider_id;
   uint64_t pid;
   char provider_name[WIRE_MAX_NAME + 1];
-  uint64_t time_ns;  /* CLOCK_MONOTONIC when the manager received it */
-  uint32_t dropped;  /* alerts this connection lost before this one */
+  uint64_t time_ns; /* CLOCK_MONOTONIC when the manager received it */
+  uint32_t dropped; /* alerts this connection lost before this one */
 } controller_alert_t;
 
 typedef struct controller {

@@ -46,8 +46,8 @@ typedef struct harness {
   uint8_t* archive;
   size_t archive_len, archive_cap;
   trace_engine_stats_t stats; /* at stop */
-  char alerts[64][15];         /* send_alert's names, in order (the first 64) */
-  size_t alert_count;          /* every send_alert call */
+  char alerts[64][15];        /* send_alert's names, in order (the first 64) */
+  size_t alert_count;         /* every send_alert call */
 } harness_t;
 
 static inline int harness_append(uint8_t** data, size_t* len, size_t* cap, const void* p,
