@@ -62,7 +62,8 @@ void trace_internal_alert_at_site(trace_site_t* site, uint64_t state, const char
   if (truncated) length = ALERT_NAME_MAX;
   trace_ticks_t now = trace_clock__now_ns();
   alert_slot_t* slot = NULL;
-  if (length > 0 && alert_limit__admit(&limit, trace_clock__monotonic_ns())) slot = claim_slot();
+  /* the event's timestamp is CLOCK_MONOTONIC ns (fitted): the limit's windows too */
+  if (length > 0 && alert_limit__admit(&limit, now)) slot = claim_slot();
 
   /* the marker: an instant event named by the alert (copied inline: the
    * name need not be a literal), saying whether the alert went out */
