@@ -10,6 +10,8 @@
  * more (--after); with --until-stopped it first ticks until tracing has
  * stopped in it (so the N ticks all come after the stop, however slowly the
  * stop arrives), then N more. --storm: COUNT alerts back to back, no ticks.
+ * --wait-for PREFIX: after the k-th alert, waits (no ticks) until PREFIX.k.fxt
+ * exists (trace record's k-th snapshot), at most 60 s.
  * It writes to FILE (--report), each line flushed as it happens: "alert TICK"
  * before each alert, "stopped TICK" (the first tick after tracing was seen
  * stopped: no tick from it on can be in a trace), "last TICK"; then, with
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <trace-provider/provider.h>
 #include <trace/event.h>
@@ -38,6 +41,7 @@ static void tick(uint64_t n) {
 int main(int argc, char** argv) {
   const char* name = "flight";
   const char* report = NULL;
+  const char* wait_for = NULL;
   uint64_t alerts[MAX_ALERTS];
   size_t alert_count = 0;
   uint64_t after = 0, storm = 0;
@@ -52,6 +56,8 @@ int main(int argc, char** argv) {
       after = strtoull(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--storm") == 0 && more)
       storm = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--wait-for") == 0 && more)
+      wait_for = argv[++i];
     else if (strcmp(argv[i], "--report") == 0 && more)
       report = argv[++i];
     else if (strcmp(argv[i], "--until-stopped") == 0)
@@ -79,6 +85,13 @@ int main(int argc, char** argv) {
       fflush(out);
     }
     TRACE_ALERT("ticks", name);
+    if (wait_for) {
+      char path[4096];
+      snprintf(path, sizeof(path), "%s.%zu.fxt", wait_for, a + 1);
+      struct stat st;
+      for (int waited = 0; stat(path, &st) != 0 && waited < 6000; waited++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
   }
   if (until_stopped) {
     for (uint64_t waited = 0; trace_is_enabled() && waited < STOP_WAIT_LIMIT; waited++) tick(n++);

@@ -20,11 +20,15 @@
 5. file mode: FXTRACE_TRIGGER=flight:stop, circular: the archive is complete at the alert while
    the program still runs (idle), with the same tick checks as 1.
 6. --duration=0 without a command records until SIGINT, then writes the archive.
+7. --trigger=flight:snapshot, two alerts (circular): snapshots 1 and 2 each hold their alert tick
+   and the ticks before it without a gap, and the final archive runs to the program's last tick.
+   Skipped, saying so, while trace record has no snapshots (no --max-snapshots in its --help).
 Every archive is checked with the independent decoder (tests/tools/fxt_decode.py).
 """
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -225,8 +229,14 @@ def test_file_mode():
             if p.poll() is not None:
                 break
             time.sleep(0.05)
-        # the archive is written on the engine thread before the program sees the stop; still
-        # running (idle), it must be complete now
+        # the engine thread finishes the archive right after the stop, and renames it over the
+        # placeholder in one step: once the file starts with the FXT magic record, it is whole
+        magic = struct.pack('<Q', 0x0016547846040010)
+        while time.monotonic() < deadline:
+            with open(out_file, 'rb') as f:
+                if f.read(8) == magic:
+                    break
+            time.sleep(0.05)
         check(p.poll() is None, '%s: the program ended (status %s)' % (what, p.returncode))
         rep = read_report(report)
         if check(rep['last'] is not None, '%s: no report' % what):
@@ -262,6 +272,46 @@ def test_duration_zero():
           '%s: the archive is not valid: %s' % (what, t.errors[:3]))
 
 
+def test_snapshot_trigger():
+    what = 'circular, --trigger=flight:snapshot, two alerts'
+    help_text = subprocess.run([TRACE, 'record', '--help'], stdout=subprocess.PIPE).stdout
+    if b'--max-snapshots' not in help_text:
+        print('   SKIP: this trace takes no snapshots yet (no --max-snapshots in trace record '
+              '--help)', flush=True)
+        return
+    out_file = os.path.join(TMP, 'snap.fxt')
+    report = os.path.join(TMP, 'snap.report')
+    p = subprocess.run([TRACE, 'record', '--buffering-mode=circular', '--buffer-size=1',
+                        '--trigger=flight:snapshot', '-o', out_file, '--', PROGRAM,
+                        '--alert-at', '20000', '--alert-at', '40000', '--after', '20000',
+                        '--wait-for', os.path.join(TMP, 'snap'), '--report', report],
+                       env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=240)
+    err = p.stderr.decode('utf-8', 'replace')
+    check(p.returncode == 0, '%s: status %d: %s' % (what, p.returncode, err[-2000:]))
+    rep = read_report(report)
+    if not check(len(rep['alert']) == 2 and rep['last'] is not None,
+                 '%s: incomplete report %r' % (what, rep)):
+        return
+    for k, tick in enumerate(rep['alert'], 1):
+        got = archive_of(os.path.join(TMP, 'snap.%d.fxt' % k), '%s, snapshot %d' % (what, k))
+        if not got:
+            continue
+        ticks = got[0]
+        check(ticks and tick in ticks, '%s: snapshot %d lacks its alert tick %d' % (what, k, tick))
+        if ticks and tick in ticks:
+            upto = ticks[:ticks.index(tick) + 1]
+            check(upto == list(range(upto[0], tick + 1)), '%s: snapshot %d: the ticks before the '
+                  'alert have a gap' % (what, k))
+            print('   snapshot %d: ticks %d..%d, alert at %d' % (k, ticks[0], ticks[-1], tick),
+                  flush=True)
+    got = archive_of(out_file, what + ', final archive')
+    if got:
+        ticks = got[0]
+        check(ticks and ticks[-1] == rep['last'] and ticks == list(range(ticks[0], ticks[-1] + 1)),
+              '%s: the final archive does not run to the program\'s last tick %d without a gap'
+              % (what, rep['last']))
+
+
 def main():
     global TRACE, PROGRAM, TMP, fxt
     TRACE, PROGRAM, tools = sys.argv[1:4]
@@ -274,7 +324,8 @@ def main():
                            ('storm', test_storm),
                            ('truncated name', test_truncated_name),
                            ('file mode trigger', test_file_mode),
-                           ('--duration=0', test_duration_zero)):
+                           ('--duration=0', test_duration_zero),
+                           ('snapshot trigger', test_snapshot_trigger)):
             print('== ' + name, flush=True)
             test()
     if FAILS:
