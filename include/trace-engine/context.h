@@ -99,13 +99,15 @@ TRACE_INTERNAL_DECLARE_ID_WRITER(flow_end, trace_flow_id_t);
 
 /* ---- blobs ---- */
 
-/* Large blob, format 0 (FXT.md §8.11); dropped if the record exceeds 256 KiB. */
+/* Large blob, format 0 (FXT.md §8.11); from 4095 words on a chain of records
+ * of under 4096 words each (docs/instrumentation.md, "Large blobs"); dropped
+ * and counted if the chain exceeds 256 KiB. */
 TRACE_EXPORT void trace_context_write_blob_event_record(
     trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,
     const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref, const void* blob,
     size_t blob_size, const trace_arg_t* args, size_t num_args);
 
-/* Large blob, format 1. */
+/* Large blob, format 1; chained and limited the same way. */
 TRACE_EXPORT void trace_context_write_blob_attachment_record(
     trace_context_t* context, const trace_string_ref_t* category_ref,
     const trace_string_ref_t* name_ref, const void* blob, size_t blob_size);

@@ -180,6 +180,9 @@ typedef struct trace_record {
       uint64_t thread_koid;
       trace_reader_string_t message;
     } log;
+    /* A large blob written as a chain of records (docs/instrumentation.md,
+     * "Large blobs") is returned as one record: data and size are the whole
+     * blob, size_words covers all of the chain's records. */
     struct {
       uint32_t large_type;  /* 0 = blob */
       uint32_t blob_format; /* 0 event, 1 attachment */

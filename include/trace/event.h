@@ -101,7 +101,10 @@
   TRACE_INTERNAL_INSTAFLOW_END(category_literal, name_literal, flow_id, ##__VA_ARGS__)
 
 /* Large blob record, format 0 (timestamp, thread, arguments), or format 1
- * (category and name only). Dropped if the record would exceed 256 KiB. */
+ * (category and name only). From about 32 KiB on, a chain of records that
+ * readers knowing only 12-bit sizes skip right (docs/instrumentation.md,
+ * "Large blobs"); dropped and counted if the chain would exceed 256 KiB
+ * (largest blob: 262,056 bytes for an attachment). */
 #define TRACE_BLOB_EVENT(category_literal, name_literal, blob, blob_size, ...) \
   TRACE_INTERNAL_BLOB_EVENT(category_literal, name_literal, blob, blob_size, ##__VA_ARGS__)
 #define TRACE_BLOB_ATTACHMENT(category_literal, name_literal, blob, blob_size) \

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "fxt/fxt_blob_chain.h"
 
 /* Space for a record that passed its size checks (`fits`), or NULL: a record
  * that cannot be written at all is dropped and counted like one that found
@@ -141,9 +142,22 @@ DEFINE_ID_WRITER(flow_end, trace_flow_id_t, FXT_EVENT_FLOW_END)
 
 /* ---- blobs ---- */
 
-static bool large_fits(size_t words, const trace_arg_t* args, size_t num_args) {
-  return words * 8 <= TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE && num_args <= TRACE_MAX_ARGS &&
-         fxt_args_fit(args, num_args);
+/* A large blob as one reservation holding its chain (fxt/fxt_blob_chain.h):
+ * the continuations are written and committed first, then the head, whose
+ * commit publishes the chain (a run of several chunks carries a provisional
+ * header until then). A blob that no chain holds, or whose chain exceeds the
+ * largest reservation, is dropped and counted. */
+static uint64_t* reserve_chain(trace_context_t* w, fxt_blob_chain_t* chain, bool fits,
+                               size_t meta_words, const trace_string_ref_t* name_ref,
+                               const void* blob, size_t blob_size) {
+  fits = fxt_blob_chain_plan(chain, meta_words, name_ref, blob_size) && fits &&
+         chain->words * 8 <= TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE;
+  uint64_t* p = reserve_if(w, fits, chain->words);
+  if (p && chain->pieces) /* (a NULL blob of size 0 has none: no arithmetic on it) */
+    fxt_write_blob_chain_continuations(p + chain->head_words, chain, name_ref,
+                                       (const unsigned char*)blob + chain->head_bytes,
+                                       blob_size - chain->head_bytes);
+  return p;
 }
 
 void trace_context_write_blob_event_record(trace_context_t* context, trace_ticks_t ticks,
@@ -152,12 +166,15 @@ void trace_context_write_blob_event_record(trace_context_t* context, trace_ticks
                                            const trace_string_ref_t* name_ref, const void* blob,
                                            size_t blob_size, const trace_arg_t* args,
                                            size_t num_args) {
-  size_t words = fxt_large_blob_event_record_words(category_ref, name_ref, thread_ref, args,
-                                                   num_args, blob_size);
-  uint64_t* p = reserve_if(context, large_fits(words, args, num_args), words);
+  fxt_blob_chain_t chain;
+  size_t meta =
+      fxt_large_blob_event_record_words(category_ref, name_ref, thread_ref, args, num_args, 0);
+  uint64_t* p =
+      reserve_chain(context, &chain, num_args <= TRACE_MAX_ARGS && fxt_args_fit(args, num_args),
+                    meta, name_ref, blob, blob_size);
   if (!p) return;
-  fxt_write_large_blob_event_record(p, words, category_ref, name_ref, ticks, thread_ref, args,
-                                    num_args, blob, blob_size);
+  fxt_write_large_blob_event_record(p, chain.head_words, category_ref, name_ref, ticks, thread_ref,
+                                    args, num_args, blob, chain.head_bytes);
   writer__count_written(context);
 }
 
@@ -165,10 +182,12 @@ void trace_context_write_blob_attachment_record(trace_context_t* context,
                                                 const trace_string_ref_t* category_ref,
                                                 const trace_string_ref_t* name_ref,
                                                 const void* blob, size_t blob_size) {
-  size_t words = fxt_large_blob_attachment_record_words(category_ref, name_ref, blob_size);
-  uint64_t* p = reserve_if(context, large_fits(words, NULL, 0), words);
+  fxt_blob_chain_t chain;
+  size_t meta = fxt_large_blob_attachment_record_words(category_ref, name_ref, 0);
+  uint64_t* p = reserve_chain(context, &chain, true, meta, name_ref, blob, blob_size);
   if (!p) return;
-  fxt_write_large_blob_attachment_record(p, words, category_ref, name_ref, blob, blob_size);
+  fxt_write_large_blob_attachment_record(p, chain.head_words, category_ref, name_ref, blob,
+                                         chain.head_bytes);
   writer__count_written(context);
 }
 

@@ -392,8 +392,9 @@ static inline uint64_t* fxt_write_log_record(uint64_t* p, size_t words, trace_ti
 }
 
 /* ---- large blob (type 15, large type 0, FXT.md §8.11) ----
- * Large records have a 32-bit size; fxtrace writes them only for blobs that do
- * not fit a small blob record (READERS.md: several readers cannot read them). */
+ * Large records have a 32-bit size, which readers that know only 12-bit sizes
+ * (READERS.md) read from bits 4..15: fxtrace writes them under 4096 words
+ * only, a longer blob as a chain (fxt/fxt_blob_chain.h). */
 
 static inline uint64_t fxt_large_header(size_t words, unsigned blob_format) {
   return FXT_FIELD(FXT_RECORD_LARGE, 0, 3) | FXT_FIELD(words, 4, 35) |

@@ -98,6 +98,8 @@ void trace_reader_close(trace_reader_t* r) {
   recover__free(r->raw);
   providers__free(&r->providers);
   free(r->scratch);
+  free(r->chain_raw);
+  free(r->chain_data);
   free(r);
 }
 
@@ -243,7 +245,7 @@ static void add_oversized_hint(trace_reader_t* r) {
            (unsigned long long)r->oversized_extra);
 }
 
-int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
+int reader__next_record(trace_reader_t* r, trace_record_t* record) {
   if (r->final_result != 1) return r->final_result;
   r->last_size = 0;
   r->warned = false;
@@ -303,6 +305,14 @@ int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
     if (!next) return finish(r, TRACE_READ_END);
     r->in = next;
   }
+}
+
+/* A large blob cut into a chain of records (fxt/fxt_blob_chain.h) comes
+ * back as one record holding the whole blob. */
+int trace_reader_next(trace_reader_t* r, trace_record_t* record) {
+  int rc = reader__next_record(r, record);
+  if (rc == TRACE_READ_RECORD && blob_chain__is_head(record)) rc = blob_chain__assemble(r, record);
+  return rc;
 }
 
 bool reader__record_bytes(const trace_reader_t* r, const unsigned char** bytes, size_t* size) {

@@ -60,6 +60,11 @@ struct trace_reader {
   size_t pending_size;
   /* What raw_frame.c left out and cut (trace recover reports it). */
   uint64_t damaged_runs, damaged_bytes, trimmed_records;
+  /* A blob chain being put back together (blob_chain.c): the raw bytes of
+   * its records, and its payload. */
+  unsigned char* chain_raw;
+  unsigned char* chain_data;
+  size_t chain_raw_capacity, chain_data_capacity;
 };
 
 /* How decode__record takes a record; reader.c picks the policy. */
@@ -96,6 +101,23 @@ typedef struct decode_extent {
  * DECODE_STRICT only when the record is taken). */
 int decode__record(trace_reader_t* r, const unsigned char* bytes, size_t words, uint64_t offset,
                    decode_policy_t policy, trace_record_t* record, decode_extent_t* extent);
+
+/* The next record as it is in the input: trace_reader_next() without
+ * putting blob chains back together. */
+int reader__next_record(trace_reader_t* r, trace_record_t* record);
+
+/* A large blob record that a continuation follows (fxt/fxt_blob_chain.h:
+ * exactly FXT_MAX_RECORD_WORDS long). */
+bool blob_chain__is_head(const trace_record_t* record);
+
+/* Reads the continuations of the head just returned in *record (which stays
+ * the current record: its bytes are reader__record_bytes()) and makes
+ * *record the whole blob: its payload, size_words and bytes are the
+ * chain's. A chain cut short (a missing or unreadable continuation, or one
+ * past READER_MAX_DECODED_BYTES) gives the bytes found with a warning; the
+ * record that ended it is read next. TRACE_READ_RECORD; TRACE_READ_ERROR
+ * when out of memory. */
+int blob_chain__assemble(trace_reader_t* r, trace_record_t* record);
 
 /* Sets the reader's error text for the record at `offset`; returns `result`. */
 int reader__fail(trace_reader_t* r, int result, uint64_t offset, const char* fmt, ...)
