@@ -55,9 +55,12 @@ declare -A BUDGET=(
   [flow]=95
   [tp_int2]=105
   [tp_str]=145
+  [alert_off]=8
+  [alert]=391
 )
 ORDER=(off instant0 instant2 instant_str instant_lit instant_str8 instant_str_long instant_str2
-  instant_mixed duration duration_args begin_end counter async async_str flow tp_int2 tp_str)
+  instant_mixed duration duration_args begin_end counter async async_str flow tp_int2 tp_str
+  alert_off alert)
 
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do

@@ -26,6 +26,9 @@
  *   flow         TRACE_FLOW_STEP("bench", "flow", 9)
  *   paced        instant2's event, paced: --rate events/s per thread in 1 ms bursts
  *                (the sustained-streaming scenario; harness.h, bench_pacer)
+ *   alert_off    TRACE_ALERT("bench.off", "bench_alert"): a disabled alert, tracing started
+ *   alert        TRACE_ALERT("bench", "bench_alert"): the instant event marking it, and the
+ *                alert (16 a second go out; the rest take the counted drop path)
  *   tp_off       trace_bench_off_int2(i, thread): TRACE_EVENT() of the disabled
  *                TRACE_SYSTEM bench_off (fxbench_events_off.h)
  *   tp_int2      trace_bench_int2(i, thread): TRACE_EVENT(), two int64 fields
@@ -196,6 +199,16 @@ static void loop_paced(uint64_t n, int t, void* arg) {
 }
 
 /* TRACE_EVENT(): the same payloads as typed events (fxbench_events.h). */
+static void loop_alert_off(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) TRACE_ALERT("bench.off", "bench_alert");
+}
+
+static void loop_alert(uint64_t n, int t, void* arg) {
+  (void)t, (void)arg;
+  for (uint64_t i = 0; i < n; i++) TRACE_ALERT("bench", "bench_alert");
+}
+
 static void loop_tp_off(uint64_t n, int t, void* arg) {
   (void)arg;
   for (uint64_t i = 0; i < n; i++) trace_bench_off_int2((int64_t)i, (int64_t)t);
@@ -238,6 +251,8 @@ static const scenario_t k_scenarios[] = {
     {"async_str", loop_async_str, 1, 1, 64},
     {"flow", loop_flow, 1, 1, 32},
     {"paced", loop_paced, 1, 1, 64},
+    {"alert_off", loop_alert_off, 1, 0, 0},
+    {"alert", loop_alert, 1, 1, 64},
     {"tp_off", loop_tp_off, 1, 0, 0},
     {"tp_int2", loop_tp_int2, 1, 1, 64},
     {"tp_str", loop_tp_str, 1, 1, 64},
@@ -403,7 +418,8 @@ int main(int argc, char** argv) {
       " [--buffer-mib N] [--mode local|provider] [--rate N]\n"
       "  scenarios: off stopped instant0 instant2 instant_str instant_lit instant_str8\n"
       "             instant_str_long instant_str2 instant_mixed duration duration_args\n"
-      "             begin_end counter async async_str flow paced tp_off tp_int2 tp_str\n"
+      "             begin_end counter async async_str flow paced alert_off alert tp_off\n"
+      "             tp_int2 tp_str\n"
       "  --buffer-mib N  engine buffer size (default: enough for the loop)\n"
       "  --mode provider  register with the trace manager instead (streaming)");
   const scenario_t* sc = NULL;

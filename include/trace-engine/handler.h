@@ -86,6 +86,16 @@ typedef struct trace_engine_stats {
 /* Exact once stopped; a snapshot while tracing. -ENODEV if not initialized. */
 TRACE_EXPORT int trace_engine_get_stats(trace_engine_stats_t* out);
 
+/* TRACE_ALERT in this process, this trace (docs/flight-recorder.md). */
+typedef struct trace_engine_alert_stats {
+  uint64_t alerts_sent;      /* handed to the handler (the manager) */
+  uint64_t alerts_dropped;   /* refused: over the limit of 16 a second, or no name */
+  uint64_t alerts_truncated; /* names cut to 14 bytes (sent or not) */
+} trace_engine_alert_stats_t;
+
+/* A snapshot while tracing, exact once stopped. Always 0. */
+TRACE_EXPORT int trace_engine_get_alert_stats(trace_engine_alert_stats_t* out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

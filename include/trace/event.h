@@ -24,6 +24,7 @@
  *  - With NTRACE defined before the include, every macro compiles to
  *    nothing that runs and references no engine symbol; the arguments are
  *    still type-checked. TRACE_NONCE() still calls trace_generate_nonce().
+ *    TRACE_ALERT sends nothing.
  *
  * The macros are statements (do { } while (0)) except TRACE_DURATION, which
  * declares objects in the enclosing block, and the expressions
@@ -109,6 +110,18 @@
 #define TRACE_BLOB_ATTACHMENT(category_literal, name_literal, blob, blob_size) \
   TRACE_INTERNAL_BLOB_ATTACHMENT(category_literal, name_literal, blob, blob_size)
 
+/* Alert (API.md §3, PROTOCOL.md §6.2): if category_literal is enabled,
+ * records an instant event named alert_name on this thread (argument
+ * alert_sent: whether the alert went out) and sends the alert to the trace
+ * manager, which passes it to the controlling client (`trace record
+ * --trigger=NAME:stop` stops the trace there; docs/flight-recorder.md).
+ * alert_name: at most 14 characters; a longer string literal does not
+ * compile, a longer run-time string is cut to 14 (and counted). It need not
+ * be a literal (it is copied). Never blocks: at most 16 alerts a second per
+ * process go out; the rest are dropped, counted and marked in the trace
+ * (alert_sent=false). Disabled, it costs what any disabled call site costs. */
+#define TRACE_ALERT(category_literal, alert_name) TRACE_INTERNAL_ALERT(category_literal, alert_name)
+
 /* Small blob record (deprecated in Fuchsia); type is a trace_blob_type_t,
  * blob_size <= TRACE_MAX_BLOB_SIZE. No category check: written whenever
  * tracing is on. */
@@ -126,24 +139,24 @@
  * named vthread_literal), with an explicit timestamp in the engine's ticks
  * (trace_context_ticks_now()). */
 #define TRACE_VTHREAD_DURATION_BEGIN(category_literal, name_literal, vthread_literal, vthread_id, \
-                                     timestamp, ...)                                           \
-  TRACE_INTERNAL_VTHREAD_DURATION_BEGIN(category_literal, name_literal, vthread_literal,        \
+                                     timestamp, ...)                                              \
+  TRACE_INTERNAL_VTHREAD_DURATION_BEGIN(category_literal, name_literal, vthread_literal,          \
                                         vthread_id, timestamp, ##__VA_ARGS__)
-#define TRACE_VTHREAD_DURATION_END(category_literal, name_literal, vthread_literal, vthread_id,   \
-                                   timestamp, ...)                                             \
-  TRACE_INTERNAL_VTHREAD_DURATION_END(category_literal, name_literal, vthread_literal,          \
-                                      vthread_id, timestamp, ##__VA_ARGS__)
-#define TRACE_VTHREAD_FLOW_BEGIN(category_literal, name_literal, vthread_literal, vthread_id,     \
-                                 flow_id, timestamp, ...)                                      \
+#define TRACE_VTHREAD_DURATION_END(category_literal, name_literal, vthread_literal, vthread_id,    \
+                                   timestamp, ...)                                                 \
+  TRACE_INTERNAL_VTHREAD_DURATION_END(category_literal, name_literal, vthread_literal, vthread_id, \
+                                      timestamp, ##__VA_ARGS__)
+#define TRACE_VTHREAD_FLOW_BEGIN(category_literal, name_literal, vthread_literal, vthread_id,    \
+                                 flow_id, timestamp, ...)                                        \
   TRACE_INTERNAL_VTHREAD_FLOW_BEGIN(category_literal, name_literal, vthread_literal, vthread_id, \
                                     flow_id, timestamp, ##__VA_ARGS__)
-#define TRACE_VTHREAD_FLOW_STEP(category_literal, name_literal, vthread_literal, vthread_id,      \
-                                flow_id, timestamp, ...)                                       \
-  TRACE_INTERNAL_VTHREAD_FLOW_STEP(category_literal, name_literal, vthread_literal, vthread_id,  \
+#define TRACE_VTHREAD_FLOW_STEP(category_literal, name_literal, vthread_literal, vthread_id,    \
+                                flow_id, timestamp, ...)                                        \
+  TRACE_INTERNAL_VTHREAD_FLOW_STEP(category_literal, name_literal, vthread_literal, vthread_id, \
                                    flow_id, timestamp, ##__VA_ARGS__)
-#define TRACE_VTHREAD_FLOW_END(category_literal, name_literal, vthread_literal, vthread_id,       \
+#define TRACE_VTHREAD_FLOW_END(category_literal, name_literal, vthread_literal, vthread_id,    \
                                flow_id, timestamp, ...)                                        \
-  TRACE_INTERNAL_VTHREAD_FLOW_END(category_literal, name_literal, vthread_literal, vthread_id,   \
+  TRACE_INTERNAL_VTHREAD_FLOW_END(category_literal, name_literal, vthread_literal, vthread_id, \
                                   flow_id, timestamp, ##__VA_ARGS__)
 
 /* ---- argument values: each expands to a trace_arg_value_t ------------------ */

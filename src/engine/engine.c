@@ -60,6 +60,8 @@ static void wake_engine_thread(void) {
   }
 }
 
+void engine__wake_thread(void) { wake_engine_thread(); }
+
 static bool membarrier_registered;
 
 static void after_fork_in_child(void);
@@ -342,6 +344,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     e->generation = ++e->generations;
     e->disposition = 0;
     e->engine_dropped = 0;
+    engine__reset_alerts();
     ATOMIC_STORE(&e->state, TRACE_STARTED);
     ATOMIC_STORE(&trace_engine__hot.epoch, (e->generation << 24) | (sw & 0xffffff));
     ATOMIC_RELEASE(&trace_engine__generation, e->generation);
@@ -556,6 +559,9 @@ static void finish_stop(void) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }
+  /* alerts raised before the stop go out before STOPPED does */
+  engine__deliver_alerts(e->handler);
+  engine__report_alerts();
   trace_buffer_header_t* h = e->header;
   uint64_t alloc = ATOMIC_LOAD(&h->rolling_alloc);
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
@@ -603,6 +609,7 @@ static void* engine_thread_main(void* arg) {
       notify_observers(TRACE_STARTED, true);
       if (e->handler->ops->trace_started) e->handler->ops->trace_started(e->handler);
     }
+    engine__deliver_alerts(e->handler);
     if (save) run_save(save - 1);
     if (stop) finish_stop();
     pthread_mutex_lock(&e->lock);

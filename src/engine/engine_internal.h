@@ -145,6 +145,15 @@ void engine__set_stop_hook(void (*hook)(void* arg), void* arg);
 /* Adds records lost outside the engine (ftrace overruns) to this trace's
  * dropped count (header num_records_dropped). */
 void engine__add_dropped(uint64_t count);
+/* Wakes the engine thread (one eventfd write; never blocks). */
+void engine__wake_thread(void);
+
+/* alerts.c: TRACE_ALERT's queue to the engine thread */
+void engine__reset_alerts(void); /* at start, under engine.lock */
+/* Engine thread: hands every queued alert to handler->ops->send_alert, in order. */
+void engine__deliver_alerts(trace_handler_t* handler);
+/* At stop: alerts dropped or cut, on stderr (nothing if none). */
+void engine__report_alerts(void);
 
 static inline void writer__count_written(trace_context_t* w) { trace_engine__count_written(w); }
 

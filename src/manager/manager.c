@@ -88,6 +88,7 @@ void mgr__close_conn(manager_t* m, conn_t* c) {
     known__conn_closed(m, c);
     session__conn_closed(m, c);
   }
+  alerts__conn_free(c); /* PROTOCOL.md §5.1: its alert queue goes with it */
   LOGD(m, "connection of pid %d closed", (int)c->cred.pid);
 }
 
@@ -338,6 +339,7 @@ void manager__destroy(manager_t* m) {
       c->closed = true;
       close(c->fd);
     }
+    alerts__conn_free(c);
     free(c);
   }
   registry__destroy(m);
@@ -502,6 +504,9 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
       case MSG_SNAPSHOT:
         snapshot__take(m, c, &r, fds, *fd_count);
         *fd_count = 0; /* taken */
+        return;
+      case MSG_WATCH_ALERT:
+        alerts__watch(m, c, &r);
         return;
       default:
         break;

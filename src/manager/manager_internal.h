@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "alert/alert_limit.h"
 #include "engine/buffer_header.h"
 #include "manager/manager.h"
 #include "names/names.h"
@@ -31,6 +32,7 @@ typedef struct session session_t;
 typedef struct tracee tracee_t;
 typedef struct output output_t;
 typedef struct category_query category_query_t;
+typedef struct alert_queue alert_queue_t;
 
 /* What an epoll event's data.ptr points to: the first member of each object. */
 enum ep_kind { EP_LISTEN = 1, EP_WAKE, EP_CONN, EP_FIFO, EP_OUTPUT };
@@ -44,8 +46,9 @@ struct conn {
   int fd;
   int role; /* 0 until HELLO, then enum wire_role */
   struct ucred cred;
-  bool closed;          /* waiting to be freed at the end of the loop turn */
-  provider_t* provider; /* after REGISTER_PROVIDER */
+  bool closed;           /* waiting to be freed at the end of the loop turn */
+  provider_t* provider;  /* after REGISTER_PROVIDER */
+  alert_queue_t* alerts; /* a controller's alert queue (alerts.c), once it has one */
   conn_t* next;
 };
 
@@ -169,7 +172,9 @@ struct tracee {
   bool ack_pending; /* BUFFER_SAVED held back while the output queue is high */
   fifo_packet_t ack;
   names_source_t* names; /* what its records need to be read for names */
-  bool gone;             /* its session is gone: freed at the end of the loop turn */
+  alert_limit_t alert_limit; /* the manager's own limit on its alerts */
+  uint64_t alerts_dropped;   /* refused by it */
+  bool gone;                 /* its session is gone: freed at the end of the loop turn */
   tracee_t* next;
 };
 
@@ -276,6 +281,11 @@ void registry__remove(manager_t* m, provider_t* p); /* RemoveDeadProvider */
 void registry__get_providers(manager_t* m, conn_t* c, wire_reader_t* r);
 void registry__destroy(manager_t* m);
 
+/* ---- alerts.c ---- */
+void alerts__watch(manager_t* m, conn_t* c, wire_reader_t* r); /* WATCH_ALERT */
+/* A FIFO ALERT packet's name (NUL-terminated, 1 to 14 bytes). */
+void alerts__from_provider(manager_t* m, tracee_t* t, const char* name);
+void alerts__conn_free(conn_t* c);
 /* ---- known_categories.c ---- */
 /* GET_KNOWN_CATEGORIES (by_provider false) or GET_PROVIDER_CATEGORIES. */
 void known__query(manager_t* m, conn_t* c, wire_reader_t* r, bool by_provider);

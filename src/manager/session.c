@@ -676,9 +676,14 @@ static void handle_packet(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
       handle_save(m, t, p);
       return;
     case FIFO_ALERT: {
-      char name[15] = {0};
-      memcpy(name, (const uint8_t*)p + 2, 14);
-      LOGI(m, "provider \"%s\": alert \"%s\"", t->name, name);
+      /* PROTOCOL.md §6.2: bytes 2..15, up to the first NUL */
+      char name[ALERT_NAME_MAX + 1] = {0};
+      memcpy(name, (const uint8_t*)p + 2, ALERT_NAME_MAX);
+      if (name[0] == '\0') {
+        LOGW(m, "provider #%u \"%s\": an alert without a name ignored", t->provider_id, t->name);
+        return;
+      }
+      alerts__from_provider(m, t, name);
       return;
     }
     default:

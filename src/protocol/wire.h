@@ -77,6 +77,15 @@
  *                      before they were checked), u64 durable_missing (bytes
  *                      of string / thread records not committed in time),
  *                      u64 copy_ns, u64 check_ns (what it cost), str damage }
+ *   C→M WATCH_ALERT {}               M→C ALERT { str name (1..14 bytes), u32 provider_id,
+ *                                       u64 pid, str provider_name, u64 time_ns
+ *                                       (CLOCK_MONOTONIC at the manager's receipt),
+ *                                       u32 dropped }
+ *     PROTOCOL.md's WatchAlert, a hanging get: the reply comes when an alert
+ *     is queued for this connection (a queue of 16 that drops the oldest);
+ *     one WATCH_ALERT at a time per connection (another: MSG_ERROR{-EBUSY}).
+ *     `dropped`: alerts this connection lost since its previous ALERT (the
+ *     manager's limit of 16 a second per provider, or its full queue).
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
  * The manager closes the archive fd when the session ends (terminate, or the
  * last controller connection closing). */
@@ -90,7 +99,9 @@
 
 #define WIRE_MAGIC UINT32_C(0x4d545846)
 /* 2: provider_stats carries its buffer's damage */
-#define WIRE_VERSION 3u /* 3: SNAPSHOT / SNAPSHOT_RESULT (snapshots of a running trace) */
+/* 3: SNAPSHOT / SNAPSHOT_RESULT (snapshots of a running trace) */
+/* 4: WATCH_ALERT / ALERT (alerts relayed to controllers) */
+#define WIRE_VERSION 4u
 /* provider_stats.damaged_records when the count is not known (the buffer's
  * header was unusable, so none of its records could be read). */
 #define WIRE_RECORDS_UNKNOWN UINT64_MAX
@@ -135,6 +146,8 @@ enum wire_type {
   MSG_PROVIDER_CATEGORIES = 40,
   MSG_SNAPSHOT = 41,
   MSG_SNAPSHOT_RESULT = 42,
+  MSG_WATCH_ALERT = 43,
+  MSG_ALERT = 44,
 };
 
 /* The layout of PROVIDER_CATEGORIES this code reads and writes. */

@@ -29,6 +29,7 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
+#include "alert/alert_trigger.h"
 #include "engine/buffer_scan.h"
 #include "engine/categories.h"
 #include "engine/engine.h"
@@ -67,6 +68,12 @@ struct file_session {
   pthread_t prefault_thread;
   bool prefaulting;  /* prefault_thread runs (join it before unmapping) */
   int prefault_stop; /* atomic: set to end the prefault early */
+  /* FXTRACE_TRIGGER (docs/flight-recorder.md): ALERT:stop finishes the
+   * archive at that alert, on the engine thread. */
+  alert_trigger_t* triggers;
+  size_t trigger_count;
+  bool triggered;         /* engine thread: a stop trigger fired */
+  bool archive_completed; /* the archive was written (at a trigger) */
 };
 
 /* Buffered sequential writes to a file descriptor at an offset. */
@@ -119,9 +126,14 @@ static bool is_category_enabled(trace_handler_t* h, const char* category) {
 
 static void trace_started(trace_handler_t* h) { (void)h; }
 
+static void complete_archive(file_session_t* s);
+
 static void trace_stopped(trace_handler_t* h, int disposition) {
   (void)disposition;
   file_session_t* s = session_of(h);
+  /* a stop trigger fired: the archive is finished now, not at exit (the
+   * program may go on, or be killed, long after its alert) */
+  if (s->triggered) complete_archive(s);
   pthread_mutex_lock(&s->lock);
   s->stopped = true;
   pthread_cond_broadcast(&s->cond);
@@ -167,9 +179,17 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   trace_engine_mark_buffer_saved(wrapped_count, durable_data_end);
 }
 
+/* Engine thread. No manager to tell: the alert matters only if it is a stop
+ * trigger. */
 static void send_alert(trace_handler_t* h, const char* name) {
-  (void)h;
-  (void)name;
+  file_session_t* s = session_of(h);
+  if (!name || s->triggered ||
+      alert_trigger__find(s->triggers, s->trigger_count, name) != ALERT_ACTION_STOP)
+    return;
+  s->triggered = true;
+  fprintf(stderr, "fxtrace: alert '%s' (FXTRACE_TRIGGER): finishing the archive %s\n", name,
+          s->path);
+  trace_engine_stop(0); /* from the engine thread: the stop runs next in its loop */
 }
 
 static const trace_handler_ops_t ops = {is_category_enabled, trace_started,      trace_stopped,
@@ -190,6 +210,30 @@ static int parse_mode(const char* text, trace_buffering_mode_t* out) {
             "not tracing\n",
             text);
     return -1;
+  }
+  return 0;
+}
+
+/* FXTRACE_TRIGGER: ALERT:stop, comma-separated. */
+static int parse_triggers(file_session_t* s, const char* text) {
+  if (!text || !text[0]) return 0;
+  for (const char* p = text; *p;) {
+    const char* comma = strchr(p, ',');
+    size_t length = comma ? (size_t)(comma - p) : strlen(p);
+    alert_trigger_t t;
+    const char* bad = alert_trigger__parse(p, length, &t);
+    if (!bad && t.action != ALERT_ACTION_STOP)
+      bad = "file mode has no snapshots (the action is stop; `trace record` takes snapshots)";
+    if (bad) {
+      fprintf(stderr, "fxtrace: FXTRACE_TRIGGER=%s: %s; not tracing\n", text, bad);
+      return -1;
+    }
+    alert_trigger_t* grown = realloc(s->triggers, (s->trigger_count + 1) * sizeof(*grown));
+    if (!grown) return -1;
+    s->triggers = grown;
+    s->triggers[s->trigger_count++] = t;
+    p += length;
+    if (*p == ',') p++;
   }
   return 0;
 }
@@ -297,6 +341,7 @@ static void free_session(file_session_t* s) {
   pthread_cond_destroy(&s->cond);
   free(s->path);
   free(s->shm_path);
+  free(s->triggers);
   free(s);
 }
 
@@ -320,7 +365,8 @@ file_session_t* file_session__start(const char* path, const char* name) {
   s->path = strdup(path);
   if (!s->path || parse_mode(getenv("FXTRACE_BUFFERING_MODE"), &s->mode) ||
       parse_size(getenv("FXTRACE_BUFFER_SIZE"), &s->size) ||
-      categories__parse(&s->categories, getenv("FXTRACE_CATEGORIES"))) {
+      categories__parse(&s->categories, getenv("FXTRACE_CATEGORIES")) ||
+      parse_triggers(s, getenv("FXTRACE_TRIGGER"))) {
     free_session(s);
     return NULL;
   }
@@ -437,20 +483,15 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   return err;
 }
 
-void file_session__finish(file_session_t* s) {
-  if (getpid() != s->pid) { /* a fork child: the file is the parent's; just let go */
-    free_session(s);
-    return;
-  }
-  trace_engine_stop(0);
-  pthread_mutex_lock(&s->lock);
-  while (!s->stopped) pthread_cond_wait(&s->cond, &s->lock);
-  pthread_mutex_unlock(&s->lock);
+/* The engine is stopped: the archive replaces the placeholder, and the live
+ * buffer goes (or stays, named by the placeholder, if that failed). Once. */
+static void complete_archive(file_session_t* s) {
+  if (s->archive_completed) return;
+  s->archive_completed = true;
   trace_engine_stats_t stats = {0};
   trace_engine_get_stats(&stats);
   stop_prefault(s);
   int err = write_archive(s, stats.records_dropped);
-  trace_engine_terminate();
   if (err) {
     fprintf(stderr,
             "fxtrace: cannot finish the archive %s: %s; the trace stays recoverable: the live "
@@ -470,5 +511,18 @@ void file_session__finish(file_session_t* s) {
                                                        : "streaming",
             s->size >> 20);
   }
+}
+
+void file_session__finish(file_session_t* s) {
+  if (getpid() != s->pid) { /* a fork child: the file is the parent's; just let go */
+    free_session(s);
+    return;
+  }
+  trace_engine_stop(0);
+  pthread_mutex_lock(&s->lock);
+  while (!s->stopped) pthread_cond_wait(&s->cond, &s->lock);
+  pthread_mutex_unlock(&s->lock);
+  complete_archive(s); /* nothing if a trigger did it */
+  trace_engine_terminate();
   free_session(s);
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alert/alert_trigger.h"
 #include "protocol/manager_socket.h"
 #include "trace-reader/reader.h"
 #include "trace/archive_scan.h"
@@ -65,7 +66,15 @@ static const char kUsage[] =
     "      --buffering-mode=MODE oneshot (default), circular or streaming\n"
     "      --buffer-size=MB      each provider's buffer, 1 to 64 MB (default 4)\n"
     "      --duration=SECONDS    how long to record (default 10 without COMMAND; with\n"
-    "                            COMMAND, until it exits unless given)\n"
+    "                            COMMAND, until it exits unless given); 0: until\n"
+    "                            stopped (a signal, a trigger, COMMAND's exit)\n"
+    "      --trigger=ALERT:ACTION  when a provider raises TRACE_ALERT named ALERT:\n"
+    "                            stop (end recording as --duration would, and write\n"
+    "                            the archive; with circular buffering it holds what\n"
+    "                            came before the alert) or snapshot (write what the\n"
+    "                            buffers hold now to a numbered file beside the\n"
+    "                            output and go on; circular and oneshot modes, not\n"
+    "                            with -o - or --format=json). Repeatable\n"
     "      --stop-timeout=SECONDS how long the manager waits for a provider to stop\n"
     "                            (default 60)\n"
     "  -o, --output=FILE         where to write the trace ('-' for stdout; default\n"
@@ -82,6 +91,8 @@ static const char kUsage[] =
     "writes what the buffers hold now to a numbered file beside the output (-o\n"
     "out.fxt: out.1.fxt, out.2.fxt, ...; out.fxt.zst: out.1.fxt.zst, ...), a\n"
     "complete archive of its own, and tracing goes on (docs/snapshots.md).\n"
+    "Every alert raised while recording is printed on stderr as it arrives (name,\n"
+    "provider, pid, time); docs/flight-recorder.md has the flight-recorder recipe.\n"
     "\n"
     "While recording, stderr shows the elapsed time and bytes received when it is a\n"
     "terminal; at the end a summary per provider: process id, buffering mode, records\n"
@@ -115,7 +126,10 @@ typedef struct record_options {
   size_t category_count;
   uint8_t mode;
   uint32_t buffer_mb;
-  double duration_s; /* 0: none (a command ends recording) */
+  double duration_s;  /* 0: none (a command, a signal or a trigger ends recording) */
+  bool until_stopped; /* --duration=0 */
+  alert_trigger_t* triggers;
+  size_t trigger_count;
   uint64_t stop_timeout_ms;
   const char* output;
   bool json;
@@ -131,7 +145,7 @@ static bool parse_seconds(const char* text, double max, double* out) {
   char* end;
   errno = 0;
   double v = strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v <= 0 || v > max) return false;
+  if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < 0 || v > max) return false;
   *out = v;
   return true;
 }
@@ -167,6 +181,21 @@ static int split_categories(record_options_t* o, const char* text) {
 static void free_options(record_options_t* o) {
   free(o->category_text);
   free(o->categories);
+  free(o->triggers);
+}
+
+static int add_trigger(record_options_t* o, const char* text) {
+  alert_trigger_t t;
+  const char* bad = alert_trigger__parse(text, strlen(text), &t);
+  if (bad) return cli__usage_error(kCmd, "bad trigger '%s': %s", text, bad);
+  alert_trigger_t* grown = realloc(o->triggers, (o->trigger_count + 1) * sizeof(*grown));
+  if (!grown) {
+    cli__error(kCmd, "out of memory");
+    return EXIT_FAILED;
+  }
+  o->triggers = grown;
+  o->triggers[o->trigger_count++] = t;
+  return 0;
 }
 
 /* --kernel-sched=legacy: the kernel provider (in-process or the daemon)
@@ -207,7 +236,8 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
     OPT_FORMAT,
     OPT_COMPRESS,
     OPT_MAX_SNAPSHOTS,
-    OPT_KERNEL_SCHED
+    OPT_KERNEL_SCHED,
+    OPT_TRIGGER
   };
   static const struct option kLong[] = {
       {"categories", required_argument, NULL, OPT_CATEGORIES},
@@ -220,6 +250,7 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
       {"compress", required_argument, NULL, OPT_COMPRESS},
       {"max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS},
       {"kernel-sched", required_argument, NULL, OPT_KERNEL_SCHED},
+      {"trigger", required_argument, NULL, OPT_TRIGGER},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
@@ -261,11 +292,17 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
       }
       case OPT_DURATION:
         if (!parse_seconds(optarg, 1e7, &o->duration_s))
-          return cli__usage_error(kCmd, "bad duration '%s' (seconds, more than 0)", optarg);
+          return cli__usage_error(kCmd, "bad duration '%s' (seconds; 0: until stopped)", optarg);
+        o->until_stopped = o->duration_s == 0;
         break;
+      case OPT_TRIGGER: {
+        int rc = add_trigger(o, optarg);
+        if (rc != 0) return rc;
+        break;
+      }
       case OPT_STOP_TIMEOUT: {
         double s;
-        if (!parse_seconds(optarg, 1e6, &s))
+        if (!parse_seconds(optarg, 1e6, &s) || s == 0)
           return cli__usage_error(kCmd, "bad stop timeout '%s' (seconds, more than 0)", optarg);
         o->stop_timeout_ms = (uint64_t)(s * 1000 + 0.5);
         if (o->stop_timeout_ms == 0) o->stop_timeout_ms = 1;
@@ -321,8 +358,13 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
     int rc = add_legacy_sched(o);
     if (rc != 0) return rc;
   }
-  if (!o->command && o->duration_s == 0) o->duration_s = DEFAULT_DURATION_S;
+  if (!o->command && o->duration_s == 0 && !o->until_stopped) o->duration_s = DEFAULT_DURATION_S;
   if (!o->output) o->output = o->json ? "trace.json" : "trace.fxt";
+  for (size_t i = 0; i < o->trigger_count; i++) {
+    const char* why = record_snapshot__unsupported(o->mode, o->output, o->json);
+    if (o->triggers[i].action == ALERT_ACTION_SNAPSHOT && why)
+      return cli__usage_error(kCmd, "--trigger=%s:snapshot: %s", o->triggers[i].name, why);
+  }
   if (!codec_given) o->codec = compress__codec_for_name(o->output);
   const char* no_snapshots = record_snapshot__unsupported(o->mode, o->output, o->json);
   if (o->max_snapshots > 0 && no_snapshots)
@@ -690,6 +732,11 @@ typedef struct session {
   bool child_exited; /* ... and by exiting, not by a signal */
   int child_status;
   bool failed;
+  int64_t start_ms;        /* CLOCK_MONOTONIC, when tracing started */
+  bool watching;           /* alerts are asked for */
+  bool stopped_by_trigger; /* a --trigger=NAME:stop alert ended recording */
+  uint64_t alerts;         /* received */
+  uint64_t alerts_lost;    /* the manager reported lost (its limit, its full queue) */
 } session_t;
 
 /* The manager at the socket the rule names (protocol/manager_socket.h), else
@@ -827,9 +874,6 @@ static void reap_child(session_t* s) {
   }
 }
 
-/* Waits for the end of recording: duration, a signal, the command's exit,
- * the archive ending early (the manager went away), or a failed write of the
- * output (a full disk), which ends it as the duration would. */
 /* SIGUSR1s since the last look: one snapshot each, or a warning when the
  * options allow none. */
 static void take_requested_snapshots(session_t* s) {
@@ -843,10 +887,75 @@ static void take_requested_snapshots(session_t* s) {
   for (unsigned i = 0; i < requests; i++) record_snapshot__take(&s->snapshots, "SIGUSR1");
 }
 
+/* Prints an alert as it arrives: name, provider, pid, time (wall clock, and
+ * since tracing started). */
+static void print_alert(session_t* s, const controller_alert_t* a) {
+  struct timespec mono, real;
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  clock_gettime(CLOCK_REALTIME, &real);
+  int64_t mono_ns = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
+  int64_t age_ns = mono_ns - (int64_t)a->time_ns; /* how long ago the manager got it */
+  int64_t real_ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (age_ns > 0 ? age_ns : 0);
+  time_t secs = (time_t)(real_ns / 1000000000);
+  struct tm tm;
+  char when[32] = "?";
+  if (localtime_r(&secs, &tm)) strftime(when, sizeof(when), "%H:%M:%S", &tm);
+  double since = ((double)a->time_ns / 1e6 - (double)s->start_ms) / 1e3;
+  char name[64], provider[4 * WIRE_MAX_NAME + 8];
+  if (a->dropped > 0)
+    fprintf(stderr,
+            "trace record: warning: %u alert(s) lost before the next one (the trace "
+            "manager's limit of 16 a second per provider, or its queue of 16)\n",
+            (unsigned)a->dropped);
+  fprintf(stderr, "trace record: alert '%s' from provider '%s' (pid %llu) at %s.%03d (%+.3f s)\n",
+          text__escaped(a->name, name, sizeof(name)),
+          text__escaped(a->provider_name, provider, sizeof(provider)), (unsigned long long)a->pid,
+          when, (int)(real_ns / 1000000 % 1000), since);
+}
+
+/* Takes the alerts that have come, prints them and runs their triggers; asks
+ * for the next. True if one of them stops the trace. */
+static bool take_alerts(session_t* s) {
+  bool stop = false;
+  for (;;) {
+    controller_alert_t a;
+    int got = controller__read_alert(&s->controller, &a);
+    if (got < 0) {
+      cli__warning(kCmd, "alerts are no longer received: %s", s->controller.error);
+      s->watching = false;
+      return stop;
+    }
+    if (got == 0) break;
+    s->alerts++;
+    s->alerts_lost += a.dropped;
+    print_alert(s, &a);
+    alert_action_t action = alert_trigger__find(s->o->triggers, s->o->trigger_count, a.name);
+    if (action == ALERT_ACTION_STOP && !stop) {
+      fprintf(stderr, "trace record: trigger %s:stop: stopping\n", a.name);
+      stop = true;
+    } else if (action == ALERT_ACTION_SNAPSHOT && !stop) {
+      char reason[64];
+      snprintf(reason, sizeof(reason), "alert '%s'", a.name);
+      record_snapshot__take(&s->snapshots, reason);
+    }
+    if (stop) break; /* the rest: printed at the end */
+    if (controller__watch_alert(&s->controller) != 0) {
+      cli__warning(kCmd, "alerts are no longer received: %s", s->controller.error);
+      s->watching = false;
+      return stop;
+    }
+  }
+  return stop;
+}
+
+/* Waits for the end of recording: duration, a signal, the command's exit, a
+ * --trigger=NAME:stop alert, the archive ending early (the manager went
+ * away), or a failed write of the output (a full disk), which ends it as the
+ * duration would. */
 static void wait_for_end(session_t* s) {
   const record_options_t* o = s->o;
   bool progress = isatty(STDERR_FILENO);
-  int64_t start = now_ms();
+  int64_t start = s->start_ms;
   int64_t deadline = o->duration_s > 0 ? start + (int64_t)(o->duration_s * 1000 + 0.5) : -1;
   for (;;) {
     reap_child(s);
@@ -854,12 +963,24 @@ static void wait_for_end(session_t* s) {
         atomic_load(&s->archive->done) || atomic_load(&s->archive->write_failed))
       break;
     take_requested_snapshots(s);
+    if (s->watching) {
+      if (progress && (s->controller.alert_ready)) clear_progress();
+      if (take_alerts(s)) {
+        s->stopped_by_trigger = true;
+        break;
+      }
+    }
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
     int wait_ms = progress ? PROGRESS_INTERVAL_MS : 1000;
     if (deadline >= 0 && deadline - now < wait_ms) wait_ms = (int)(deadline - now);
-    struct pollfd p = {record_signals__wake_fd(), POLLIN, 0};
-    if (poll(&p, 1, wait_ms) > 0) record_signals__drain();
+    struct pollfd p[2] = {{record_signals__wake_fd(), POLLIN, 0},
+                          {s->watching ? s->controller.fd : -1, POLLIN, 0}};
+    if (s->controller.alert_ready) wait_ms = 0;
+    if (poll(p, 2, wait_ms) > 0) {
+      if (p[0].revents) record_signals__drain();
+      if (p[1].revents && progress) clear_progress();
+    }
     if (progress) show_progress(start, s->archive);
   }
   if (progress) clear_progress();
@@ -937,8 +1058,16 @@ static int record(const record_options_t* o) {
   if (connected) /* registers before the trace is initialized, so it records from the start */
     s.kernel = record_kernel__start(o->categories, o->category_count, s.socket_path, &s.controller);
   record_snapshot__init(&s.snapshots, &s.controller, o->output, o->codec, o->max_snapshots);
+  /* alerts are asked for before the trace starts: none is missed */
+  if (connected) {
+    if (controller__watch_alert(&s.controller) == 0)
+      s.watching = true;
+    else
+      cli__warning(kCmd, "alerts will not be received: %s", s.controller.error);
+  }
   if (connected && open_output(&s) && start_archive_reader(&s) && initialize_and_start(&s)) {
     traced = true;
+    s.start_ms = now_ms();
     ok = true;
     if (o->command) {
       if (setenv("FXTRACE_SOCKET", s.socket_path, 1) != 0) {
@@ -962,6 +1091,25 @@ static int record(const record_options_t* o) {
      * (and removes what must not outlive it: record_signals.h). */
     record_signals__stopping();
     if (!terminate(&s, &stats, &stats_count)) ok = false;
+    /* alerts that came while stopping: printed, their triggers moot */
+    while (s.watching) {
+      /* a round trip: the manager answers a waiting WATCH_ALERT at once when
+       * an alert is queued, so its ALERT comes before this reply */
+      controller_provider_t* list = NULL;
+      size_t n = 0;
+      if (!s.controller.alert_ready && controller__get_providers(&s.controller, &list, &n) != 0)
+        break;
+      free(list);
+      controller_alert_t a;
+      if (controller__read_alert(&s.controller, &a) != 1) break;
+      s.alerts++;
+      s.alerts_lost += a.dropped;
+      print_alert(&s, &a);
+      if (controller__watch_alert(&s.controller) != 0) break;
+    }
+    if (s.alerts > 0 || s.alerts_lost > 0)
+      fprintf(stderr, "trace record: %llu alert(s) received, %llu lost in the trace manager\n",
+              (unsigned long long)s.alerts, (unsigned long long)s.alerts_lost);
   }
   record_signals__stopping();
   if (s.child > 0) { /* the command outlived the recording (duration, Ctrl-C): end it */

@@ -98,6 +98,18 @@ static void read_error(wire_reader_t* r, int32_t* code, char* message, size_t si
   if (!wire__done(r)) snprintf(message, size, "(a malformed error message)");
 }
 
+/* An ALERT's payload (wire.h). */
+static bool read_alert(wire_reader_t* r, controller_alert_t* a) {
+  memset(a, 0, sizeof(*a));
+  wire__get_str(r, a->name, sizeof(a->name), sizeof(a->name) - 1);
+  a->provider_id = wire__get_u32(r);
+  a->pid = wire__get_u64(r);
+  wire__get_str(r, a->provider_name, sizeof(a->provider_name), WIRE_MAX_NAME);
+  a->time_ns = wire__get_u64(r);
+  a->dropped = wire__get_u32(r);
+  return wire__done(r) && a->name[0] != '\0';
+}
+
 /* Waits for the reply to request `id`, which must be of type `expected`, and
  * opens it in *r. Descriptors are never expected on a controller connection:
  * any that come are closed. */
@@ -148,6 +160,15 @@ static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t 
         return fail(c, status, "%s: the trace manager answered with an error: %s", what, message);
       return fail(c, -EPROTO, "%s: the trace manager sent an error for unknown request %u: %s",
                   what, (unsigned)r->request_id, message);
+    }
+    if (r->type == MSG_ALERT && c->watch_request_id != 0 && r->request_id == c->watch_request_id &&
+        id != c->watch_request_id) {
+      /* the waiting WATCH_ALERT's reply, come first: kept for read_alert */
+      if (!read_alert(r, &c->alert))
+        return fail(c, -EPROTO, "%s: malformed ALERT from the trace manager", what);
+      c->alert_ready = true;
+      c->watch_request_id = 0;
+      continue;
     }
     if (r->request_id != id)
       return fail(c, -EPROTO, "%s: the trace manager's reply (type %u) is for request %u, not %u",
@@ -279,6 +300,32 @@ int controller__get_provider_categories(controller_t* c, controller_category_gro
   *list = groups;
   *count = n;
   return 0;
+}
+
+int controller__watch_alert(controller_t* c) {
+  if (c->watch_request_id != 0 || c->alert_ready) return 0;
+  uint32_t id = begin(c, MSG_WATCH_ALERT);
+  int status = send_request(c, "WatchAlert", NULL, 0);
+  if (status == 0) c->watch_request_id = id;
+  return status;
+}
+
+int controller__read_alert(controller_t* c, controller_alert_t* out) {
+  static const char kWhat[] = "WatchAlert";
+  if (c->alert_ready) {
+    *out = c->alert;
+    c->alert_ready = false;
+    return 1;
+  }
+  if (c->watch_request_id == 0) return 0;
+  struct pollfd p = {c->fd, POLLIN, 0};
+  if (poll(&p, 1, 0) <= 0) return 0;
+  wire_reader_t r;
+  int status = await_reply(c, kWhat, c->watch_request_id, MSG_ALERT, &r);
+  c->watch_request_id = 0;
+  if (status != 0) return status;
+  if (!read_alert(&r, out)) return malformed(c, kWhat);
+  return 1;
 }
 
 static bool put_str_list(wire_writer_t* w, const char* const* items, size_t count) {

@@ -13,8 +13,21 @@
 
 #include "protocol/wire.h"
 
+/* An alert relayed by the manager (wire.h ALERT). */
+typedef struct controller_alert {
+  char name[15];
+  uint32_t provider_id;
+  uint64_t pid;
+  char provider_name[WIRE_MAX_NAME + 1];
+  uint64_t time_ns; /* CLOCK_MONOTONIC when the manager received it */
+  uint32_t dropped; /* alerts this connection lost before this one */
+} controller_alert_t;
+
 typedef struct controller {
   int fd;
+  uint32_t watch_request_id; /* 0: no WATCH_ALERT waiting */
+  bool alert_ready;          /* its reply came during another call: in `alert` */
+  controller_alert_t alert;
   uint32_t next_request_id;
   uint32_t initialize_request_id; /* 0: none sent; a MSG_ERROR for it can come later */
   int reply_timeout_ms;           /* how long a reply may take; -1 waits forever */
@@ -150,6 +163,14 @@ typedef struct controller_snapshot_stats {
  * is delivered). Free *stats. */
 int controller__snapshot(controller_t* c, int snapshot_fd, controller_snapshot_stats_t** stats,
                          size_t* count);
+
+/* WATCH_ALERT: asks for the next alert without waiting for it (one at a
+ * time). Its ALERT comes later: when c->fd is readable or alert_ready is
+ * set, controller__read_alert() takes it. */
+int controller__watch_alert(controller_t* c);
+/* The ALERT of the waiting WATCH_ALERT: 1 with *out filled, 0 if nothing
+ * has come yet (never waits), or -errno. */
+int controller__read_alert(controller_t* c, controller_alert_t* out);
 
 /* Names, for messages. */
 const char* controller__mode_name(uint8_t buffering_mode);

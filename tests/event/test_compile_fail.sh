@@ -2,7 +2,8 @@
 # Compile-time checks of <trace/event.h>: compile_fail.c, as C and as C++,
 # fails for each bad case with the expected static_assert message in the
 # compiler's output, and the control case (the limits: 15 pairs) compiles
-# cleanly with -Wall -Wextra -Werror. C++ also rejects a temporary
+# cleanly with -Wall -Wextra -Werror. A TRACE_ALERT literal name of 15
+# characters fails; run-time names of any length compile. C++ also rejects a temporary
 # std::string in TRACE_DURATION (compile_fail_cxx.cc).
 # Usage: test_compile_fail.sh CC CXX INCLUDE_DIR SOURCE_DIR WORK_DIR
 set -eu
@@ -40,6 +41,7 @@ for lang in c cxx; do
   expect_fail $lang CASE_ODD_COUNTER "an odd number of items was given"
   expect_fail $lang CASE_ODD_DURATION "an odd number of items was given"
   expect_fail $lang CASE_STRUCT_VALUE "cannot infer the argument type of this value"
+  expect_fail $lang CASE_ALERT_NAME_TOO_LONG "an alert name is at most 14 characters"
 done
 compile cxx CASE_OK "$SRC/compile_fail_cxx.cc" || {
   cat "$WORK/out.txt" >&2

@@ -14,7 +14,9 @@
  *                        (dropped: the header's drop counter set to 2^64 - 1)
  *   --hang-stop          ignore STOP (never reports STOPPED)
  *   --bad-packet         after starting, send an invalid FIFO packet
- *   --known NAME=DESC    a known category (repeatable) */
+ *   --known NAME=DESC    a known category (repeatable)
+ *   --raw-alerts N       after starting, send N FIFO ALERT packets "raw0", "raw1",
+ *                        ... directly (no library limit), then say "alerted N" */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -39,6 +41,7 @@ static struct {
   const char* name;
   long events;
   bool sync, all_categories, continuous, hang_stop, bad_packet;
+  long raw_alerts;
   const char* garbage;
   char* known[16];
   int known_count;
@@ -86,6 +89,15 @@ static void h_started(trace_handler_t* h) {
   pthread_cond_broadcast(&g_cond);
   pthread_mutex_unlock(&g_lock);
   if (opt.bad_packet) fifo_send(0x77, 0, 0);
+  for (long i = 0; i < opt.raw_alerts; i++) {
+    /* PROTOCOL.md §6.2: the name in packet bytes 2..15 */
+    uint8_t raw[16] = {0};
+    uint16_t request = FIFO_ALERT;
+    memcpy(raw, &request, 2);
+    snprintf((char*)raw + 2, 14, "raw%d", (int)(i % 100000));
+    if (send(g_fifo, raw, sizeof(raw), MSG_NOSIGNAL) != sizeof(raw)) say("fifo send failed");
+  }
+  if (opt.raw_alerts) say("alerted %ld", opt.raw_alerts);
 }
 static void h_stopped(trace_handler_t* h, int disposition) {
   (void)h;
@@ -273,6 +285,8 @@ int main(int argc, char** argv) {
       opt.hang_stop = true;
     else if (!strcmp(a, "--bad-packet"))
       opt.bad_packet = true;
+    else if (!strcmp(a, "--raw-alerts"))
+      opt.raw_alerts = atol(argv[++i]);
     else if (!strcmp(a, "--known") && opt.known_count < 16)
       opt.known[opt.known_count++] = argv[++i];
     else {

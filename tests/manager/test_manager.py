@@ -543,6 +543,48 @@ def test_bad_fifo_packet_and_stop_timeout():
     m.stop()
 
 
+def test_alerts_relayed():
+    """PROTOCOL.md §5.1 WatchAlert through the manager (src/manager/alerts.c): 40 raw ALERT
+    packets from one provider (no library limit) while the controller does not watch. The
+    manager's limit admits at least 16 (the first window's) and its queue of 16 keeps the newest,
+    so whatever the windows: 16 ALERTs come, in order, and the first says 24 were lost before it.
+    A second WATCH_ALERT while one waits is refused; the one waiting gets no reply while nothing
+    is queued."""
+    m = Manager()
+    p = Provider(m, 'alerter', '--events', 10, '--raw-alerts', 40)
+    p.wait_for('registered')
+    c, a = begin(m)
+    check(c.start() == 0, 'start')
+    p.wait_for('alerted')
+    c.stop()  # the manager has read every packet the provider sent before STOPPED
+    got = []
+    for _ in range(16):
+        t, _, payload = c.call(wire.WATCH_ALERT)
+        check(t == wire.ALERT, 'WATCH_ALERT answered with type %d' % t)
+        got.append(wire.parse_alert(payload))
+    names = [g['name'] for g in got]
+    nums = [int(n[3:]) for n in names if n.startswith('raw')]
+    check(len(nums) == 16 and nums == sorted(set(nums)), 'alerts out of order: %s' % names)
+    check(got[0]['dropped'] == 24 and all(g['dropped'] == 0 for g in got[1:]),
+          'dropped counts %s' % [g['dropped'] for g in got])
+    check(all(g['provider_name'] == 'alerter' and g['pid'] == p.proc.pid for g in got),
+          'provider fields %s' % got[:1])
+    # nothing queued: the hanging get waits; a second one is refused meanwhile
+    rid = c.next_id
+    c.next_id += 1
+    c.send_raw(wire.message(wire.WATCH_ALERT, b'', rid))
+    t, r2, payload = c.call(wire.WATCH_ALERT)
+    check(t == wire.ERROR and wire.parse_error(payload)[0] == -16,
+          'a second WATCH_ALERT: type %d %r' % (t, payload))
+    t, _, _ = c.call(wire.GET_PROVIDERS)  # answered; the waiting WATCH_ALERT is not
+    check(t == wire.PROVIDERS, 'GET_PROVIDERS while a WATCH_ALERT waits: type %d' % t)
+    c.terminate()
+    x = Checked(a.wait())
+    check(x.has('alerter'), 'the provider\'s data')
+    p.close()
+    m.stop()
+
+
 def test_malformed_messages():
     m = Manager()
     # before HELLO: closed

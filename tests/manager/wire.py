@@ -8,7 +8,7 @@ import struct
 import time
 
 MAGIC = 0x4d545846
-VERSION = 3  # src/protocol/wire.h WIRE_VERSION
+VERSION = 4  # src/protocol/wire.h WIRE_VERSION
 HEADER = struct.Struct('<IHHII')
 MAX_MESSAGE = 256 * 1024
 
@@ -20,6 +20,7 @@ INITIALIZE_TRACING, START_TRACING, START_RESULT = 32, 33, 34
 STOP_TRACING, STOP_RESULT, TERMINATE_TRACING, TERMINATE_RESULT = 35, 36, 37, 38
 GET_PROVIDER_CATEGORIES, PROVIDER_CATEGORIES = 39, 40
 CATEGORIES_FORMAT = 1
+WATCH_ALERT, ALERT = 43, 44
 ROLE_PROVIDER, ROLE_CONTROLLER = 1, 2
 
 
@@ -151,6 +152,15 @@ class Conn:
             out.append((ident, pid, name, answered, [(r.str(), r.str()) for _ in range(r.u16())]))
         assert r.done()
         return out
+
+
+def parse_alert(payload):
+    """ALERT: {name, provider_id, pid, provider_name, time_ns, dropped}."""
+    r = Reader(payload)
+    a = {'name': r.str(), 'provider_id': r.u32(), 'pid': r.u64(), 'provider_name': r.str(),
+         'time_ns': r.u64(), 'dropped': r.u32()}
+    assert r.done(), payload
+    return a
 
 
 def parse_error(payload):

@@ -123,7 +123,7 @@ def test_help():
     rc, out, err = run(['record', '--help'])
     check(rc == 0, 'record --help: exit status %d' % rc)
     for opt in (b'--categories', b'--buffering-mode', b'--buffer-size', b'--duration',
-                b'--format', b'-o'):
+                b'--format', b'-o', b'--trigger'):
         check(opt in out, 'record --help does not mention %s' % opt.decode())
     for cmd in ('list-providers', 'list-categories'):
         rc, out, err = run([cmd, '--help'])
@@ -140,7 +140,14 @@ def test_bad_flags():
         (['--buffer-size=-1'], 'buffer size'),
         (['--buffer-size=4MB'], 'buffer size'),
         (['--buffer-size='], 'buffer size'),
-        (['--duration=0'], 'duration'),
+        (['--duration=0.0.1'], 'duration'),
+        (['--trigger=flight'], 'trigger'),
+        (['--trigger=:stop'], 'trigger'),
+        (['--trigger=fifteen_chars__:stop'], 'at most 14'),
+        (['--trigger=flight:explode'], 'unknown action'),
+        (['--trigger=flight:snapshot', '--buffering-mode=streaming'], 'streaming'),
+        (['--trigger=flight:snapshot', '-o', '-'], 'standard output'),
+        (['--trigger=flight:snapshot', '--format=json'], '--format=json'),
         (['--duration=-3'], 'duration'),
         (['--duration=soon'], 'duration'),
         (['--duration=nan'], 'duration'),
@@ -198,7 +205,7 @@ MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
 
 
-def wire_msg(mtype, request_id, payload, version=3, magic=MAGIC, length_delta=0):
+def wire_msg(mtype, request_id, payload, version=4, magic=MAGIC, length_delta=0):
     return struct.pack('<IHHII', magic, version, mtype, 16 + len(payload) + length_delta,
                        request_id) + payload
 

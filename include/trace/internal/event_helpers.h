@@ -53,6 +53,12 @@ TRACE_EXPORT void trace_internal_write_instant_at_site(trace_site_t* site, uint6
                                                        trace_scope_t scope, trace_arg_t* args,
                                                        size_t num_args);
 
+/* TRACE_ALERT with the site not disabled: the rest of the site check, then
+ * the alert's instant event and the alert itself (src/engine/alerts.c). */
+TRACE_EXPORT void trace_internal_alert_at_site(trace_site_t* site, uint64_t state,
+                                               const char* category_literal,
+                                               const char* alert_name);
+
 TRACE_EXPORT void trace_internal_write_counter_event_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     trace_counter_id_t counter_id, trace_arg_t* args, size_t num_args);

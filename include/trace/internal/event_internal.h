@@ -326,6 +326,21 @@ class DurationScope {
                                   TRACE_INTERNAL_CONTEXT, TRACE_INTERNAL_CATEGORY_REF,         \
                                   (name_literal), (const void*)(blob), (size_t)(blob_size)))
 
+/* TRACE_ALERT. A string literal longer than 14 characters does not compile
+ * (__builtin_constant_p is true for a literal, false for a pointer or an
+ * array variable, whose names are cut at run time instead). */
+#define TRACE_INTERNAL_CHECK_ALERT_NAME(alert_name)                                           \
+  TRACE_INTERNAL_STATIC_ASSERT(!__builtin_constant_p(alert_name) || sizeof(alert_name) <= 15, \
+                               "TRACE_ALERT: an alert name is at most 14 characters")
+#define TRACE_INTERNAL_ALERT(category_literal, alert_name)                           \
+  do {                                                                               \
+    TRACE_INTERNAL_CHECK_ALERT_NAME(alert_name);                                     \
+    TRACE_INTERNAL_SITE_RECORD(                                                      \
+        category_literal, 0,                                                         \
+        trace_internal_alert_at_site(TRACE_INTERNAL_SITE, TRACE_INTERNAL_SITE_STATE, \
+                                     (category_literal), (alert_name)));             \
+  } while (0)
+
 #define TRACE_INTERNAL_BLOB(type, name_literal, blob, blob_size)                          \
   TRACE_INTERNAL_CONTEXT_RECORD(0, trace_internal_write_blob_record_and_release_context(  \
                                        TRACE_INTERNAL_CONTEXT, (trace_blob_type_t)(type), \
