@@ -170,13 +170,16 @@ static void clear_rolling(void) {
   uint64_t alloc = h->rolling_alloc;
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
   uint64_t off = alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
-  if (sw > 0 || off > 0) e->dirty[sw & 1] = true;
-  if (sw > 0) e->dirty[(sw & 1) ^ 1] = true;
+  /* every segment used so far: 0 .. sw, or all of them once it wrapped */
+  if (sw > 0 || off > 0)
+    for (uint64_t i = 0; i <= sw && i < e->segments; i++) e->dirty[i] = true;
   h->rolling_alloc = 0;
   h->wrapped_count = 0;
   h->rolling_data_end[0] = h->rolling_data_end[1] = 0;
+  h->saves_done = 0;
   e->saves_done = 0;
   e->save_request = 0;
+  e->next_save = 0;
   e->saves_pending = 0;
 }
 
@@ -198,8 +201,8 @@ static void clear_all(void) {
   /* The initialization and process records: durable, or chunk 0 of the
    * oneshot buffer (which writers then never get). */
   if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
-    if (e->dirty[0]) memset(e->rolling[0], 0, e->chunk_size);
-    write_metadata_records((uint64_t*)e->rolling[0], e->chunk_size / 8);
+    if (e->dirty[0]) memset(e->rolling, 0, e->chunk_size);
+    write_metadata_records((uint64_t*)e->rolling, e->chunk_size / 8);
     h->rolling_alloc = e->chunk_size;
   } else {
     size_t words = metadata_words();
@@ -253,7 +256,7 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
     return -EINVAL;
   if (e->initialized || e->thread_running || e->forked) return -EBUSY;
   uint32_t per_buffer = (uint32_t)(g.rolling_size / g.chunk_size);
-  uint16_t* owners = calloc((size_t)per_buffer * 2, sizeof(uint16_t));
+  uint16_t* owners = calloc((size_t)per_buffer * g.segments, sizeof(uint16_t));
   if (!owners) return -ENOMEM;
   int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (fd < 0) {
@@ -267,9 +270,8 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->header = buffer;
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
   e->durable_size = g.durable_size;
-  e->rolling[0] = e->durable + g.durable_size;
-  e->rolling[1] =
-      mode == TRACE_BUFFERING_MODE_ONESHOT ? e->rolling[0] : e->rolling[0] + g.rolling_size;
+  e->rolling = e->durable + g.durable_size;
+  e->segments = g.segments;
   e->rolling_size = g.rolling_size;
   e->chunk_size = g.chunk_size;
   e->chunks_per_buffer = per_buffer;
@@ -277,7 +279,7 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->wake_fd = fd;
   if (!zeroed) memset(buffer, 0, size);
   buffer_header__init(e->header, (unsigned)mode, size, &g);
-  e->dirty[0] = e->dirty[1] = false;
+  memset(e->dirty, 0, sizeof(e->dirty));
   e->pid = (trace_koid_t)getpid();
   e->disposition = 0;
   e->stop_pending = e->started_pending = e->terminate_pending = false;
@@ -331,7 +333,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
       clear_rolling();
     /* Every writer is outside the buffer (the last stop waited for them):
      * chunk tokens of earlier traces are void. */
-    memset(e->owners, 0, (size_t)e->chunks_per_buffer * 2 * sizeof(uint16_t));
+    memset(e->owners, 0, (size_t)e->chunks_per_buffer * e->segments * sizeof(uint16_t));
     trace_buffer_header_t* h = e->header;
     uint64_t sw = h->rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
     h->rolling_data_end[sw & 1] = 0;
@@ -443,9 +445,18 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
   } else if (e->saves_pending != (uint64_t)wrapped_count + 1) {
     status = -EINVAL;
   } else {
+    trace_buffer_header_t* h = e->header;
     e->saves_pending = 0;
-    ATOMIC_STORE(&e->header->rolling_data_end[wrapped_count & 1], 0);
+    /* the previous segment's mark goes back to 0 once saved; an older
+     * segment's slot is the current one's by now */
+    uint64_t sw = ATOMIC_LOAD(&h->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    if (sw == (uint64_t)wrapped_count + 1) ATOMIC_STORE(&h->rolling_data_end[wrapped_count & 1], 0);
+    /* the header's count first: it never lags the one writers act on, so
+     * a reader sees at most segments - 1 unsaved segments */
+    ATOMIC_STORE(&h->saves_done, (uint64_t)wrapped_count + 1);
     ATOMIC_RELEASE(&e->saves_done, (uint64_t)wrapped_count + 1);
+    /* more full segments may wait for their save (engine thread) */
+    if (e->next_save < ATOMIC_ACQUIRE(&e->save_request)) wake_engine_thread();
   }
   pthread_mutex_unlock(&e->lock);
   return status;
@@ -457,10 +468,10 @@ bool trace_engine_save_pending(void) {
   pthread_mutex_lock(&e->lock);
   bool pending = false;
   if (e->header && e->mode == TRACE_BUFFERING_MODE_STREAMING) {
-    /* as the writers' step H (writer.c): the other buffer holds switch
-     * count sw - 1 and is free once that many saves are done */
+    /* as the writers' step H (writer.c): the next segment held switch
+     * count sw + 1 - segments and is free once it is saved */
     uint64_t sw = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
-    pending = ATOMIC_ACQUIRE(&e->saves_done) < sw;
+    pending = ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2;
   }
   pthread_mutex_unlock(&e->lock);
   return pending;
@@ -517,8 +528,10 @@ static void notify_observers(trace_state_t state, bool wait) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* Streaming: rolling buffer `sw & 1` is full. Once every writer has left it
- * and the durable records it may use are committed, hand it to the handler. */
+/* Streaming: the segment of switch count `sw` is full. Once every writer has
+ * left it and the durable records it may use are committed, hand it to the
+ * handler. One save is handed over at a time, in switch order; the next
+ * waits for trace_engine_mark_buffer_saved(). */
 static void run_save(uint64_t sw) {
   engine_t* e = &engine__instance;
   engine__wait_writers_quiet(false);
@@ -527,21 +540,42 @@ static void run_save(uint64_t sw) {
   uint64_t written, dropped;
   engine__totals(&written, &dropped, NULL);
   ATOMIC_STORE(&h->durable_data_end, durable_end);
-  ATOMIC_STORE(&h->rolling_data_end[sw & 1], e->rolling_size);
   (void)dropped; /* the header's counter is live (writer__count_dropped) */
   ATOMIC_STORE(&h->records_written, written);
-  /* No writer can write into this buffer again (their chunks' epochs are
+  /* No writer can write into this segment again (their chunks' epochs are
    * gone), so its chunks are free for the next round once it is saved. */
-  uint32_t first = (uint32_t)(sw & 1) * e->chunks_per_buffer;
+  uint32_t first = engine__segment(sw) * e->chunks_per_buffer;
   for (uint32_t i = 0; i < e->chunks_per_buffer; i++) ATOMIC_STORE(&e->owners[first + i], 0);
   pthread_mutex_lock(&e->lock);
   e->saves_pending = sw + 1;
+  e->next_save = sw + 1;
   pthread_mutex_unlock(&e->lock);
   e->handler->ops->notify_buffer_full(e->handler, (uint32_t)sw, durable_end);
 }
 
+/* Hands over every requested save, in order, while none is outstanding (a
+ * handler that saves synchronously, like file mode, marks each saved
+ * before returning). */
+static void run_saves(void) {
+  engine_t* e = &engine__instance;
+  for (;;) {
+    pthread_mutex_lock(&e->lock);
+    uint64_t next = e->next_save;
+    bool ready = e->saves_pending == 0 && next < ATOMIC_ACQUIRE(&e->save_request);
+    pthread_mutex_unlock(&e->lock);
+    if (!ready) return;
+    run_save(next);
+  }
+}
+
+/* From the winner of the switch from `sw` (after it published the new
+ * epoch): switch counts up to `sw` are full. A monotonic maximum, since the
+ * winners of successive switches may get here out of order. */
 void engine__request_save(uint64_t sw) {
-  ATOMIC_RELEASE(&engine__instance.save_request, sw + 1);
+  uint64_t cur = ATOMIC_LOAD(&engine__instance.save_request);
+  while (cur < sw + 1 && !__atomic_compare_exchange_n(&engine__instance.save_request, &cur, sw + 1,
+                                                      true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
   wake_engine_thread(); /* the one syscall a streaming switch makes */
 }
 
@@ -549,9 +583,9 @@ static void finish_stop(void) {
   engine_t* e = &engine__instance;
   notify_observers(TRACE_STOPPING, false);
   engine__wait_writers_quiet(true);
-  /* a switch made by a writer that was finishing: save it before the end */
-  uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
-  if (save) run_save(save - 1);
+  /* switches made by writers that were finishing: saved before the end
+   * while no save is outstanding; the rest are in the final scan */
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) run_saves();
   while (ATOMIC_ACQUIRE(&e->prolonged) != 0) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
@@ -597,13 +631,14 @@ static void* engine_thread_main(void* arg) {
     e->started_pending = false;
     e->stop_pending = false;
     pthread_mutex_unlock(&e->lock);
-    uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
+    bool saving =
+        e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_LOAD(&e->state) == TRACE_STARTED;
     if (started) {
       tracepoints__on_start(); /* formats before anything reports the start */
       notify_observers(TRACE_STARTED, true);
       if (e->handler->ops->trace_started) e->handler->ops->trace_started(e->handler);
     }
-    if (save) run_save(save - 1);
+    if (saving) run_saves();
     if (stop) finish_stop();
     pthread_mutex_lock(&e->lock);
     terminate = e->terminate_pending && e->state == TRACE_STOPPED;

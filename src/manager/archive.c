@@ -239,8 +239,6 @@ bool archive__header(const tracee_t* t, trace_buffer_header_t* h, const char** w
  * bytes emitted, else the copy is taken back. */
 typedef struct emit_ctx {
   output_t* out;
-  const uint8_t* skip_begin; /* records in [skip_begin, skip_end) are not written */
-  const uint8_t* skip_end;
   uint64_t records, bytes, rejected;
 } emit_ctx_t;
 
@@ -257,8 +255,6 @@ static bool copied_record_ok(const uint8_t* copy, size_t bytes) {
 
 static int emit_record(void* arg, const void* data, size_t bytes) {
   emit_ctx_t* e = arg;
-  const uint8_t* p = data;
-  if (p >= e->skip_begin && p < e->skip_end) return 0;
   if (bytes < 8 || bytes % 8 != 0) {
     e->rejected++;
     return 0;
@@ -321,20 +317,16 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
     if (!output__append(o, &word, 8)) return false;
   }
   emit_ctx_t e = {.out = o};
-  uint64_t durable_from = 0;
+  uint64_t durable_from = 0, saved_switches = 0;
   if (t->mode == TRACE_BUFFERING_MODE_STREAMING && t->saved_once) {
+    /* The segments this manager saved, whatever the header says (their
+     * acknowledgement may not have reached the provider). */
     durable_from = t->last_durable_end;
-    /* The older rolling buffer was saved already if the last save was the
-     * switch before the current one (its mark may not be cleared yet). */
-    uint64_t switches = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
-    if (switches > 0 && t->last_wrapped == (uint32_t)(switches - 1)) {
-      e.skip_begin =
-          t->map + sizeof(h) + h.durable_buffer_size + ((switches - 1) & 1) * h.rolling_buffer_size;
-      e.skip_end = e.skip_begin + h.rolling_buffer_size;
-    }
+    saved_switches = (uint64_t)t->last_wrapped + 1;
   }
   buffer_scan_stats_t stats;
-  int status = buffer_scan__records(t->map, t->size, durable_from, emit_record, &e, &stats);
+  int status = buffer_scan__records_unsaved(t->map, t->size, durable_from, saved_switches,
+                                            emit_record, &e, &stats);
   if (status != 0 && o->failed) return false;
   if (status == -1) {
     LOGW(m, "provider \"%s\": buffer unusable at the scan", t->name);

@@ -600,6 +600,15 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
     abort_tracee(m, t, "SAVE_BUFFER out of sequence");
     return;
   }
+  /* The engine asks for a segment's save after switching away from it, and
+   * cannot switch back into it before this save's acknowledgement: the
+   * header's switch count is within segment_count - 1 past it. */
+  uint64_t sw = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  if ((uint64_t)w >= sw || sw - w > h.segment_count - 1u) {
+    abort_tracee(m, t,
+                 "SAVE_BUFFER for a segment the buffer does not hold (damaged segment table)");
+    return;
+  }
   if (d % 8 != 0 || d < 16 || d > h.durable_buffer_size ||
       (t->saved_once && d < t->last_durable_end)) {
     abort_tracee(m, t, "SAVE_BUFFER with a bad durable end");
