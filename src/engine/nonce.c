@@ -13,10 +13,10 @@
  * at most) give disjoint ranges for the first 2^32 ids of each process. The
  * pid is read once at load and again in a fork child, never on the hot path
  * (no syscall between start and stop). */
+#include "trace-engine/instrumentation.h"
+
 #include <pthread.h>
 #include <unistd.h>
-
-#include "trace-engine/instrumentation.h"
 
 static uint64_t nonce_base;    /* written at load and in a fork child only */
 static uint64_t nonce_counter; /* atomic */
