@@ -75,7 +75,14 @@
 #include <sys/types.h>
 
 #define WIRE_MAGIC UINT32_C(0x4d545846)
-#define WIRE_VERSION 2u /* 2: provider_stats carries its buffer's damage */
+#define WIRE_VERSION_DAMAGE 2u /* 2: provider_stats carries its buffer's damage */
+/* 3: the provider's buffer has N rolling segments (docs/buffer-layout.md,
+ * layout version 2); SAVE_BUFFER's wrapped count names a segment
+ * (wrapped % segment_count), and saves may lag up to segment_count - 1
+ * switches (docs/manager.md). Another bump for an unrelated message goes
+ * on its own line below, past this one. */
+#define WIRE_VERSION_SEGMENTS 3u
+#define WIRE_VERSION WIRE_VERSION_SEGMENTS
 /* provider_stats.damaged_records when the count is not known (the buffer's
  * header was unusable, so none of its records could be read). */
 #define WIRE_RECORDS_UNKNOWN UINT64_MAX

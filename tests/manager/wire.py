@@ -8,7 +8,7 @@ import struct
 import time
 
 MAGIC = 0x4d545846
-VERSION = 2
+VERSION = 3  # src/protocol/wire.h WIRE_VERSION (3: rolling segments)
 HEADER = struct.Struct('<IHHII')
 MAX_MESSAGE = 256 * 1024
 
