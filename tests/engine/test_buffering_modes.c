@@ -206,15 +206,33 @@ static void set_hold_saves(harness_t* h, bool hold) {
 static void test_streaming_tolerates_a_slow_save(void) {
   harness_t h;
   archive_summary_t s;
+  trace_engine_stats_t stats;
+  /* The contrast: two halves (a 64 KiB buffer keeps 2 segments) drop under
+   * the same delay as soon as the second half is full. */
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SMALL_BUFFER, NULL), 0);
+  set_hold_saves(&h, true);
+  ASSERT_EQ(((const trace_buffer_header_t*)h.buffer)->segment_count, 2);
+  uint64_t seq = 0;
+  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) emit_seq(seq++);
+  uint64_t halves_total = seq * SLOW_SAVE_SEGMENTS + seq / 2;
+  while (seq < halves_total) emit_seq(seq++);
+  ASSERT_EQ(trace_engine_get_stats(&stats), 0);
+  ASSERT_TRUE(stats.records_dropped > 0);
+  ASSERT_EQ(header_dropped(&h), stats.records_dropped);
+  while (!harness_release_saves(&h)) sched_yield();
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(s.seq_count + h.stats.records_dropped, halves_total);
+  free(s.seqs);
+  harness_free(&h);
+
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
-  h.hold_saves = true;
+  set_hold_saves(&h, true);
   const trace_buffer_header_t* header = (const trace_buffer_header_t*)h.buffer;
   uint32_t segments = header->segment_count;
   ASSERT_EQ(segments, TRACE_BUFFER_MAX_SEGMENTS);
   ASSERT_TRUE(SLOW_SAVE_SEGMENTS + 1 < segments);
   /* the events one segment holds: count those of the first */
-  trace_engine_stats_t stats;
-  uint64_t seq = 0;
+  seq = 0;
   while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) emit_seq(seq++);
   uint64_t per_segment = seq;
   uint64_t total = per_segment * SLOW_SAVE_SEGMENTS + per_segment / 2;
@@ -271,7 +289,7 @@ static void test_streaming_drops_once_every_segment_waits(void) {
   harness_t h;
   archive_summary_t s;
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
-  h.hold_saves = true;
+  set_hold_saves(&h, true);
   uint32_t segments = ((const trace_buffer_header_t*)h.buffer)->segment_count;
   trace_engine_stats_t stats;
   uint64_t seq = 0;
