@@ -207,8 +207,15 @@ const char* buffer_scan__inconsistency(const trace_buffer_header_t* h) {
   if (h->saves_done > sw) return "saves_done is past the switch count";
   if (sw - h->saves_done > h->segment_count - 1u)
     return "more unsaved segments than the buffer has (saves_done too small)";
-  /* a switch marks the previous segment full and the new one 0; a save sets
-   * the previous one back to 0 */
+  for (int i = 0; i < 2; i++)
+    if (h->rolling_data_end[i] > h->rolling_buffer_size || h->rolling_data_end[i] % 8)
+      return "a rolling_data_end is out of range";
+  /* With more than two segments the switch winners' marks are not ordered
+   * among themselves (a switch need not wait for the previous save), and
+   * no scan goes by them: only their range is checked. With two, a switch
+   * waits for the previous save, so: a switch marks the previous segment
+   * full and the new one 0; a save sets the previous one back to 0. */
+  if (h->segment_count != 2) return NULL;
   uint64_t older = sw > 0 ? h->rolling_data_end[(sw - 1) & 1] : 0;
   if (older != 0 && older != h->rolling_buffer_size)
     return "the older rolling buffer's rolling_data_end is neither 0 nor full";

@@ -150,7 +150,14 @@ static void switched(uint64_t sw, uint64_t generation_bits) {
   unsigned old = (unsigned)(sw & 1);
   ATOMIC_STORE(&h->rolling_data_end[old], e->rolling_size); /* its full mark */
   ATOMIC_STORE(&h->rolling_data_end[old ^ 1], 0);
-  ATOMIC_STORE(&h->wrapped_count, (uint32_t)(sw + 1));
+  /* a monotonic maximum (modulo the 24-bit switch count): with more than
+   * two segments, the winner of the next switch may get here first */
+  uint32_t target = (uint32_t)((sw + 1) & 0xffffff);
+  uint32_t cur = ATOMIC_LOAD(&h->wrapped_count);
+  while (((target - cur) & 0xffffff) != 0 && ((target - cur) & 0xffffff) < 0x800000 &&
+         !__atomic_compare_exchange_n(&h->wrapped_count, &cur, target, true, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED)) {
+  }
   publish_epoch(generation_bits | ((sw + 1) & 0xffffff));
   if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(sw);
 }

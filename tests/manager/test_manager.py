@@ -474,7 +474,9 @@ def test_garbage_buffer():
         good = Provider(m, 'good', '--events', 400)
         bad.wait_for('registered')
         good.wait_for('registered')
-        c, a = begin(m, mode=mode)
+        # 4 MiB: the scribbler's records stay in its first rolling segment (streaming: 8
+        # segments of 480 KiB), so no save takes them before the scribble
+        c, a = begin(m, mode=mode, buffer_mb=4)
         check(c.start() == 0, 'start')
         bad.wait_for('emitted')
         good.wait_for('emitted')
