@@ -180,7 +180,6 @@ static void clear_rolling(void) {
   e->saves_done = 0;
   e->save_request = 0;
   e->next_save = 0;
-  e->saves_pending = 0;
 }
 
 /* Clears everything: tables restart, so every thread's caches are stale. */
@@ -442,11 +441,12 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
   int status = 0;
   if (!e->initialized || e->mode != TRACE_BUFFERING_MODE_STREAMING) {
     status = -EBUSY;
-  } else if (e->saves_pending != (uint64_t)wrapped_count + 1) {
-    status = -EINVAL;
+  } else if ((uint64_t)wrapped_count < e->saves_done || (uint64_t)wrapped_count >= e->next_save) {
+    status = -EINVAL; /* not handed over, or marked already */
   } else {
+    /* cumulative: every save up to wrapped_count (they were handed over in
+     * switch order) */
     trace_buffer_header_t* h = e->header;
-    e->saves_pending = 0;
     /* the previous segment's mark goes back to 0 once saved; an older
      * segment's slot is the current one's by now */
     uint64_t sw = ATOMIC_LOAD(&h->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
@@ -455,8 +455,6 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
      * a reader sees at most segments - 1 unsaved segments */
     ATOMIC_STORE(&h->saves_done, (uint64_t)wrapped_count + 1);
     ATOMIC_RELEASE(&e->saves_done, (uint64_t)wrapped_count + 1);
-    /* more full segments may wait for their save (engine thread) */
-    if (e->next_save < ATOMIC_ACQUIRE(&e->save_request)) wake_engine_thread();
   }
   pthread_mutex_unlock(&e->lock);
   return status;
@@ -528,43 +526,38 @@ static void notify_observers(trace_state_t state, bool wait) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* Streaming: the segment of switch count `sw` is full. Once every writer has
- * left it and the durable records it may use are committed, hand it to the
- * handler. One save is handed over at a time, in switch order; the next
- * waits for trace_engine_mark_buffer_saved(). */
-static void run_save(uint64_t sw) {
-  engine_t* e = &engine__instance;
-  engine__wait_writers_quiet(false);
-  uint64_t durable_end = durable_committed_end();
-  trace_buffer_header_t* h = e->header;
-  uint64_t written, dropped;
-  engine__totals(&written, &dropped, NULL);
-  ATOMIC_STORE(&h->durable_data_end, durable_end);
-  (void)dropped; /* the header's counter is live (writer__count_dropped) */
-  ATOMIC_STORE(&h->records_written, written);
-  /* No writer can write into this segment again (their chunks' epochs are
-   * gone), so its chunks are free for the next round once it is saved. */
-  uint32_t first = engine__segment(sw) * e->chunks_per_buffer;
-  for (uint32_t i = 0; i < e->chunks_per_buffer; i++) ATOMIC_STORE(&e->owners[first + i], 0);
-  pthread_mutex_lock(&e->lock);
-  e->saves_pending = sw + 1;
-  e->next_save = sw + 1;
-  pthread_mutex_unlock(&e->lock);
-  e->handler->ops->notify_buffer_full(e->handler, (uint32_t)sw, durable_end);
-}
-
-/* Hands over every requested save, in order, while none is outstanding (a
- * handler that saves synchronously, like file mode, marks each saved
- * before returning). */
+/* Streaming: hands every full segment not handed over yet to the handler, in
+ * switch order, without waiting for the saves before (a slow consumer gets
+ * them all queued; trace_engine_mark_buffer_saved() frees them). Once every
+ * writer has left them and the durable records they may use are committed:
+ * one wait for the whole batch. A handler that saves synchronously (file
+ * mode) marks each saved before returning. */
 static void run_saves(void) {
   engine_t* e = &engine__instance;
   for (;;) {
     pthread_mutex_lock(&e->lock);
     uint64_t next = e->next_save;
-    bool ready = e->saves_pending == 0 && next < ATOMIC_ACQUIRE(&e->save_request);
+    uint64_t requested = ATOMIC_ACQUIRE(&e->save_request);
     pthread_mutex_unlock(&e->lock);
-    if (!ready) return;
-    run_save(next);
+    if (next >= requested) return;
+    engine__wait_writers_quiet(false);
+    uint64_t durable_end = durable_committed_end();
+    trace_buffer_header_t* h = e->header;
+    uint64_t written, dropped;
+    engine__totals(&written, &dropped, NULL);
+    ATOMIC_STORE(&h->durable_data_end, durable_end);
+    (void)dropped; /* the header's counter is live (writer__count_dropped) */
+    ATOMIC_STORE(&h->records_written, written);
+    for (uint64_t sw = next; sw < requested; sw++) {
+      /* No writer can write into this segment again (their chunks' epochs
+       * are gone), so its chunks are free for the next round once saved. */
+      uint32_t first = engine__segment(sw) * e->chunks_per_buffer;
+      for (uint32_t i = 0; i < e->chunks_per_buffer; i++) ATOMIC_STORE(&e->owners[first + i], 0);
+      pthread_mutex_lock(&e->lock);
+      e->next_save = sw + 1;
+      pthread_mutex_unlock(&e->lock);
+      e->handler->ops->notify_buffer_full(e->handler, (uint32_t)sw, durable_end);
+    }
   }
 }
 
@@ -583,8 +576,8 @@ static void finish_stop(void) {
   engine_t* e = &engine__instance;
   notify_observers(TRACE_STOPPING, false);
   engine__wait_writers_quiet(true);
-  /* switches made by writers that were finishing: saved before the end
-   * while no save is outstanding; the rest are in the final scan */
+  /* switches made by writers that were finishing: handed over before the
+   * end */
   if (e->mode == TRACE_BUFFERING_MODE_STREAMING) run_saves();
   while (ATOMIC_ACQUIRE(&e->prolonged) != 0) {
     struct timespec ts = {0, 1000000};

@@ -67,9 +67,9 @@ typedef struct engine {
   uint64_t saves_done;                   /* streaming: segments saved so far this trace */
   uint64_t save_request; /* streaming: switch counts below it are full (atomic max) */
 
-  /* Streaming saves, engine thread and mark_buffer_saved (lock). */
-  uint64_t next_save;     /* the switch count the next save hands over */
-  uint64_t saves_pending; /* switch count + 1 of the save handed over, not yet marked saved */
+  /* Streaming saves (lock): the switch count the next save hands over;
+   * those from saves_done up to it are handed over, not yet marked saved. */
+  uint64_t next_save;
 
   /* Off the record path. */
   pthread_mutex_t lock;

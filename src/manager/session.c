@@ -584,10 +584,6 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
     LOGD(m, "provider \"%s\": SAVE_BUFFER in state %d ignored", t->name, t->state);
     return;
   }
-  if (t->ack_pending) {
-    abort_tracee(m, t, "a second SAVE_BUFFER while one is outstanding");
-    return;
-  }
   trace_buffer_header_t h;
   const char* why;
   if (!archive__header(t, &h, &why)) {
@@ -623,11 +619,15 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
   t->last_durable_end = d;
   if (s->out->queued >= m->config.streaming_high_water) {
     /* The client reads slower than the provider writes: the acknowledgement
-     * waits, and the provider drops records meanwhile (never stalls). */
+     * waits, and the provider drops records meanwhile (never stalls) once
+     * every other segment waits too. BUFFER_SAVED is cumulative, so the
+     * held one is the latest save's: the queue grows by at most the
+     * provider's other segments. */
     t->ack_pending = true;
     t->ack = (fifo_packet_t){FIFO_BUFFER_SAVED, 0, w, d};
     return;
   }
+  t->ack_pending = false; /* a held one is covered: BUFFER_SAVED is cumulative */
   send_buffer_saved(m, t, w, d);
 }
 
