@@ -244,7 +244,17 @@ static void test_streaming_tolerates_a_slow_save(void) {
   ASSERT_TRUE(!trace_engine_save_pending()); /* the writer need not wait */
   ASSERT_EQ(h.saves, 0u);                    /* the first save is still held */
 
-  /* the crashed-process view: the buffer as it is, read by the reader */
+  /* the crashed-process view: the buffer as it is, read by the reader, once
+   * the engine thread has handed every full segment over (and is done with
+   * the header: the harness's lock orders its writes before this copy) */
+  for (;;) {
+    pthread_mutex_lock(&h.lock);
+    size_t waiting = h.saves_waiting;
+    pthread_mutex_unlock(&h.lock);
+    if (waiting == SLOW_SAVE_SEGMENTS) break;
+    ASSERT_TRUE(waiting < SLOW_SAVE_SEGMENTS);
+    sched_yield();
+  }
   uint8_t* image = malloc(h.size);
   ASSERT_TRUE(image != NULL);
   memcpy(image, h.buffer, h.size);
