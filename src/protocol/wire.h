@@ -78,9 +78,10 @@
 #define WIRE_VERSION_DAMAGE 2u /* 2: provider_stats carries its buffer's damage */
 /* 3: the provider's buffer has N rolling segments (docs/buffer-layout.md,
  * layout version 2); SAVE_BUFFER's wrapped count names a segment
- * (wrapped % segment_count), and saves may lag up to segment_count - 1
- * switches (docs/manager.md). Another bump for an unrelated message goes
- * on its own line below, past this one. */
+ * (wrapped % segment_count); SAVE_BUFFERs are pipelined (up to
+ * segment_count - 1 outstanding) and BUFFER_SAVED is cumulative
+ * (docs/manager.md). Another bump for an unrelated message goes on its own
+ * line below, past this one. */
 #define WIRE_VERSION_SEGMENTS 3u
 #define WIRE_VERSION WIRE_VERSION_SEGMENTS
 /* provider_stats.damaged_records when the count is not known (the buffer's
