@@ -50,7 +50,7 @@
  * including chunk tails and any non-event records), recorded=(event records
  * found in the buffer), expected=, written= and dropped= (engine stats),
  * wrapped=. bytes are "na" when the buffer header is not the layout of
- * docs/buffer-layout.md (version 1), which this program reads directly. */
+ * docs/buffer-layout.md (version 2), which this program reads directly. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -341,14 +341,14 @@ static void scan_buffer(const uint8_t* buf, uint64_t size, scan_result_t* r) {
   trace_buffer_header_t h;
   memcpy(&h, buf, sizeof h);
   *r = (scan_result_t){0};
-  if (h.magic != TRACE_BUFFER_HEADER_MAGIC || h.version != 1 || h.total_size != size ||
-      h.chunk_size < 8 || h.rolling_buffer_size > size ||
-      128 + h.durable_buffer_size + 2 * h.rolling_buffer_size > size)
+  if (h.magic != TRACE_BUFFER_HEADER_MAGIC || h.version != 2 || h.total_size != size ||
+      h.chunk_size < 8 || h.rolling_buffer_size > size || h.segment_count == 0 ||
+      128 + h.durable_buffer_size + (uint64_t)h.segment_count * h.rolling_buffer_size > size)
     return;
   r->chunk_size = h.chunk_size;
   r->wrapped = h.wrapped_count;
   const uint8_t* rolling = buf + 128 + h.durable_buffer_size;
-  for (int b = 0; b < 2; b++)
+  for (unsigned b = 0; b < h.segment_count; b++)
     if (scan_rolling(rolling + b * h.rolling_buffer_size, h.rolling_buffer_size, h.chunk_size, r) !=
         0)
       return;

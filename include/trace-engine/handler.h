@@ -34,10 +34,13 @@ typedef struct trace_handler_ops {
   void (*trace_stopped)(trace_handler_t* handler, int disposition);
   /* After trace_engine_terminate(); the buffer is no longer touched. */
   void (*trace_terminated)(trace_handler_t* handler);
-  /* Streaming: rolling buffer wrapped_count & 1 is full, every writer has
-   * left it and the durable buffer is committed up to durable_data_end. Save
-   * them, then call trace_engine_mark_buffer_saved(wrapped_count,
-   * durable_data_end) (from any thread). */
+  /* Streaming: the rolling segment of switch count wrapped_count is full
+   * (segment wrapped_count % segment_count, docs/buffer-layout.md), every
+   * writer has left it and the durable buffer is committed up to
+   * durable_data_end. Save them, then call
+   * trace_engine_mark_buffer_saved(wrapped_count, durable_data_end) (from
+   * any thread). Segments are reported in switch order, the next without
+   * waiting for the previous one's mark. */
   void (*notify_buffer_full)(trace_handler_t* handler, uint32_t wrapped_count,
                              uint64_t durable_data_end);
   /* An alert (<= 14 characters); may be NULL. */
@@ -65,8 +68,10 @@ TRACE_EXPORT void trace_engine_stop(int disposition);
 /* Stops if needed, then frees the engine; trace_terminated reports it. */
 TRACE_EXPORT void trace_engine_terminate(void);
 
-/* Streaming: the buffer reported by notify_buffer_full has been saved.
- * -EBUSY if no trace is active, -EINVAL if it does not match. */
+/* Streaming: the segment reported by notify_buffer_full as wrapped_count
+ * has been saved, and every one reported before it (the mark is
+ * cumulative). -EBUSY if no trace is active, -EINVAL if wrapped_count was not
+ * reported or is marked already. */
 TRACE_EXPORT int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data_end);
 
 /* Streaming: true while a full rolling buffer waits for its save, so that

@@ -128,7 +128,7 @@ struct trace_context {
   uint64_t* pos;            /* next free word of the owned chunk */
   uint64_t* end;            /* end of the owned chunk */
   uint64_t chunk_epoch;     /* engine epoch the chunk belongs to */
-  uint32_t chunk;           /* first owned chunk (index over both rolling buffers) or NO_CHUNK */
+  uint32_t chunk;           /* first owned chunk (index over all rolling segments) or NO_CHUNK */
   uint32_t nesting;         /* contexts held by the thread (atomic); > 0 = inside a record */
   uint32_t chunk_count;     /* owned chunks from `chunk` on (> 1 for a large record) */
   uint32_t reserving;       /* 1 while pos/end/chunk change (signal-handler guard) */

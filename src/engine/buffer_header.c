@@ -28,8 +28,17 @@ int buffer__compute_geometry(unsigned mode, uint64_t total, trace_buffer_geometr
     durable = avail / 16;
     if (durable > TRACE_BUFFER_MAX_DURABLE_SIZE) durable = TRACE_BUFFER_MAX_DURABLE_SIZE;
     durable += (avail - durable) & 15;
-    rolling = (avail - durable) / 2;
+    rolling = avail - durable;
   }
+  /* Streaming takes more than PROTOCOL.md's two halves, so that saves may
+   * lag (docs/buffer-layout.md, "Rolling segments"); circular keeps two. */
+  uint32_t segments = mode == 0 ? 1 : 2;
+  if (mode == 2) {
+    segments = TRACE_BUFFER_MAX_SEGMENTS;
+    while (segments > 2 && rolling / segments < TRACE_BUFFER_MIN_SEGMENT_SIZE) segments /= 2;
+  }
+  rolling /= segments;
+  g->segments = segments;
   g->durable_size = durable;
   g->chunk_size = chunk_size_for(rolling);
   g->rolling_size = rolling - rolling % g->chunk_size;
@@ -42,6 +51,7 @@ void buffer_header__init(trace_buffer_header_t* h, unsigned mode, uint64_t total
   h->magic = TRACE_BUFFER_HEADER_MAGIC;
   h->version = TRACE_BUFFER_HEADER_VERSION;
   h->buffering_mode = (uint8_t)mode;
+  h->segment_count = (uint8_t)g->segments;
   h->total_size = total;
   h->durable_buffer_size = g->durable_size;
   h->rolling_buffer_size = g->rolling_size;
@@ -62,14 +72,17 @@ const char* buffer_header__validate(const trace_buffer_header_t* h, uint64_t buf
   if (h->durable_buffer_size % 8 || h->rolling_buffer_size % c)
     return "(7) durable size not a multiple of 8 or rolling size not whole chunks";
   uint64_t avail = buffer_size - sizeof(*h);
-  uint64_t rolling_count = mode == 0 ? 1 : 2;
+  trace_buffer_geometry_t g;
+  if (buffer__compute_geometry(mode, buffer_size, &g) != 0 || h->segment_count != g.segments)
+    return "(12) segment count differs from the one for this size and mode";
+  uint64_t rolling_count = h->segment_count;
   if (h->durable_buffer_size > avail ||
       h->rolling_buffer_size > (avail - h->durable_buffer_size) / rolling_count)
     return "(8) buffers do not fit in the total size";
   if (mode == 0 && h->durable_buffer_size != 0) return "(9) oneshot has no durable buffer";
   if (h->durable_data_end > h->durable_buffer_size || h->durable_data_end % 8)
     return "(10) durable_data_end out of range or unaligned";
-  for (uint64_t i = 0; i < rolling_count; i++)
+  for (uint64_t i = 0; i < 2; i++)
     if (h->rolling_data_end[i] > h->rolling_buffer_size || h->rolling_data_end[i] % 8)
       return "(11) rolling_data_end out of range or unaligned";
   return NULL;

@@ -33,6 +33,8 @@ const char* buffer_scan__header(const void* buffer, size_t size, trace_buffer_he
       g.durable_size != h->durable_buffer_size || g.rolling_size != h->rolling_buffer_size ||
       g.chunk_size != h->chunk_size)
     return "buffer geometry does not match its size and mode";
+  if (h->segment_count != g.segments)
+    return "buffer segment count does not match its size and mode";
   return NULL;
 }
 
@@ -121,9 +123,18 @@ int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
   return buffer_scan__records_measured(buffer, size, durable_from, NULL, emit, arg, stats);
 }
 
-int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t durable_from,
-                                  buffer_measure_fn measure, buffer_emit_fn emit, void* arg,
-                                  buffer_scan_stats_t* stats) {
+/* Where the segment of switch count `sw` starts. */
+static const uint8_t* segment_base(const uint8_t* base, const trace_buffer_header_t* h,
+                                   uint64_t sw) {
+  return base + sizeof(*h) + h->durable_buffer_size +
+         (sw % h->segment_count) * h->rolling_buffer_size;
+}
+
+/* saved_from: the first switch count whose segment is not saved yet, or
+ * UINT64_MAX to take the header's saves_done. */
+static int scan_records(const void* buffer, size_t size, uint64_t durable_from, uint64_t saved_from,
+                        buffer_measure_fn measure, buffer_emit_fn emit, void* arg,
+                        buffer_scan_stats_t* stats) {
   trace_buffer_header_t h;
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
@@ -133,14 +144,13 @@ int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t dura
   stats->stopped_cleanly = (h.flags & TRACE_BUFFER_FLAG_STOPPED) != 0;
   const uint8_t* base = buffer;
   const uint8_t* durable = base + sizeof(h);
-  const uint8_t* rolling0 = durable + h.durable_buffer_size;
-  const uint8_t* rolling[2] = {rolling0, rolling0 + h.rolling_buffer_size};
   uint64_t sw = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
   uint64_t offset = h.rolling_alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
   if (offset > h.rolling_buffer_size) offset = h.rolling_buffer_size;
   int status;
   if (h.buffering_mode == TRACE_BUFFERING_MODE_ONESHOT) {
-    return scan_region(rolling[0], (uint64_t)(rolling[0] - base), 0, offset, h.chunk_size, &sink);
+    const uint8_t* r = segment_base(base, &h, 0);
+    return scan_region(r, (uint64_t)(r - base), 0, offset, h.chunk_size, &sink);
   }
   uint64_t durable_end = h.durable_alloc;
   if (stats->stopped_cleanly || durable_end == 0) durable_end = h.durable_data_end;
@@ -149,22 +159,35 @@ int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t dura
     status = scan_region(durable, sizeof(h), durable_from, durable_end, 0, &sink);
     if (status) return status;
   }
-  if (sw > 0) {
-    unsigned older = (unsigned)((sw - 1) & 1);
-    /* circular: the older buffer is always full (its header mark may lag,
-     * written by a switch winner that was preempted); streaming: full until
-     * saved, then 0 */
-    uint64_t end = h.buffering_mode == TRACE_BUFFERING_MODE_CIRCULAR ? h.rolling_buffer_size
-                                                                     : h.rolling_data_end[older];
-    if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
-    if (end) {
-      status = scan_region(rolling[older], (uint64_t)(rolling[older] - base), 0, end, h.chunk_size,
-                           &sink);
-      if (status) return status;
-    }
+  /* The full segments the buffer still holds, oldest first: the last
+   * segment_count - 1 switch counts before the current one. Circular: all of
+   * them (overwriting is the mode's point; their marks may lag, written by
+   * switch winners preempted on the way). Streaming: those not saved yet. */
+  uint64_t first = sw >= h.segment_count - 1u ? sw - (h.segment_count - 1u) : 0;
+  if (h.buffering_mode == TRACE_BUFFERING_MODE_STREAMING) {
+    uint64_t saved = saved_from == UINT64_MAX ? h.saves_done : saved_from;
+    if (saved > first) first = saved;
   }
-  return scan_region(rolling[sw & 1], (uint64_t)(rolling[sw & 1] - base), 0, offset, h.chunk_size,
-                     &sink);
+  for (uint64_t k = first; k < sw; k++) {
+    const uint8_t* r = segment_base(base, &h, k);
+    status = scan_region(r, (uint64_t)(r - base), 0, h.rolling_buffer_size, h.chunk_size, &sink);
+    if (status) return status;
+  }
+  const uint8_t* r = segment_base(base, &h, sw);
+  return scan_region(r, (uint64_t)(r - base), 0, offset, h.chunk_size, &sink);
+}
+
+int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t durable_from,
+                                  buffer_measure_fn measure, buffer_emit_fn emit, void* arg,
+                                  buffer_scan_stats_t* stats) {
+  return scan_records(buffer, size, durable_from, UINT64_MAX, measure, emit, arg, stats);
+}
+
+int buffer_scan__records_unsaved(const void* buffer, size_t size, uint64_t durable_from,
+                                 uint64_t saved_switches, buffer_emit_fn emit, void* arg,
+                                 buffer_scan_stats_t* stats) {
+  if (saved_switches == UINT64_MAX) saved_switches--; /* never the header's */
+  return scan_records(buffer, size, durable_from, saved_switches, NULL, emit, arg, stats);
 }
 
 const char* buffer_scan__inconsistency(const trace_buffer_header_t* h) {
@@ -179,8 +202,20 @@ const char* buffer_scan__inconsistency(const trace_buffer_header_t* h) {
   uint64_t wrapped = h->wrapped_count & 0xffffff;
   if (wrapped != sw && wrapped + 1 != sw)
     return "rolling_alloc's switches differ from wrapped_count";
-  /* a switch marks the older buffer full and the new one 0; a save sets
-   * the older one back to 0 */
+  /* saves go in switch order, each after its switch, and a writer never
+   * switches into a segment not saved yet */
+  if (h->saves_done > sw) return "saves_done is past the switch count";
+  if (sw - h->saves_done > h->segment_count - 1u)
+    return "more unsaved segments than the buffer has (saves_done too small)";
+  for (int i = 0; i < 2; i++)
+    if (h->rolling_data_end[i] > h->rolling_buffer_size || h->rolling_data_end[i] % 8)
+      return "a rolling_data_end is out of range";
+  /* With more than two segments the switch winners' marks are not ordered
+   * among themselves (a switch need not wait for the previous save), and
+   * no scan goes by them: only their range is checked. With two, a switch
+   * waits for the previous save, so: a switch marks the previous segment
+   * full and the new one 0; a save sets the previous one back to 0. */
+  if (h->segment_count != 2) return NULL;
   uint64_t older = sw > 0 ? h->rolling_data_end[(sw - 1) & 1] : 0;
   if (older != 0 && older != h->rolling_buffer_size)
     return "the older rolling buffer's rolling_data_end is neither 0 nor full";
@@ -213,14 +248,14 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
   scan_sink_t sink = {NULL, emit, arg, stats};
   const uint8_t* base = buffer;
   const uint8_t* durable = base + sizeof(h);
-  const uint8_t* rolling =
-      durable + h.durable_buffer_size + (wrapped_count & 1) * h.rolling_buffer_size;
+  const uint8_t* rolling = segment_base(base, &h, wrapped_count);
   if (durable_end > h.durable_buffer_size) durable_end = h.durable_buffer_size;
   if (durable_from % 8 == 0 && durable_from < durable_end) {
     int status = scan_region(durable, sizeof(h), durable_from, durable_end, 0, &sink);
     if (status) return status;
   }
-  uint64_t end = h.rolling_data_end[wrapped_count & 1];
-  if (end > h.rolling_buffer_size) end = h.rolling_buffer_size;
-  return scan_region(rolling, (uint64_t)(rolling - base), 0, end, h.chunk_size, &sink);
+  /* a saved segment is full: the engine hands it over only after the
+   * switch away from it (its data-end mark may be the next one's by now) */
+  return scan_region(rolling, (uint64_t)(rolling - base), 0, h.rolling_buffer_size, h.chunk_size,
+                     &sink);
 }

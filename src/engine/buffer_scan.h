@@ -55,7 +55,8 @@ const char* buffer_scan__header(const void* buffer, size_t size, trace_buffer_he
 
 /* Emits the buffer's committed records in archive order: the durable buffer
  * from durable_from (a record boundary, e.g. what earlier saves sent), the
- * older rolling buffer if it holds unsaved data, then the current one.
+ * full rolling segments it still holds, oldest first (streaming: those the
+ * header's saves_done does not count as saved), then the current one.
  * Returns 0, the emitter's non-zero result, or -1 if the header is unusable. */
 int buffer_scan__records(const void* buffer, size_t size, uint64_t durable_from,
                          buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats);
@@ -65,9 +66,16 @@ int buffer_scan__records_measured(const void* buffer, size_t size, uint64_t dura
                                   buffer_measure_fn measure, buffer_emit_fn emit, void* arg,
                                   buffer_scan_stats_t* stats);
 
+/* The same without a measure, for a reader that knows which saves it took
+ * (the manager): streaming segments of switch counts below saved_switches
+ * are left out, whatever the header's saves_done says. */
+int buffer_scan__records_unsaved(const void* buffer, size_t size, uint64_t durable_from,
+                                 uint64_t saved_switches, buffer_emit_fn emit, void* arg,
+                                 buffer_scan_stats_t* stats);
+
 /* Streaming: what one save sends (PROTOCOL.md §9): the durable records in
- * [durable_from, durable_end), then rolling buffer wrapped_count & 1 up to
- * its rolling_data_end. */
+ * [durable_from, durable_end), then the whole segment of switch count
+ * wrapped_count (wrapped_count % segment_count). */
 int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
                       buffer_scan_stats_t* stats);

@@ -172,14 +172,16 @@ static void clear_rolling(void) {
   uint64_t alloc = h->rolling_alloc;
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
   uint64_t off = alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
-  if (sw > 0 || off > 0) e->dirty[sw & 1] = true;
-  if (sw > 0) e->dirty[(sw & 1) ^ 1] = true;
+  /* every segment used so far: 0 .. sw, or all of them once it wrapped */
+  if (sw > 0 || off > 0)
+    for (uint64_t i = 0; i <= sw && i < e->segments; i++) e->dirty[i] = true;
   h->rolling_alloc = 0;
   h->wrapped_count = 0;
   h->rolling_data_end[0] = h->rolling_data_end[1] = 0;
+  h->saves_done = 0;
   e->saves_done = 0;
   e->save_request = 0;
-  e->saves_pending = 0;
+  e->next_save = 0;
 }
 
 /* Clears everything: tables restart, so every thread's caches are stale. */
@@ -200,8 +202,8 @@ static void clear_all(void) {
   /* The initialization and process records: durable, or chunk 0 of the
    * oneshot buffer (which writers then never get). */
   if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
-    if (e->dirty[0]) memset(e->rolling[0], 0, e->chunk_size);
-    write_metadata_records((uint64_t*)e->rolling[0], e->chunk_size / 8);
+    if (e->dirty[0]) memset(e->rolling, 0, e->chunk_size);
+    write_metadata_records((uint64_t*)e->rolling, e->chunk_size / 8);
     h->rolling_alloc = e->chunk_size;
   } else {
     size_t words = metadata_words();
@@ -255,7 +257,7 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
     return -EINVAL;
   if (e->initialized || e->thread_running || e->forked) return -EBUSY;
   uint32_t per_buffer = (uint32_t)(g.rolling_size / g.chunk_size);
-  uint16_t* owners = calloc((size_t)per_buffer * 2, sizeof(uint16_t));
+  uint16_t* owners = calloc((size_t)per_buffer * g.segments, sizeof(uint16_t));
   if (!owners) return -ENOMEM;
   int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (fd < 0) {
@@ -269,9 +271,8 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->header = buffer;
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
   e->durable_size = g.durable_size;
-  e->rolling[0] = e->durable + g.durable_size;
-  e->rolling[1] =
-      mode == TRACE_BUFFERING_MODE_ONESHOT ? e->rolling[0] : e->rolling[0] + g.rolling_size;
+  e->rolling = e->durable + g.durable_size;
+  e->segments = g.segments;
   e->rolling_size = g.rolling_size;
   e->chunk_size = g.chunk_size;
   e->chunks_per_buffer = per_buffer;
@@ -279,7 +280,7 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->wake_fd = fd;
   if (!zeroed) memset(buffer, 0, size);
   buffer_header__init(e->header, (unsigned)mode, size, &g);
-  e->dirty[0] = e->dirty[1] = false;
+  memset(e->dirty, 0, sizeof(e->dirty));
   e->pid = (trace_koid_t)getpid();
   e->disposition = 0;
   e->stop_pending = e->started_pending = e->terminate_pending = false;
@@ -333,7 +334,7 @@ int trace_engine_start(trace_start_mode_t start_mode) {
       clear_rolling();
     /* Every writer is outside the buffer (the last stop waited for them):
      * chunk tokens of earlier traces are void. */
-    memset(e->owners, 0, (size_t)e->chunks_per_buffer * 2 * sizeof(uint16_t));
+    memset(e->owners, 0, (size_t)e->chunks_per_buffer * e->segments * sizeof(uint16_t));
     trace_buffer_header_t* h = e->header;
     uint64_t sw = h->rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
     h->rolling_data_end[sw & 1] = 0;
@@ -443,11 +444,19 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
   int status = 0;
   if (!e->initialized || e->mode != TRACE_BUFFERING_MODE_STREAMING) {
     status = -EBUSY;
-  } else if (e->saves_pending != (uint64_t)wrapped_count + 1) {
-    status = -EINVAL;
+  } else if ((uint64_t)wrapped_count < e->saves_done || (uint64_t)wrapped_count >= e->next_save) {
+    status = -EINVAL; /* not handed over, or marked already */
   } else {
-    e->saves_pending = 0;
-    ATOMIC_STORE(&e->header->rolling_data_end[wrapped_count & 1], 0);
+    /* cumulative: every save up to wrapped_count (they were handed over in
+     * switch order) */
+    trace_buffer_header_t* h = e->header;
+    /* the previous segment's mark goes back to 0 once saved; an older
+     * segment's slot is the current one's by now */
+    uint64_t sw = ATOMIC_LOAD(&h->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    if (sw == (uint64_t)wrapped_count + 1) ATOMIC_STORE(&h->rolling_data_end[wrapped_count & 1], 0);
+    /* the header's count first: it never lags the one writers act on, so
+     * a reader sees at most segments - 1 unsaved segments */
+    ATOMIC_STORE(&h->saves_done, (uint64_t)wrapped_count + 1);
     ATOMIC_RELEASE(&e->saves_done, (uint64_t)wrapped_count + 1);
   }
   pthread_mutex_unlock(&e->lock);
@@ -460,10 +469,10 @@ bool trace_engine_save_pending(void) {
   pthread_mutex_lock(&e->lock);
   bool pending = false;
   if (e->header && e->mode == TRACE_BUFFERING_MODE_STREAMING) {
-    /* as the writers' step H (writer.c): the other buffer holds switch
-     * count sw - 1 and is free once that many saves are done */
+    /* as the writers' step H (writer.c): the next segment held switch
+     * count sw + 1 - segments and is free once it is saved */
     uint64_t sw = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
-    pending = ATOMIC_ACQUIRE(&e->saves_done) < sw;
+    pending = ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2;
   }
   pthread_mutex_unlock(&e->lock);
   return pending;
@@ -520,31 +529,49 @@ static void notify_observers(trace_state_t state, bool wait) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* Streaming: rolling buffer `sw & 1` is full. Once every writer has left it
- * and the durable records it may use are committed, hand it to the handler. */
-static void run_save(uint64_t sw) {
+/* Streaming: hands every full segment not handed over yet to the handler, in
+ * switch order, without waiting for the saves before (a slow consumer gets
+ * them all queued; trace_engine_mark_buffer_saved() frees them). Once every
+ * writer has left them and the durable records they may use are committed:
+ * one wait for the whole batch. A handler that saves synchronously (file
+ * mode) marks each saved before returning. */
+static void run_saves(void) {
   engine_t* e = &engine__instance;
-  engine__wait_writers_quiet(false);
-  uint64_t durable_end = durable_committed_end();
-  trace_buffer_header_t* h = e->header;
-  uint64_t written, dropped;
-  engine__totals(&written, &dropped, NULL);
-  ATOMIC_STORE(&h->durable_data_end, durable_end);
-  ATOMIC_STORE(&h->rolling_data_end[sw & 1], e->rolling_size);
-  (void)dropped; /* the header's counter is live (writer__count_dropped) */
-  ATOMIC_STORE(&h->records_written, written);
-  /* No writer can write into this buffer again (their chunks' epochs are
-   * gone), so its chunks are free for the next round once it is saved. */
-  uint32_t first = (uint32_t)(sw & 1) * e->chunks_per_buffer;
-  for (uint32_t i = 0; i < e->chunks_per_buffer; i++) ATOMIC_STORE(&e->owners[first + i], 0);
-  pthread_mutex_lock(&e->lock);
-  e->saves_pending = sw + 1;
-  pthread_mutex_unlock(&e->lock);
-  e->handler->ops->notify_buffer_full(e->handler, (uint32_t)sw, durable_end);
+  for (;;) {
+    pthread_mutex_lock(&e->lock);
+    uint64_t next = e->next_save;
+    uint64_t requested = ATOMIC_ACQUIRE(&e->save_request);
+    pthread_mutex_unlock(&e->lock);
+    if (next >= requested) return;
+    engine__wait_writers_quiet(false);
+    uint64_t durable_end = durable_committed_end();
+    trace_buffer_header_t* h = e->header;
+    uint64_t written, dropped;
+    engine__totals(&written, &dropped, NULL);
+    ATOMIC_STORE(&h->durable_data_end, durable_end);
+    (void)dropped; /* the header's counter is live (writer__count_dropped) */
+    ATOMIC_STORE(&h->records_written, written);
+    for (uint64_t sw = next; sw < requested; sw++) {
+      /* No writer can write into this segment again (their chunks' epochs
+       * are gone), so its chunks are free for the next round once saved. */
+      uint32_t first = engine__segment(sw) * e->chunks_per_buffer;
+      for (uint32_t i = 0; i < e->chunks_per_buffer; i++) ATOMIC_STORE(&e->owners[first + i], 0);
+      pthread_mutex_lock(&e->lock);
+      e->next_save = sw + 1;
+      pthread_mutex_unlock(&e->lock);
+      e->handler->ops->notify_buffer_full(e->handler, (uint32_t)sw, durable_end);
+    }
+  }
 }
 
+/* From the winner of the switch from `sw` (after it published the new
+ * epoch): switch counts up to `sw` are full. A monotonic maximum, since the
+ * winners of successive switches may get here out of order. */
 void engine__request_save(uint64_t sw) {
-  ATOMIC_RELEASE(&engine__instance.save_request, sw + 1);
+  uint64_t cur = ATOMIC_LOAD(&engine__instance.save_request);
+  while (cur < sw + 1 && !__atomic_compare_exchange_n(&engine__instance.save_request, &cur, sw + 1,
+                                                      true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
   wake_engine_thread(); /* the one syscall a streaming switch makes */
 }
 
@@ -552,9 +579,9 @@ static void finish_stop(void) {
   engine_t* e = &engine__instance;
   notify_observers(TRACE_STOPPING, false);
   engine__wait_writers_quiet(true);
-  /* a switch made by a writer that was finishing: save it before the end */
-  uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
-  if (save) run_save(save - 1);
+  /* switches made by writers that were finishing: handed over before the
+   * end */
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) run_saves();
   while (ATOMIC_ACQUIRE(&e->prolonged) != 0) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
@@ -603,14 +630,15 @@ static void* engine_thread_main(void* arg) {
     e->started_pending = false;
     e->stop_pending = false;
     pthread_mutex_unlock(&e->lock);
-    uint64_t save = __atomic_exchange_n(&e->save_request, 0, __ATOMIC_ACQUIRE);
+    bool saving =
+        e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_LOAD(&e->state) == TRACE_STARTED;
     if (started) {
       tracepoints__on_start(); /* formats before anything reports the start */
       notify_observers(TRACE_STARTED, true);
       if (e->handler->ops->trace_started) e->handler->ops->trace_started(e->handler);
     }
     engine__deliver_alerts(e->handler);
-    if (save) run_save(save - 1);
+    if (saving) run_saves();
     if (stop) finish_stop();
     pthread_mutex_lock(&e->lock);
     terminate = e->terminate_pending && e->state == TRACE_STOPPED;

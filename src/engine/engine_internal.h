@@ -51,21 +51,25 @@ typedef struct engine {
   struct {
     /* and trace_engine__hot (record_path.h): the epoch, fence_needed */
     trace_buffer_header_t* header;
-    uint8_t* rolling[2];
+    uint8_t* rolling; /* segment i at rolling + i * rolling_size */
     uint8_t* durable;
-    uint64_t rolling_size;
+    uint64_t rolling_size; /* each segment */
     uint64_t durable_size;
     uint32_t chunk_size;
-    uint32_t mode;    /* trace_buffering_mode_t */
-    uint16_t* owners; /* chunk tokens, private memory: 2 * chunks_per_buffer */
-    uint32_t chunks_per_buffer;
+    uint32_t mode;              /* trace_buffering_mode_t */
+    uint32_t segments;          /* rolling segments (header segment_count) */
+    uint16_t* owners;           /* chunk tokens, private memory: segments * chunks_per_buffer */
+    uint32_t chunks_per_buffer; /* per segment */
   } __attribute__((aligned(64)));
 
   /* Written by the switch winner (atomics). */
-  bool dirty[2];          /* buffer holds old data: zero chunks before use */
-  uint64_t saves_done;    /* streaming: buffers saved so far this trace */
-  uint64_t save_request;  /* streaming: switch count + 1 of the buffer to save, 0 none */
-  uint64_t saves_pending; /* streaming: requested, not yet marked saved */
+  bool dirty[TRACE_BUFFER_MAX_SEGMENTS]; /* segment holds old data: zero chunks before use */
+  uint64_t saves_done;                   /* streaming: segments saved so far this trace */
+  uint64_t save_request; /* streaming: switch counts below it are full (atomic max) */
+
+  /* Streaming saves (lock): the switch count the next save hands over;
+   * those from saves_done up to it are handed over, not yet marked saved. */
+  uint64_t next_save;
 
   /* Off the record path. */
   pthread_mutex_t lock;
@@ -132,6 +136,14 @@ bool engine__count_if_pending(const char* category_literal);
 uint64_t engine__take_pending_locked(void);
 /* A fork child: nothing is pending there. */
 void engine__forget_pending(void);
+
+/* The segment of switch count `sw`, and its start. */
+static inline uint32_t engine__segment(uint64_t sw) {
+  return (uint32_t)(sw % engine__instance.segments);
+}
+static inline uint8_t* engine__segment_base(uint32_t segment) {
+  return engine__instance.rolling + (uint64_t)segment * engine__instance.rolling_size;
+}
 
 /* engine.c */
 void engine__request_save(uint64_t switch_count);

@@ -34,13 +34,14 @@ static void clear_stale_run(trace_context_t* w) {
   uint64_t epoch = ATOMIC_LOAD(&trace_engine__hot.epoch);
   if ((epoch & ~UINT64_C(0xffffff)) != (w->chunk_epoch & ~UINT64_C(0xffffff))) return;
   uint64_t now = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
-  if (((now - w->chunk_epoch) & 0xffffff) < 2) return; /* the data is still current */
+  /* the segment is reused `segments` switches after it was filled */
+  if (((now - w->chunk_epoch) & 0xffffff) < e->segments) return; /* the data is still current */
   uint32_t C = e->chunk_size;
   for (uint32_t i = 0; i < w->chunk_count; i++) {
     uint32_t chunk = w->chunk + i;
     if (ATOMIC_LOAD(&e->owners[chunk]) != w->token) continue;
-    unsigned b = chunk / e->chunks_per_buffer;
-    scrub(e->rolling[b] + (uint64_t)(chunk % e->chunks_per_buffer) * C, C);
+    uint32_t b = chunk / e->chunks_per_buffer;
+    scrub(engine__segment_base(b) + (uint64_t)(chunk % e->chunks_per_buffer) * C, C);
   }
 }
 
@@ -99,11 +100,11 @@ static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
 static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
                   uint64_t generation_bits) {
   engine_t* e = &engine__instance;
-  unsigned b = (unsigned)(sw & 1);
+  uint32_t b = engine__segment(sw);
   uint32_t C = e->chunk_size;
   uint32_t first = b * e->chunks_per_buffer + (uint32_t)(offset / C);
   uint32_t n = (uint32_t)(bytes / C);
-  uint8_t* base = e->rolling[b] + offset;
+  uint8_t* base = engine__segment_base(b) + offset;
   uint32_t taken = 0;
   for (; taken < n; taken++) {
     uint16_t expected = 0;
@@ -112,7 +113,7 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
       break;
   }
   uint64_t now = __atomic_load_n(&e->header->rolling_alloc, __ATOMIC_SEQ_CST);
-  bool reused = (now >> TRACE_BUFFER_ALLOC_OFFSET_BITS) >= sw + 2;
+  bool reused = (now >> TRACE_BUFFER_ALLOC_OFFSET_BITS) >= sw + e->segments;
   if (taken < n || reused) {
     for (uint32_t i = 0; i < taken; i++) ATOMIC_RELEASE(&e->owners[first + i], 0);
     /* chunks handed to this thread that it will not use must not show a
@@ -141,14 +142,23 @@ static void publish_epoch(uint64_t target) {
   }
 }
 
-/* The winner of the switch from `sw` to `sw + 1` (circular, streaming). */
+/* The winner of the switch from `sw` to `sw + 1` (circular, streaming). The
+ * data-end marks are indexed by switch count & 1: the previous segment's
+ * and the current one's (docs/buffer-layout.md). */
 static void switched(uint64_t sw, uint64_t generation_bits) {
   engine_t* e = &engine__instance;
   trace_buffer_header_t* h = e->header;
   unsigned old = (unsigned)(sw & 1);
   ATOMIC_STORE(&h->rolling_data_end[old], e->rolling_size); /* its full mark */
   ATOMIC_STORE(&h->rolling_data_end[old ^ 1], 0);
-  ATOMIC_STORE(&h->wrapped_count, (uint32_t)(sw + 1));
+  /* a monotonic maximum (modulo the 24-bit switch count): with more than
+   * two segments, the winner of the next switch may get here first */
+  uint32_t target = (uint32_t)((sw + 1) & 0xffffff);
+  uint32_t cur = ATOMIC_LOAD(&h->wrapped_count);
+  while (((target - cur) & 0xffffff) != 0 && ((target - cur) & 0xffffff) < 0x800000 &&
+         !__atomic_compare_exchange_n(&h->wrapped_count, &cur, target, true, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED)) {
+  }
   publish_epoch(generation_bits | ((sw + 1) & 0xffffff));
   if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(sw);
 }
@@ -215,10 +225,13 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
       stop_recording();
       goto drop;
     }
-    /* Streaming: the other buffer held switch count sw - 1; it is free once
-     * that many saves are done. Until then records are dropped. */
-    if (e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_ACQUIRE(&e->saves_done) < sw) goto drop;
-    ATOMIC_STORE(&e->dirty[sw & 1], true); /* before anyone can come back to it */
+    /* Streaming: the next segment held switch count sw + 1 - segments; it
+     * is free once that one is saved (saves_done >= sw + 2 - segments).
+     * Until then records are dropped. */
+    if (e->mode == TRACE_BUFFERING_MODE_STREAMING &&
+        ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2)
+      goto drop;
+    ATOMIC_STORE(&e->dirty[engine__segment(sw)], true); /* before anyone can come back to it */
     uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | need;
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_RELAXED)) {

@@ -320,21 +320,16 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
   if (h.num_records_dropped > 0 && !archive__overflow_event(o, t->provider_id)) return false;
   archive_emit_t e = {.out = o, .names = t->s->names, .source = t->names};
   t->s->names_due = true;
-  uint64_t durable_from = 0;
+  uint64_t durable_from = 0, saved_switches = 0;
   if (t->mode == TRACE_BUFFERING_MODE_STREAMING && t->saved_once) {
+    /* The segments this manager saved, whatever the header says (their
+     * acknowledgement may not have reached the provider). */
     durable_from = t->last_durable_end;
-    /* The older rolling buffer was saved already if the last save was the
-     * switch before the current one (its mark may not be cleared yet). */
-    uint64_t switches = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
-    if (switches > 0 && t->last_wrapped == (uint32_t)(switches - 1)) {
-      e.skip_begin =
-          t->map + sizeof(h) + h.durable_buffer_size + ((switches - 1) & 1) * h.rolling_buffer_size;
-      e.skip_end = e.skip_begin + h.rolling_buffer_size;
-    }
+    saved_switches = (uint64_t)t->last_wrapped + 1;
   }
   buffer_scan_stats_t stats;
-  int status =
-      buffer_scan__records(t->map, t->size, durable_from, archive__emit_record, &e, &stats);
+  int status = buffer_scan__records_unsaved(t->map, t->size, durable_from, saved_switches,
+                                            archive__emit_record, &e, &stats);
   if (status != 0 && o->failed) return false;
   if (status == -1) {
     LOGW(m, "provider \"%s\": buffer unusable at the scan", t->name);

@@ -595,10 +595,6 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
     LOGD(m, "provider \"%s\": SAVE_BUFFER in state %d ignored", t->name, t->state);
     return;
   }
-  if (t->ack_pending) {
-    abort_tracee(m, t, "a second SAVE_BUFFER while one is outstanding");
-    return;
-  }
   trace_buffer_header_t h;
   const char* why;
   if (!archive__header(t, &h, &why)) {
@@ -609,6 +605,15 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
   uint64_t d = p->data64;
   if (t->saved_once && w != t->last_wrapped + 1) {
     abort_tracee(m, t, "SAVE_BUFFER out of sequence");
+    return;
+  }
+  /* The engine asks for a segment's save after switching away from it, and
+   * cannot switch back into it before this save's acknowledgement: the
+   * header's switch count is within segment_count - 1 past it. */
+  uint64_t sw = h.rolling_alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+  if ((uint64_t)w >= sw || sw - w > h.segment_count - 1u) {
+    abort_tracee(m, t,
+                 "SAVE_BUFFER for a segment the buffer does not hold (damaged segment table)");
     return;
   }
   if (d % 8 != 0 || d < 16 || d > h.durable_buffer_size ||
@@ -625,11 +630,15 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
   t->last_durable_end = d;
   if (s->out->queued >= m->config.streaming_high_water) {
     /* The client reads slower than the provider writes: the acknowledgement
-     * waits, and the provider drops records meanwhile (never stalls). */
+     * waits, and the provider drops records meanwhile (never stalls) once
+     * every other segment waits too. BUFFER_SAVED is cumulative, so the
+     * held one is the latest save's: the queue grows by at most the
+     * provider's other segments. */
     t->ack_pending = true;
     t->ack = (fifo_packet_t){FIFO_BUFFER_SAVED, 0, w, d};
     return;
   }
+  t->ack_pending = false; /* a held one is covered: BUFFER_SAVED is cumulative */
   send_buffer_saved(m, t, w, d);
 }
 

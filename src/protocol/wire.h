@@ -98,10 +98,16 @@
 #include <sys/types.h>
 
 #define WIRE_MAGIC UINT32_C(0x4d545846)
-/* 2: provider_stats carries its buffer's damage */
-/* 3: SNAPSHOT / SNAPSHOT_RESULT (snapshots of a running trace) */
-/* 4: WATCH_ALERT / ALERT (alerts relayed to controllers) */
-#define WIRE_VERSION 4u
+#define WIRE_VERSION_DAMAGE 2u /* 2: provider_stats carries its buffer's damage */
+/* 3: the provider's buffer has N rolling segments (docs/buffer-layout.md,
+ * layout version 2); SAVE_BUFFER's wrapped count names a segment
+ * (wrapped % segment_count); SAVE_BUFFERs are pipelined (up to
+ * segment_count - 1 outstanding) and BUFFER_SAVED is cumulative
+ * (docs/manager.md). */
+#define WIRE_VERSION_SEGMENTS 3u
+/* 4: SNAPSHOT / SNAPSHOT_RESULT (snapshots of a running trace) */
+/* 5: WATCH_ALERT / ALERT (alerts relayed to controllers) */
+#define WIRE_VERSION 5u
 /* provider_stats.damaged_records when the count is not known (the buffer's
  * header was unusable, so none of its records could be read). */
 #define WIRE_RECORDS_UNKNOWN UINT64_MAX

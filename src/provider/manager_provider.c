@@ -80,9 +80,10 @@ struct manager_session {
   bool quit;
   bool lost;              /* the control thread ended without being asked: the manager went away */
   uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
-  /* streaming: a SAVE_BUFFER was sent and its BUFFER_SAVED has not been read
-   * yet, under lock (set by the engine thread, cleared by the control thread) */
-  bool save_pending;
+  /* streaming: SAVE_BUFFERs were sent whose BUFFER_SAVED (cumulative) has not
+   * been read yet, under lock: the switch count + 1 of the last one sent (by
+   * the engine thread) and of the last one acknowledged (control thread) */
+  uint64_t save_sent, save_acked;
 
   /* the trace: touched by the control thread, and by the engine callbacks
    * (fifo under fifo_lock, categories under categories_lock) */
@@ -170,7 +171,7 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   /* pending before the packet leaves, so the control thread never reads the
    * acknowledgement of a save it does not know about */
   pthread_mutex_lock(&s->lock);
-  s->save_pending = true;
+  s->save_sent = (uint64_t)wrapped_count + 1;
   pthread_mutex_unlock(&s->lock);
   fifo_send_request(s, FIFO_SAVE_BUFFER, wrapped_count, durable_data_end);
 }
@@ -244,7 +245,7 @@ static int read_fifo(manager_session_t* s) {
   if (n < 0 && errno == EAGAIN) return 0;
   if (n == (ssize_t)sizeof(packet) && packet.request == FIFO_BUFFER_SAVED && packet.data16 == 0) {
     pthread_mutex_lock(&s->lock);
-    s->save_pending = false;
+    s->save_acked = (uint64_t)packet.data32 + 1;
     pthread_mutex_unlock(&s->lock);
     /* -EBUSY (no trace) or a stale reply: ignored, as the engine is stopped */
     trace_engine_mark_buffer_saved(packet.data32, packet.data64);
@@ -253,7 +254,7 @@ static int read_fifo(manager_session_t* s) {
   return -1;
 }
 
-/* The exit path, streaming: a save still in flight is acknowledged before
+/* The exit path, streaming: the saves still in flight are acknowledged before
  * the stop (bounded by SAVE_WAIT_TIMEOUT_MS). Until then the control thread
  * is the only reader of the FIFO, and it stops reading once it waits for the
  * stop: the manager's reply to the last SAVE_BUFFER would sit unread while
@@ -266,7 +267,7 @@ static void wait_pending_save(manager_session_t* s) {
   clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
     pthread_mutex_lock(&s->lock);
-    bool pending = s->save_pending;
+    bool pending = s->save_acked != s->save_sent;
     pthread_mutex_unlock(&s->lock);
     if (!pending || s->fifo < 0) return;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -383,6 +384,11 @@ static bool on_start(manager_session_t* s, wire_reader_t* r) {
         categories__add(&s->categories, additional.patterns[i], strlen(additional.patterns[i]));
     }
     pthread_rwlock_unlock(&s->categories_lock);
+    if (disposition != TRACE_START_RETAIN_BUFFER) { /* switch counts start over */
+      pthread_mutex_lock(&s->lock);
+      s->save_sent = s->save_acked = 0;
+      pthread_mutex_unlock(&s->lock);
+    }
     int status = trace_engine_start((trace_start_mode_t)disposition);
     if (status != 0 && status != -EBUSY) /* -EBUSY: already started, ignored */
       fprintf(stderr, "fxtrace: cannot start the trace engine: %s\n", strerror(-status));

@@ -18,7 +18,7 @@ struct recover {
   unsigned char* records; /* the buffer's committed records, in archive order */
   size_t records_size, records_capacity;
   uint64_t streamed_bytes;
-  uint64_t max_save;     /* the most one save appends: the durable and a rolling buffer */
+  uint64_t max_save;     /* the most one save appends: the durable buffer and one segment */
   uint64_t saves_start;  /* the archive offset of the saves (a multiple of 8) */
   uint64_t past_start;   /* where the saves past streamed_bytes began (SEGMENT_PAST) */
   uint64_t past_bytes;   /* their length, once read; 0: none (or a legitimate cut save) */

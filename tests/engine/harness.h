@@ -9,8 +9,9 @@
  *   size_t n; const uint8_t* fxt = harness_archive(&h, &n);
  *   harness_free(&h);                       // terminates the engine
  *
- * Streaming saves are done at once unless hold_saves is set; then they wait
- * for harness_release_saves() (to test dropping while no buffer is free). */
+ * Streaming saves are done at once unless hold_saves is set; then they wait,
+ * in order, for harness_release_saves() (to test dropping while no segment is
+ * free, and a slow consumer). */
 #ifndef FXTRACE_TESTS_ENGINE_HARNESS_H_
 #define FXTRACE_TESTS_ENGINE_HARNESS_H_
 
@@ -36,9 +37,11 @@ typedef struct harness {
   bool stopped, terminated, started;
   int disposition;
   bool hold_saves;
-  bool save_waiting;
-  uint32_t save_wrapped;
-  uint64_t save_durable_end;
+  /* held saves, oldest first (the engine reports segments without waiting
+   * for the earlier ones' marks: at most segment_count - 1 wait) */
+  size_t saves_waiting;
+  uint32_t save_wrapped[TRACE_BUFFER_MAX_SEGMENTS];
+  uint64_t save_durable_end[TRACE_BUFFER_MAX_SEGMENTS];
   uint64_t durable_saved; /* durable bytes already in `saved` */
   uint64_t saves;
   uint8_t* saved; /* records of streaming saves, in order */
@@ -120,10 +123,14 @@ static inline void harness_buffer_full(trace_handler_t* handler, uint32_t wrappe
                                        uint64_t durable_end) {
   harness_t* h = (harness_t*)handler;
   pthread_mutex_lock(&h->lock);
-  if (h->hold_saves) {
-    h->save_waiting = true;
-    h->save_wrapped = wrapped;
-    h->save_durable_end = durable_end;
+  if (h->hold_saves || h->saves_waiting) { /* in order: behind the held ones */
+    if (h->saves_waiting == TRACE_BUFFER_MAX_SEGMENTS) {
+      fprintf(stderr, "harness: more saves waiting than segments\n");
+      abort();
+    }
+    h->save_wrapped[h->saves_waiting] = wrapped;
+    h->save_durable_end[h->saves_waiting] = durable_end;
+    h->saves_waiting++;
     pthread_cond_broadcast(&h->cond);
     pthread_mutex_unlock(&h->lock);
     return;
@@ -144,13 +151,18 @@ static const trace_handler_ops_t harness_ops = {
     harness_is_category_enabled, harness_started,     harness_stopped,
     harness_terminated,          harness_buffer_full, harness_alert};
 
-/* Performs a held save, if one is waiting; returns whether it did. */
+/* Performs the oldest held save, if one is waiting; returns whether it did. */
 static inline bool harness_release_saves(harness_t* h) {
   pthread_mutex_lock(&h->lock);
-  bool waiting = h->save_waiting;
+  bool waiting = h->saves_waiting > 0;
   if (waiting) {
-    h->save_waiting = false;
-    harness_do_save(h, h->save_wrapped, h->save_durable_end);
+    uint32_t wrapped = h->save_wrapped[0];
+    uint64_t durable_end = h->save_durable_end[0];
+    h->saves_waiting--;
+    memmove(h->save_wrapped, h->save_wrapped + 1, h->saves_waiting * sizeof(h->save_wrapped[0]));
+    memmove(h->save_durable_end, h->save_durable_end + 1,
+            h->saves_waiting * sizeof(h->save_durable_end[0]));
+    harness_do_save(h, wrapped, durable_end);
   }
   pthread_mutex_unlock(&h->lock);
   return waiting;

@@ -184,6 +184,141 @@ static void test_streaming_drops_only_while_no_buffer_is_free(void) {
   harness_free(&h);
 }
 
+enum { SEGMENTED_BUFFER = 1 << 20, SLOW_SAVE_SEGMENTS = 3 };
+
+/* Under the harness's lock: with several segments the engine thread may be
+ * handing over the next save meanwhile. */
+static void set_hold_saves(harness_t* h, bool hold) {
+  pthread_mutex_lock(&h->lock);
+  h->hold_saves = hold;
+  pthread_mutex_unlock(&h->lock);
+}
+
+/* A save held back (the consumer delayed) while the writer fills
+ * SLOW_SAVE_SEGMENTS more segments — longer than one segment takes to fill,
+ * less than the segment_count - 1 the buffer can wait for: nothing is
+ * dropped (with two halves, test_streaming_drops_only_while_no_buffer_is_free
+ * drops as soon as the second half is full). The events are counted, not
+ * timed: the writer stops at a fixed count that fills exactly
+ * SLOW_SAVE_SEGMENTS segments and a part of the next. Before the stop, the
+ * buffer is also read as a crashed process would leave it (the reader's
+ * recovery, reader/recover.c): every event, none saved yet. */
+static void test_streaming_tolerates_a_slow_save(void) {
+  harness_t h;
+  archive_summary_t s;
+  trace_engine_stats_t stats;
+  /* The contrast: two halves (a 64 KiB buffer keeps 2 segments) drop under
+   * the same delay as soon as the second half is full. */
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SMALL_BUFFER, NULL), 0);
+  set_hold_saves(&h, true);
+  ASSERT_EQ(((const trace_buffer_header_t*)h.buffer)->segment_count, 2);
+  uint64_t seq = 0;
+  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) emit_seq(seq++);
+  uint64_t halves_total = seq * SLOW_SAVE_SEGMENTS + seq / 2;
+  while (seq < halves_total) emit_seq(seq++);
+  ASSERT_EQ(trace_engine_get_stats(&stats), 0);
+  ASSERT_TRUE(stats.records_dropped > 0);
+  ASSERT_EQ(header_dropped(&h), stats.records_dropped);
+  while (!harness_release_saves(&h)) sched_yield();
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(s.seq_count + h.stats.records_dropped, halves_total);
+  free(s.seqs);
+  harness_free(&h);
+
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
+  set_hold_saves(&h, true);
+  const trace_buffer_header_t* header = (const trace_buffer_header_t*)h.buffer;
+  uint32_t segments = header->segment_count;
+  ASSERT_EQ(segments, TRACE_BUFFER_MAX_SEGMENTS);
+  ASSERT_TRUE(SLOW_SAVE_SEGMENTS + 1 < segments);
+  /* the events one segment holds: count those of the first */
+  seq = 0;
+  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) emit_seq(seq++);
+  uint64_t per_segment = seq;
+  uint64_t total = per_segment * SLOW_SAVE_SEGMENTS + per_segment / 2;
+  while (seq < total) emit_seq(seq++);
+  ASSERT_EQ(trace_engine_get_stats(&stats), 0);
+  ASSERT_EQ(stats.wrapped_count, (uint32_t)SLOW_SAVE_SEGMENTS);
+  ASSERT_EQ(stats.records_dropped, 0u);
+  ASSERT_EQ(header_dropped(&h), 0u);
+  ASSERT_TRUE(!trace_engine_save_pending()); /* the writer need not wait */
+  ASSERT_EQ(h.saves, 0u);                    /* the first save is still held */
+
+  /* the crashed-process view: the buffer as it is, read by the reader, once
+   * the engine thread has handed every full segment over (and is done with
+   * the header: the harness's lock orders its writes before this copy) */
+  for (;;) {
+    pthread_mutex_lock(&h.lock);
+    size_t waiting = h.saves_waiting;
+    pthread_mutex_unlock(&h.lock);
+    if (waiting == SLOW_SAVE_SEGMENTS) break;
+    ASSERT_TRUE(waiting < SLOW_SAVE_SEGMENTS);
+    sched_yield();
+  }
+  uint8_t* image = malloc(h.size);
+  ASSERT_TRUE(image != NULL);
+  memcpy(image, h.buffer, h.size);
+  archive_summary_t crashed;
+  summarize_archive(image, h.size, &crashed);
+  ASSERT_EQ(crashed.skipped, 0u);
+  ASSERT_EQ(crashed.seq_count, total);
+  free(crashed.seqs);
+  free(image);
+
+  /* the delayed consumer catches up: the held save, then the others the
+   * engine hands over one at a time */
+  while (!harness_release_saves(&h)) sched_yield();
+  set_hold_saves(&h, false);
+  for (int i = 0;
+       i < 100000 && __atomic_load_n(&header->saves_done, __ATOMIC_ACQUIRE) < SLOW_SAVE_SEGMENTS;
+       i++) {
+    while (harness_release_saves(&h)) {
+    }
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
+  }
+  ASSERT_EQ(__atomic_load_n(&header->saves_done, __ATOMIC_ACQUIRE), (uint64_t)SLOW_SAVE_SEGMENTS);
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(h.stats.records_dropped, 0u);
+  ASSERT_EQ(h.saves, (uint64_t)SLOW_SAVE_SEGMENTS);
+  ASSERT_EQ(s.seq_count, total);
+  uint8_t* seen = calloc(total, 1);
+  ASSERT_TRUE(seen != NULL);
+  for (size_t i = 0; i < s.seq_count; i++) {
+    ASSERT_TRUE(s.seqs[i].seq < total);
+    ASSERT_EQ(seen[s.seqs[i].seq]++, 0); /* each exactly once */
+  }
+  free(seen);
+  free(s.seqs);
+  harness_free(&h);
+}
+
+/* With every save held, the writer fills segment_count - 1 segments and the
+ * current one, then drops (counted exactly); the saves then go in order. */
+static void test_streaming_drops_once_every_segment_waits(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
+  set_hold_saves(&h, true);
+  uint32_t segments = ((const trace_buffer_header_t*)h.buffer)->segment_count;
+  trace_engine_stats_t stats;
+  uint64_t seq = 0;
+  while (trace_engine_get_stats(&stats) == 0 && stats.records_dropped == 0) emit_seq(seq++);
+  ASSERT_EQ(stats.wrapped_count, segments - 1);
+  ASSERT_TRUE(trace_engine_save_pending());
+  for (int i = 0; i < 100; i++) emit_seq(seq++);
+  ASSERT_EQ(header_dropped(&h), 101u);
+  while (!harness_release_saves(&h)) sched_yield();
+  ASSERT_TRUE(!trace_engine_save_pending()); /* segment 0 is free again */
+  set_hold_saves(&h, false); /* the next save may be held already: the final scan has it */
+  for (int i = 0; i < 100; i++) emit_seq(seq++);
+  run(&h, 0, 0, &s);
+  ASSERT_EQ(h.stats.records_dropped, 101u);
+  ASSERT_EQ(s.seq_count + 101u, seq);
+  free(s.seqs);
+  harness_free(&h);
+}
+
 /* The header's drop counter is live: right while the trace runs (as for a
  * process killed now, which never reaches the stop), equal to the engine's
  * own count, and back to 0 at the next start. */
@@ -272,6 +407,8 @@ int main(void) {
   test_streaming(1);
   test_streaming(2);
   test_streaming_drops_only_while_no_buffer_is_free();
+  test_streaming_tolerates_a_slow_save();
+  test_streaming_drops_once_every_segment_waits();
   test_durable_full_stops_the_trace();
   test_header_drop_counter_is_live();
   printf("buffering modes: ok\n");

@@ -448,8 +448,8 @@ static void stress(trace_buffering_mode_t mode, unsigned threads, size_t buffer_
  * When a record needs more chunks than are left in the current rolling
  * buffer, the writer switches buffers; the chunks left behind are never
  * claimed in that round, so never cleared. If they still hold records of the
- * round two switches earlier (same buffer), the next save (streaming) or the
- * final scan emits those records again. */
+ * round segment_count switches earlier (same segment), the next save
+ * (streaming) or the final scan emits those records again. */
 
 static uint64_t saves_done(harness_t* h) {
   pthread_mutex_lock(&h->lock);
@@ -477,6 +477,8 @@ static void test_switch_leaving_unclaimed_chunks(void) {
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, 512 * 1024, NULL), 0);
   const trace_buffer_header_t* header = (const trace_buffer_header_t*)h.buffer;
   uint64_t C = header->chunk_size, chunks = header->rolling_buffer_size / C;
+  uint32_t segments = header->segment_count;
+  ASSERT_TRUE(segments >= 2);
   /* a record of r chunks that does not tile the chunks after chunk 0 */
   uint64_t r = 2;
   while ((chunks - 1) % r == 0) r++;
@@ -486,15 +488,16 @@ static void test_switch_leaving_unclaimed_chunks(void) {
   ASSERT_TRUE(text != NULL);
   memset(text, 'x', big);
   uint64_t seq = 0;
-  /* rounds 0 and 1: small records fill both rolling buffers, each saved */
-  for (uint32_t round = 1; round <= 2; round++) {
+  /* rounds 0 .. segments - 1: small records fill every segment, each saved */
+  for (uint32_t round = 1; round <= segments; round++) {
     while (wraps() < round) emit_seq(seq++);
     wait_saves(&h, round);
   }
-  /* round 2 reuses buffer 0: records of r chunks, until it switches with
-   * (chunks - 1) % r chunks never claimed; they hold round 0's records */
+  /* round `segments` reuses segment 0: records of r chunks, until it
+   * switches with (chunks - 1) % r chunks never claimed; they hold round 0's
+   * records */
   static trace_site_t site;
-  while (wraps() < 3) {
+  while (wraps() < segments + 1) {
     trace_string_ref_t category;
     trace_context_t* c = trace_acquire_context_for_category_cached("stress", &site, &category);
     ASSERT_TRUE(c != NULL);
@@ -503,7 +506,7 @@ static void test_switch_leaving_unclaimed_chunks(void) {
     trace_internal_write_instant_event_record_and_release_context(c, &category, "big",
                                                                   TRACE_SCOPE_THREAD, &arg, 1);
   }
-  wait_saves(&h, 3);
+  wait_saves(&h, segments + 1);
   harness_stop(&h);
   size_t length;
   const uint8_t* fxt = harness_archive(&h, &length);
@@ -519,8 +522,8 @@ static void test_switch_leaving_unclaimed_chunks(void) {
     duplicates += seen[s.seqs[i].seq]++ != 0;
   }
   if (duplicates)
-    TEST_FAIL("%zu records of round 0 saved again in round 2 (chunk %llu B, %llu chunks per "
-              "buffer, records of %llu chunks)", duplicates, (unsigned long long)C,
+    TEST_FAIL("%zu records of round 0 saved again in round %u (chunk %llu B, %llu chunks per "
+              "buffer, records of %llu chunks)", duplicates, segments, (unsigned long long)C,
               (unsigned long long)chunks, (unsigned long long)r);
   ASSERT_EQ(s.seq_count, seq);
   free(seen);

@@ -12,6 +12,9 @@
  *   --continuous         emit until stopped (counting attempts)
  *   --garbage data|header|dropped  after emitting, scribble over the buffer
  *                        (dropped: the header's drop counter set to 2^64 - 1)
+ *   --garbage segments   streaming: at the first save, a damaged segment table
+ *                        (the switch count moved past the segment being saved)
+ *   --garbage segment-count  after emitting, the header's segment count wrong
  *   --hang-stop          ignore STOP (never reports STOPPED)
  *   --bad-packet         after starting, send an invalid FIFO packet
  *   --known NAME=DESC    a known category (repeatable)
@@ -118,6 +121,14 @@ static void h_terminated(trace_handler_t* h) {
 }
 static void h_buffer_full(trace_handler_t* h, uint32_t wrapped, uint64_t durable_end) {
   (void)h;
+  if (opt.garbage && strcmp(opt.garbage, "segments") == 0) {
+    /* as if the segment had been reused before its save: a switch count a
+     * whole round of segments past it */
+    trace_buffer_header_t* header = (trace_buffer_header_t*)g_buffer;
+    uint64_t moved = (uint64_t)wrapped + header->segment_count + 1;
+    __atomic_store_n(&header->rolling_alloc, moved << TRACE_BUFFER_ALLOC_OFFSET_BITS,
+                     __ATOMIC_RELAXED);
+  }
   fifo_send(FIFO_SAVE_BUFFER, wrapped, durable_end);
 }
 static void h_alert(trace_handler_t* h, const char* name) {
@@ -133,6 +144,11 @@ static void scribble(void) {
   srand(42);
   if (strcmp(opt.garbage, "header") == 0) {
     memset(g_buffer, 0xa5, 64);
+    return;
+  }
+  if (strcmp(opt.garbage, "segments") == 0) return; /* at the save, h_buffer_full */
+  if (strcmp(opt.garbage, "segment-count") == 0) {
+    h->segment_count = (uint8_t)(h->segment_count == 2 ? 4 : 2);
     return;
   }
   if (strcmp(opt.garbage, "dropped") == 0) {

@@ -475,7 +475,9 @@ def test_garbage_buffer():
         good = Provider(m, 'good', '--events', 400)
         bad.wait_for('registered')
         good.wait_for('registered')
-        c, a = begin(m, mode=mode)
+        # 4 MiB: the scribbler's records stay in its first rolling segment (streaming: 8
+        # segments of 480 KiB), so no save takes them before the scribble
+        c, a = begin(m, mode=mode, buffer_mb=4)
         check(c.start() == 0, 'start')
         bad.wait_for('emitted')
         good.wait_for('emitted')
@@ -515,6 +517,34 @@ def test_garbage_buffer():
           'no buffer-overflow event for the liar')
     check(m.alive(), 'manager died')
     liar.close()
+    m.stop()
+
+
+def test_damaged_segment_table():
+    """Streaming's rolling segments (docs/buffer-layout.md): a SAVE_BUFFER for a segment the
+    header's switch count says was reused aborts that provider only; a segment count that does
+    not match the buffer's size makes its header unusable (its data skipped, logged)."""
+    m = Manager()
+    bad = Provider(m, 'reused', '--events', 40000, '--garbage', 'segments')
+    good = Provider(m, 'good', '--events', 400)  # no save needed: nothing to drop
+    bad.wait_for('registered')
+    good.wait_for('registered')
+    x, stats, _ = one_trace(m, [bad, good], mode=STREAMING, buffer_mb=1)
+    check(len(x.events('good')) == 400, 'good: %d events' % len(x.events('good')))
+    check('SAVE_BUFFER for a segment the buffer does not hold' in m.logs(),
+          'no log line for the damaged segment table')
+    check(not x.has('reused') or not x.events('reused'),
+          'the aborted provider\'s data reached the archive')
+    check(m.alive(), 'manager died')
+    bad.close()
+    good.close()
+    bad = Provider(m, 'miscounted', '--events', 100, '--garbage', 'segment-count')
+    good = Provider(m, 'good', '--events', 100)
+    x, _, _ = one_trace(m, [bad, good], mode=STREAMING)
+    check(not x.records('miscounted') and len(x.events('good')) == 100, 'segment count')
+    check('segment count does not match' in m.logs(), 'no log line for the segment count')
+    bad.close()
+    good.close()
     m.stop()
 
 

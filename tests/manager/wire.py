@@ -8,7 +8,7 @@ import struct
 import time
 
 MAGIC = 0x4d545846
-VERSION = 4  # src/protocol/wire.h WIRE_VERSION
+VERSION = 5  # src/protocol/wire.h WIRE_VERSION (3: rolling segments, 4: snapshots, 5: alerts)
 HEADER = struct.Struct('<IHHII')
 MAX_MESSAGE = 256 * 1024
 

@@ -330,10 +330,11 @@ def test_recover_damaged():
         got, last = recovered_ok('streamed_bytes %d bytes short' % cut, bytes(d), True)
         check(got is not None and got < clean and 'left out 1 stretch' in last,
               'streamed_bytes %d bytes short: %s records of %d: %r' % (cut, got, clean, last))
-    # a size field too large in the buffer's current rolling buffer, whose records the archive
-    # ends with
+    # a size field too large in the buffer's current rolling segment, whose records the archive
+    # ends with (docs/buffer-layout.md: segment = switch count % segment_count, byte 11)
     durable, rolling = struct.unpack_from('<QQ', image, 24)
-    current = (struct.unpack_from('<Q', image, 88)[0] >> 40) & 1
+    segments = image[11]
+    current = (struct.unpack_from('<Q', image, 88)[0] >> 40) % segments
     start = 128 + durable + current * rolling
     buffer_recs = [r for r in frames(image, start, start + rolling) if r[1] == 4][:50]
     if check(len(buffer_recs) > 10, 'no records found in the current rolling buffer'):
@@ -360,7 +361,7 @@ def test_recover_damaged():
     # skip one they do not): the header's fields are checked against each other, and the last
     # line says so (not done: the duplicates themselves are still written)
     for field, name in ((56, 'rolling_data_end[1]'), (48, 'rolling_data_end[0]'),
-                        (88, 'rolling_alloc')):
+                        (88, 'rolling_alloc'), (120, 'saves_done')):
         for value in (0x123456789abcdef8, (1 << 64) - 1):
             d = bytearray(image)
             if struct.unpack_from('<Q', d, field)[0] == value:

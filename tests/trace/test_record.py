@@ -205,7 +205,10 @@ MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
 
 
-def wire_msg(mtype, request_id, payload, version=4, magic=MAGIC, length_delta=0):
+WIRE_VERSION = 5  # src/protocol/wire.h (3: rolling segments, 4: snapshots, 5: alerts)
+
+
+def wire_msg(mtype, request_id, payload, version=WIRE_VERSION, magic=MAGIC, length_delta=0):
     return struct.pack('<IHHII', magic, version, mtype, 16 + len(payload) + length_delta,
                        request_id) + payload
 
