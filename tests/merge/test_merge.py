@@ -210,6 +210,28 @@ def test_cpu_lanes():
           'h2 lanes %s, want %s' % (lanes.get('h2'), {c + width for c in orig}))
 
 
+def test_lanes_past_255():
+    # 130 hosts of 2 CPUs: lanes up to 259, past the 8-bit CPU field of legacy context switches
+    s1 = path('s1.fxt')
+    inputs = []
+    for i in range(130):
+        p = path('many-%03d.fxt' % i)
+        shutil.copyfile(s1, p)
+        inputs.append(p)
+    out = path('many.fxt')
+    p = run([TRACE, 'merge'] + inputs + ['-o', out, '--align=first'])
+    check(p.returncode == 0, 'merge of 130: exit %d: %s' % (p.returncode, p.stderr.decode()[-300:]))
+    m = re.search(rb'(\d+) legacy context switches past CPU lane 255 written as context switch',
+                  p.stderr)
+    check(m is not None and int(m.group(1)) > 0, 'merge of 130: no widened switches reported')
+    conforms(out, 'merge of 130')
+    d = run([TRACE, 'dump', out]).stdout.decode()
+    high = [int(c) for c in re.findall(r'^scheduling .* cpu=(\d+)', d, re.M) if int(c) > 255]
+    check(high != [] and max(high) == 259, 'merge of 130: lanes past 255: %s' % high[-3:])
+    check(not re.search(r'context-switch \(legacy\) .* cpu=(25[6-9])', d),
+          'merge of 130: a legacy context switch past lane 255')
+
+
 def test_bad_inputs(a, b):
     sample = path('s1.fxt')
     out = path('bad.fxt')
@@ -245,6 +267,7 @@ try:
     a, b, merged = test_conversation()
     test_spill_and_compression(a, b, merged)
     test_cpu_lanes()
+    test_lanes_past_255()
     test_bad_inputs(a, b)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
