@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "anchor/clock_anchor.h"
 #include "engine/buffer_scan.h"
 #include "fxt/fxt_encode.h"
 #include "manager/manager_internal.h"
@@ -211,6 +212,12 @@ bool archive__magic(output_t* o) {
   uint64_t word;
   fxt_write_magic_record(&word);
   return output__append(o, &word, sizeof(word));
+}
+
+bool archive__clock_anchor(output_t* o, bool stop) {
+  uint64_t words[CLOCK_ANCHOR_MAX_WORDS];
+  clock_anchor_t a = clock_anchor__take(clock_anchor__monotonic_ns);
+  return output__append(o, words, clock_anchor__encode(words, &a, stop));
 }
 
 bool archive__provider_info(output_t* o, uint32_t provider_id, const char* name) {

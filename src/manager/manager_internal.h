@@ -171,7 +171,7 @@ struct tracee {
   uint64_t last_durable_end;
   bool ack_pending; /* BUFFER_SAVED held back while the output queue is high */
   fifo_packet_t ack;
-  names_source_t* names; /* what its records need to be read for names */
+  names_source_t* names;     /* what its records need to be read for names */
   alert_limit_t alert_limit; /* the manager's own limit on its alerts */
   uint64_t alerts_dropped;   /* refused by it */
   bool gone;                 /* its session is gone: freed at the end of the loop turn */
@@ -228,6 +228,7 @@ struct session {
   names_t* names;
   bool names_due;
   bool names_info_written;
+  bool stop_anchor_written; /* the stop's wall-clock anchor is in the archive */
 };
 
 struct manager {
@@ -341,6 +342,10 @@ void output__drain_all(manager_t* m, uint64_t timeout_ms);
 
 /* Writes the magic-number record. */
 bool archive__magic(output_t* o);
+/* The wall-clock anchor (anchor/clock_anchor.h) at the start or the stop,
+ * taken now; the trace clock is CLOCK_MONOTONIC, which the engine's clock
+ * follows (docs/clock.md). Whoever writes after it names its provider. */
+bool archive__clock_anchor(output_t* o, bool stop);
 /* A provider-info record (FXT.md: id and name), and a buffer-overflow
  * provider event. false if the output failed. */
 bool archive__provider_info(output_t* o, uint32_t provider_id, const char* name);

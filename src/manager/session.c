@@ -433,7 +433,7 @@ void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, si
   m->session = s;
   LOGI(m, "session initialized by pid %d: mode %u, %u MiB, %zu categories", (int)c->cred.pid,
        s->mode, s->buffer_size_mb, s->category_count);
-  if (!archive__magic(s->out) || !output__flush(s->out)) {
+  if (!archive__magic(s->out) || !archive__clock_anchor(s->out, false) || !output__flush(s->out)) {
     session__abort(m, s, "cannot write the archive");
     return;
   }
@@ -758,7 +758,9 @@ void session__progress(manager_t* m) {
   }
   if (s->state == SESSION_STOPPING && !any_in_state(s, TRACEE_STOPPING)) {
     /* after every provider's results: the names are the archive's last word */
-    if (!archive__write_names(m, s) || !output__flush(s->out)) {
+    s->stop_anchor_written = true;
+    if (!archive__clock_anchor(s->out, true) || !archive__write_names(m, s) ||
+        !output__flush(s->out)) {
       session__abort(m, s,
                      s->out->overflow ? "the client stopped reading the archive"
                                       : "the archive output failed");
@@ -769,7 +771,8 @@ void session__progress(manager_t* m) {
     LOGI(m, "tracing stopped");
   }
   if (s->state == SESSION_TERMINATING && !any_in_state(s, TRACEE_TERMINATING)) {
-    if (!archive__write_names(m, s)) {
+    if ((!s->stop_anchor_written && !archive__clock_anchor(s->out, true)) ||
+        !archive__write_names(m, s)) {
       session__abort(m, s,
                      s->out->overflow ? "the client stopped reading the archive"
                                       : "the archive output failed");

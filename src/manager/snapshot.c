@@ -123,7 +123,7 @@ void snapshot__take(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t 
   bool memory = stats && (scratch || largest == 0);
   output_t* o = memory ? output__create(m, NULL, fds[0]) : NULL;
   if (!o) close(fds[0]);
-  bool ok = o && archive__magic(o);
+  bool ok = o && archive__magic(o) && archive__clock_anchor(o, false);
   size_t i = 0;
   for (tracee_t* t = s->tracees; ok && t; t = t->next)
     if (in_snapshot(t)) ok = write_provider(m, t, o, scratch, &stats[i++]);

@@ -68,6 +68,12 @@ bool ordered__add_input(ordered_t* o, trace_reader_t* reader) {
   return true;
 }
 
+bool ordered__set_input_shift(ordered_t* o, size_t input, uint64_t shift_ns) {
+  if (o->state != ORDERED_OPEN || input >= o->input_count) return false;
+  o->inputs[input].shift_ns = shift_ns;
+  return true;
+}
+
 /* Reads input i in file order into the slab. */
 static bool read_input(ordered_t* o, size_t i) {
   static const trace_reader_provider_t kNone = {0, {"", 0}, 1000000000u};
@@ -91,6 +97,7 @@ static bool read_input(ordered_t* o, size_t i) {
     ordered_rec_t h = {.seq = in->records++, .input = (uint32_t)i};
     if (ordered__record_ns(&r, &h.ns)) {
       h.flags = ORDERED_REC_TIMED;
+      h.ns += in->shift_ns;
       if (!in->have_first) {
         in->have_first = true;
         in->first_ns = h.ns;

@@ -114,6 +114,13 @@ ordered_t* ordered__open(const ordered_options_t* options);
  * too late. */
 bool ordered__add_input(ordered_t* o, trace_reader_t* reader);
 
+/* Adds shift_ns to every timestamp of input `input` (its sort key, `ns`
+ * and ordered__input_first_ns()), before the first ordered__load(): puts
+ * inputs recorded on different clocks on one timeline (`trace merge`). The
+ * records themselves keep their ticks. false when too late or no such
+ * input. */
+bool ordered__set_input_shift(ordered_t* o, size_t input, uint64_t shift_ns);
+
 /* Reads every input and sorts (ordered__next() does it when it has not been
  * done). ORDERED_END when done, ORDERED_ERROR when the view failed (out of
  * memory, the temporary file cannot be written): ordered__error() says why. */

@@ -30,6 +30,7 @@
 #endif
 
 #include "alert/alert_trigger.h"
+#include "anchor/clock_anchor.h"
 #include "engine/buffer_scan.h"
 #include "engine/categories.h"
 #include "engine/engine.h"
@@ -55,8 +56,9 @@ struct file_session {
   char* path;     /* FXTRACE_OUTPUT: the placeholder, then the archive */
   char* shm_path; /* the live buffer's file */
   char name[101];
-  int fd;     /* the live buffer */
-  int out_fd; /* FXTRACE_OUTPUT */
+  clock_anchor_t start_anchor; /* taken right after the engine started */
+  int fd;                      /* the live buffer */
+  int out_fd;                  /* FXTRACE_OUTPUT */
   uint8_t* map;
   size_t size;
   trace_buffering_mode_t mode;
@@ -404,6 +406,7 @@ file_session_t* file_session__start(const char* path, const char* name) {
     abandon(s, true);
     return NULL;
   }
+  s->start_anchor = clock_anchor__take(trace_clock__now_ns);
   if (sync < s->size)
     s->prefaulting = pthread_create(&s->prefault_thread, NULL, prefault_rest, s) == 0;
   return s;
@@ -434,6 +437,15 @@ static void emit_names(stage_t* stage) {
   names__free(n);
 }
 
+/* A wall-clock anchor (anchor/clock_anchor.h), then the program's provider
+ * (1, as buffer__emit_prologue names it) selected again. */
+static void emit_anchor(stage_t* stage, const clock_anchor_t* a, bool stop) {
+  uint64_t words[CLOCK_ANCHOR_MAX_WORDS + 1];
+  size_t bytes = clock_anchor__encode(words, a, stop);
+  fxt_write_provider_section_record(&words[bytes / 8], 1);
+  stage_emit(stage, words, bytes + 8);
+}
+
 /* The archive into a temporary file beside `path`, then renamed over it. */
 static int write_archive(file_session_t* s, uint64_t dropped) {
   const trace_buffer_header_t* header = (const trace_buffer_header_t*)s->map;
@@ -454,6 +466,7 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   stage_t stage = {fd, 0, malloc(STAGE_BYTES), 0, 0};
   if (!stage.data) stage.error = ENOMEM;
   if (!stage.error) buffer__emit_prologue(1, s->name, dropped, stage_emit, &stage);
+  if (!stage.error) emit_anchor(&stage, &s->start_anchor, false);
   /* streamed saves, then what the buffer still holds; the prologue goes out
    * first, since the copy loop reuses the stage's block */
   stage_flush(&stage);
@@ -470,6 +483,8 @@ static int write_archive(file_session_t* s, uint64_t dropped) {
   }
   if (!stage.error)
     buffer_scan__records(s->map, s->size, header->saved_durable_end, stage_emit, &stage, NULL);
+  clock_anchor_t stop_anchor = clock_anchor__take(trace_clock__now_ns);
+  if (!stage.error) emit_anchor(&stage, &stop_anchor, true);
   if (!stage.error) emit_names(&stage);
   stage_flush(&stage);
   free(stage.data);

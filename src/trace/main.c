@@ -17,6 +17,7 @@ static const command_t kCommands[] = {
     {"dump", cmd__dump, "print every record of an FXT archive, one per line"},
     {"formats", cmd__formats, "list the typed-event formats an FXT archive defines"},
     {"recover", cmd__recover, "rebuild the FXT archive of a program that crashed while tracing"},
+    {"merge", cmd__merge, "merge archives of several hosts into one on one timeline"},
     {"record", cmd__record, "record a trace through the trace manager (of COMMAND, if given)"},
     {"list-providers", cmd__list_providers, "list the providers registered with the manager"},
     {"list-categories", cmd__list_categories, "list the categories the manager knows"},

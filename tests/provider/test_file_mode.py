@@ -129,12 +129,17 @@ class Archive:
         self.unusable = [r for r in t.records if not r['ok']]
         check(not self.unusable, '%s: %d records unusable (unresolved refs?), first: %s'
               % (what, len(self.unusable), self.unusable[:1]))
-        self.providers = [r['name'] for r in t.records if r['kind'] == 'provider_info']
+        # the wall-clock anchors (docs/merge.md#anchors) are kept apart
+        self.providers = [r['name'] for r in t.records if r['kind'] == 'provider_info'
+                          and r['name'] != b'fxtrace']
         self.overflow_events = sum(1 for r in t.records if r['kind'] == 'provider_event'
                                    and r.get('event_id') == 0)
         self.thread_names = {r['koid']: r['name'] for r in t.records
                              if r['kind'] == 'kernel_object' and r.get('obj_type') == 2}
-        self.events = [r for r in t.records if r['kind'] == 'event']
+        self.anchors = [r for r in t.records
+                        if r['kind'] == 'event' and r['category'] == b'fxtrace:clock']
+        self.events = [r for r in t.records
+                       if r['kind'] == 'event' and r['category'] != b'fxtrace:clock']
         self.by_category = {}
         for e in self.events:
             self.by_category[e['category']] = self.by_category.get(e['category'], 0) + 1
@@ -249,9 +254,11 @@ def test_oneshot_complete():
                   % (what, th, n - 1))
         check(a.by_category == {b'test': 2 * n, b'gfx.paint': 2, b'gfx.layout': 2, b'other': 2},
               '%s: events by category %s' % (what, a.by_category))
-        check(dump_summary(out_path, what, False) == len(a.events),
+        # dump and the reader count every event, the anchors included
+        all_events = len(a.events) + len(a.anchors)
+        check(dump_summary(out_path, what, False) == all_events,
               '%s: trace dump and fxt_decode.py count different events' % what)
-        check_read_paths(out_path, what, False, len(a.events))
+        check_read_paths(out_path, what, False, all_events)
         check(leftovers(TMP, os.path.basename(out_path) + '.tmp') == [],
               '%s: temporary file left behind' % what)
 
@@ -326,6 +333,8 @@ def test_streaming():
                   % (what, size))
         a = decode_file(out_path, what)
         check(a.providers == [b'traced_program'], '%s: providers %s' % (what, a.providers))
+        check([e['name'] for e in a.anchors] == [b'start', b'stop'],
+              '%s: wall-clock anchors %s' % (what, [e['name'] for e in a.anchors]))
         check(len(a.events) + dropped == attempted, '%s: %d written + %d dropped != %d attempted'
               % (what, len(a.events), dropped, attempted))
         check(a.overflow_events == (1 if dropped else 0), '%s: %d overflow events, %d dropped'

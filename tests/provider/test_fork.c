@@ -47,6 +47,7 @@ int main(void) {
   int parent = 0, other = 0;
   while ((read = trace_reader_next(r, &rec)) == TRACE_READ_RECORD) {
     if (rec.type != 4) continue;
+    if (strcmp(rec.event.category.data, "fxtrace:clock") == 0) continue; /* the anchors */
     if (strcmp(rec.event.name.data, "parent") == 0 && rec.event.process_koid == (uint64_t)getpid())
       parent++;
     else

@@ -286,9 +286,12 @@ static void count_archive(const uint8_t* data, size_t length, counts_t* c) {
     if (rc != TRACE_READ_RECORD)
       TEST_FAIL("archive: %s at %llu", trace_reader_error(r).message,
                 (unsigned long long)trace_reader_error(r).offset);
-    if (rec.type == 0 && rec.metadata.type == 1)
+    /* the wall-clock anchors' provider (docs/merge.md#anchors) aside */
+    if (rec.type == 0 && rec.metadata.type == 1 &&
+        strcmp(rec.metadata.provider_name.data, "fxtrace") != 0)
       snprintf(c->provider, sizeof(c->provider), "%s", rec.metadata.provider_name.data);
     if (rec.type != 4) continue;
+    if (strcmp(rec.event.category.data, "fxtrace:clock") == 0) continue; /* the anchors */
     c->events++;
     for (int i = 0; i < 4; i++)
       if (strcmp(rec.event.name.data, names[i]) == 0) c->by_name[i]++;
