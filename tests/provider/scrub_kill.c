@@ -19,22 +19,41 @@
 #include "trace-provider/provider.h"
 #include "trace/event.h"
 
-void* __real_memset(void* s, int c, size_t n);
-void* __wrap_memset(void* s, int c, size_t n);
-
 static int armed;
 static unsigned scrubs;
 
 /* A scrub's memset: zeroes, the chunk size (a power of two, 512 B to 16 KiB)
  * less the 8 bytes of its header. */
-void* __wrap_memset(void* s, int c, size_t n) {
+static void* scrub_memset(void* s, int c, size_t n, void* (*real)(void*, int, size_t)) {
   if (__atomic_load_n(&armed, __ATOMIC_RELAXED) && c == 0 && n >= 504 && n <= 16376 &&
       ((n + 8) & (n + 7)) == 0 && ++scrubs == 100) {
-    __real_memset(s, 0, n / 2);
+    real(s, 0, n / 2);
     raise(SIGKILL);
   }
-  return __real_memset(s, c, n);
+  return real(s, c, n);
 }
+
+void* __real_memset(void* s, int c, size_t n);
+void* __wrap_memset(void* s, int c, size_t n);
+void* __wrap_memset(void* s, int c, size_t n) { return scrub_memset(s, c, n, __real_memset); }
+
+/* Under AddressSanitizer the compiler calls __asan_memset instead (the
+ * build links with -Wl,--wrap=__asan_memset then: tests/provider/CMakeLists.txt). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCRUB_KILL_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SCRUB_KILL_ASAN 1
+#endif
+#ifdef SCRUB_KILL_ASAN
+void* __real___asan_memset(void* s, int c, size_t n);
+void* __wrap___asan_memset(void* s, int c, size_t n);
+void* __wrap___asan_memset(void* s, int c, size_t n) {
+  return scrub_memset(s, c, n, __real___asan_memset);
+}
+#endif
 
 int main(void) {
   trace_provider_t* provider = trace_provider_create_with_name("scrub_kill");
