@@ -68,12 +68,19 @@ void writer__release_chunk(trace_context_t* w) {
   w->pos = w->end = NULL;
 }
 
-/* Makes the chunk start look empty before the old contents are cleared, so a
- * scan (even after a crash mid-way) never reads a half-cleared chunk. */
+/* Clears [chunk, chunk + bytes) so that a scan, even after a crash mid-way
+ * (SIGKILL, or a live copy for a snapshot), never reads the old contents:
+ * first a provisional header over the whole area, which scans skip whole;
+ * then the rest; then the header 0 (the data ends there). A zero header
+ * first would not do: a process killed mid-memset leaves [0, 0, ..., old
+ * records], and the scan's resync (buffer_scan.c) takes a zero header
+ * followed by whole records for a damaged header, reporting damage and
+ * emitting the old records as current ones. */
 static void scrub(uint8_t* chunk, uint64_t bytes) {
-  ATOMIC_STORE((uint64_t*)chunk, 0);
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  ATOMIC_STORE((uint64_t*)chunk, buffer__provisional_header(bytes / 8));
+  __atomic_thread_fence(__ATOMIC_RELEASE);
   memset(chunk + 8, 0, bytes - 8);
+  ATOMIC_RELEASE((uint64_t*)chunk, 0);
 }
 
 static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,

@@ -517,14 +517,22 @@ static void complete_archive(file_session_t* s) {
     unlink(s->shm_path);
   }
   if (!err && stats.records_dropped > 0) {
+    /* Why, by mode (docs/file-mode.md): streaming drops when every rolling
+     * segment waits for its save or a record is larger than one segment
+     * (1/8 of a 4 MiB buffer, docs/buffer-layout.md); suggesting streaming
+     * there would send the user in a circle. */
     fprintf(stderr,
             "fxtrace: %llu trace records dropped because the buffer was full (%s mode, %zu MiB); "
-            "raise FXTRACE_BUFFER_SIZE or use FXTRACE_BUFFERING_MODE=streaming\n",
+            "%s\n",
             (unsigned long long)stats.records_dropped,
             s->mode == TRACE_BUFFERING_MODE_ONESHOT    ? "oneshot"
             : s->mode == TRACE_BUFFERING_MODE_CIRCULAR ? "circular"
                                                        : "streaming",
-            s->size >> 20);
+            s->size >> 20,
+            s->mode == TRACE_BUFFERING_MODE_STREAMING
+                ? "every rolling segment was waiting for its save, or a record was larger than "
+                  "one segment; raise FXTRACE_BUFFER_SIZE"
+                : "raise FXTRACE_BUFFER_SIZE or use FXTRACE_BUFFERING_MODE=streaming");
   }
 }
 

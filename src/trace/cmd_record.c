@@ -626,8 +626,8 @@ static const char* drop_reason(uint8_t buffering_mode) {
       return "its durable buffer (strings and threads) was full, which stops the provider, or "
              "a record was larger than a rolling buffer (try a larger --buffer-size)";
     case 2:
-      return "both rolling buffers were full while the trace manager saved one (try a larger "
-             "--buffer-size)";
+      return "every rolling segment was full, waiting for the trace manager to save it (try a "
+             "larger --buffer-size)";
     default:
       return "its buffer was full (try a larger --buffer-size, or --buffering-mode=circular "
              "or streaming)";

@@ -28,6 +28,8 @@ PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
                trace record uses the daemon's kernel provider (no in-process one)
                in oneshot, circular and streaming mode (switches, fxt_decode.py,
                kernel:sched's description names exactly the events recorded),
+               --kernel-sched=legacy through it (legacy switches only, no wakeup
+               records) and the next trace in the default form again,
                a stale fxtrace-PID instance is removed
       mount    in a private mount namespace (unshare -m) with tracefs unmounted
                (then debugfs too): trace record mounts tracefs and records the
@@ -715,6 +717,30 @@ def part_daemon(tmp):
                   '%s: kernel:sched recorded %s, its description names %s'
                   % (mode, sorted(recorded), sorted(described)))
             dump_ok(out)
+        # --kernel-sched=legacy reaches the daemon's kernel provider too (kernel:sched-legacy),
+        # and only for that trace: the next one is in the default form again
+        for form, extra, sched_type in (('legacy', ['--kernel-sched=legacy'], 0),
+                                        ('default after legacy', [], 1)):
+            out = os.path.join(tmp, 'daemon-%s.fxt' % form.replace(' ', '-'))
+            r = subprocess.run([TRACE, 'record'] + extra +
+                               ['--categories=kernel:sched,kernel:task,pingpong', '-o', out, '--',
+                                PINGPONG, 'token', '300'],
+                               capture_output=True, text=True, timeout=120, env=env)
+            check(r.returncode == 0, '%s: trace record failed: %s' % (form, r.stderr))
+            rows = [l.split() for l in r.stderr.split('\n')
+                    if l.strip().startswith('trace_kernel_provider')]
+            check(len(rows) == 1 and rows[0][1] == str(kp.pid),
+                  '%s: the daemon\'s kernel provider (pid %d) did not record: %s'
+                  % (form, kp.pid, r.stderr))
+            t = decode(out)
+            sw = switches(t)
+            print('%s through the daemon: %d switches, layouts %s, %d wakeup records'
+                  % (form, len(sw), sorted({s['sched_type'] for s in sw}), len(wakeup_records(t))))
+            check(sw and all(s['sched_type'] == sched_type for s in sw),
+                  '%s through the daemon: switch layouts %s, expected sub-type %d'
+                  % (form, sorted({s['sched_type'] for s in sw}), sched_type))
+            check(bool(wakeup_records(t)) == (sched_type == 1),
+                  '%s through the daemon: %d wakeup records' % (form, len(wakeup_records(t))))
         check(not os.path.exists(stale), 'the stale instance %s is still there' % stale)
         # SIGTERM: status 0; the manager going away: status 1 and a message, so that a
         # supervisor (systemd's Restart=on-failure) starts it again for the next manager

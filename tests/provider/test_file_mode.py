@@ -606,7 +606,8 @@ def test_sigkill(mode, size_mib):
     what = 'SIGKILL %s (%d MiB)' % (mode, size_mib)
     print(what)
     out_path = path('killed-%s.fxt' % mode)
-    # streaming: at least 3 saves of a rolling buffer (a little under half the buffer each)
+    # streaming: saves worth at least 3 times a little under half the buffer (with the rolling
+    # segments, up to 8 per buffer since buffer layout 2, that is about a dozen saves)
     min_streamed = 3 * (size_mib * MIB // 2 - MIB // 4) if mode == 'streaming' else 0
     ready, rc, err = run_until_ready_and_kill(out_path, min_streamed,
                                               FXTRACE_BUFFERING_MODE=mode,
