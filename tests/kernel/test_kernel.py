@@ -304,7 +304,11 @@ def part_token(tmp):
                (pong if w['tid'] == ping else ping)]
     check(len(by_peer) >= 1000, 'only %d wakeups name the other thread as waker' % len(by_peer))
     # issue 21's acceptance: in time order, every switch-in of ping or pong that was switched
-    # out blocked is preceded by a wakeup record for it (after that switch-out)
+    # out blocked is preceded by a wakeup record for it since its previous switch-in. Not only
+    # after the switch-out: the kernel emits sched_waking when the waker finds the task's state
+    # sleeping, which can be while the task is still on its way out of its CPU (the waker then
+    # waits for it to be off the CPU), so the waking may come a moment before the blocked
+    # switch-out. A running task's state never matches a wakeup, so no waking comes earlier.
     timeline = sorted([(s['ts_ns'], 1, s) for s in sw] + [(w['ts_ns'], 0, w) for w in wk],
                       key=lambda x: (x[0], x[1]))
     blocked_since, woken_since = {}, set()
@@ -324,9 +328,9 @@ def part_token(tmp):
             if in_tid in (ping, pong):
                 ins += 1
             del blocked_since[in_tid]
+        woken_since.discard(in_tid)
         if out_tid != 0 and r['out_state'] == 3:
             blocked_since[out_tid] = ts
-            woken_since.discard(out_tid)
     print('switch-ins of ping/pong after a blocked switch-out: %d, without a wakeup before: %d '
           '(other threads: %d)' % (ins, unwoken, others_unwoken))
     check(ins >= 500, 'only %d switch-ins of ping/pong after a blocked switch-out' % ins)
