@@ -60,8 +60,8 @@ TRACE_EXPORT void trace_context_register_thread(trace_context_t* context, trace_
 
 TRACE_EXPORT void trace_context_write_instant_event_record(
     trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,
-    const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref,
-    trace_scope_t scope, const trace_arg_t* args, size_t num_args);
+    const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref, trace_scope_t scope,
+    const trace_arg_t* args, size_t num_args);
 
 TRACE_EXPORT void trace_context_write_counter_event_record(
     trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,
@@ -84,9 +84,9 @@ TRACE_EXPORT void trace_context_write_duration_end_event_record(
     const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref,
     const trace_arg_t* args, size_t num_args);
 
-#define TRACE_INTERNAL_DECLARE_ID_WRITER(name, id_type)                                         \
-  TRACE_EXPORT void trace_context_write_##name##_event_record(                                  \
-      trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,     \
+#define TRACE_INTERNAL_DECLARE_ID_WRITER(name, id_type)                                       \
+  TRACE_EXPORT void trace_context_write_##name##_event_record(                                \
+      trace_context_t* context, trace_ticks_t ticks, const trace_thread_ref_t* thread_ref,    \
       const trace_string_ref_t* category_ref, const trace_string_ref_t* name_ref, id_type id, \
       const trace_arg_t* args, size_t num_args)
 TRACE_INTERNAL_DECLARE_ID_WRITER(async_begin, trace_async_id_t);
@@ -108,22 +108,24 @@ TRACE_EXPORT void trace_context_write_blob_event_record(
     size_t blob_size, const trace_arg_t* args, size_t num_args);
 
 /* Large blob, format 1; chained and limited the same way. */
-TRACE_EXPORT void trace_context_write_blob_attachment_record(
-    trace_context_t* context, const trace_string_ref_t* category_ref,
-    const trace_string_ref_t* name_ref, const void* blob, size_t blob_size);
+TRACE_EXPORT void trace_context_write_blob_attachment_record(trace_context_t* context,
+                                                             const trace_string_ref_t* category_ref,
+                                                             const trace_string_ref_t* name_ref,
+                                                             const void* blob, size_t blob_size);
 
 /* Small blob record (type 5), size <= TRACE_MAX_BLOB_SIZE. */
-TRACE_EXPORT void trace_context_write_blob_record(trace_context_t* context,
-                                                  trace_blob_type_t type,
+TRACE_EXPORT void trace_context_write_blob_record(trace_context_t* context, trace_blob_type_t type,
                                                   const trace_string_ref_t* name_ref,
                                                   const void* blob, size_t blob_size);
 
 /* ---- kernel objects, threads, strings, logs ---- */
 
 /* Kernel object record of any type (FXT.md §8.8), in the rolling buffer. */
-TRACE_EXPORT void trace_context_write_kernel_object_record(
-    trace_context_t* context, trace_koid_t koid, uint32_t object_type,
-    const trace_string_ref_t* name_ref, const trace_arg_t* args, size_t num_args);
+TRACE_EXPORT void trace_context_write_kernel_object_record(trace_context_t* context,
+                                                           trace_koid_t koid, uint32_t object_type,
+                                                           const trace_string_ref_t* name_ref,
+                                                           const trace_arg_t* args,
+                                                           size_t num_args);
 
 /* Process-info kernel object (type PROCESS), durable. */
 TRACE_EXPORT void trace_context_write_process_info_record(trace_context_t* context,
@@ -154,14 +156,14 @@ TRACE_EXPORT void trace_context_write_initialization_record(trace_context_t* con
 
 /* Rolling buffer (as in Fuchsia). */
 TRACE_EXPORT void trace_context_write_string_record(trace_context_t* context,
-                                                   trace_string_index_t index,
-                                                   const char* string, size_t length);
+                                                    trace_string_index_t index, const char* string,
+                                                    size_t length);
 
 /* Durable. */
 TRACE_EXPORT void trace_context_write_thread_record(trace_context_t* context,
-                                                   trace_thread_index_t index,
-                                                   trace_koid_t process_koid,
-                                                   trace_koid_t thread_koid);
+                                                    trace_thread_index_t index,
+                                                    trace_koid_t process_koid,
+                                                    trace_koid_t thread_koid);
 
 /* Reserves num_bytes (a multiple of 8, at most 256 KiB) in the rolling
  * buffer; the caller fills it with whole records and then commits it with
@@ -171,8 +173,8 @@ TRACE_EXPORT void* trace_context_alloc_record(trace_context_t* context, size_t n
 TRACE_EXPORT void trace_context_commit_record(trace_context_t* context, void* record,
                                               uint64_t header);
 
-TRACE_EXPORT trace_buffering_mode_t trace_context_get_buffering_mode(
-    const trace_context_t* context);
+TRACE_EXPORT trace_buffering_mode_t
+trace_context_get_buffering_mode(const trace_context_t* context);
 
 /* Current time in the engine's ticks (ns, docs/clock.md). */
 TRACE_EXPORT trace_ticks_t trace_context_ticks_now(void);

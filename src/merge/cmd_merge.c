@@ -49,23 +49,6 @@ typedef struct merge_options {
   size_t input_count;
 } merge_options_t;
 
-static int parse_memory(const char* text, size_t* bytes) {
-  char* end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  unsigned shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10;
-  if (*end == 'M' || *end == 'm') shift = 20;
-  if (*end == 'G' || *end == 'g') shift = 30;
-  if (shift) end++;
-  if (errno || *end || end == text || text[0] == '-' || v > (SIZE_MAX >> shift) ||
-      (size_t)v << shift < ORDERED_MIN_MEMORY)
-    return cli__usage_error("merge", "--order-memory: expected a size of at least 4K, not '%s'",
-                            text);
-  *bytes = (size_t)v << shift;
-  return 0;
-}
-
 /* 0: parsed; -1: --help printed; else the exit status. */
 static int parse_options(int argc, char** argv, merge_options_t* o) {
   static const struct option kLong[] = {
@@ -91,7 +74,7 @@ static int parse_options(int argc, char** argv, merge_options_t* o) {
           return cli__usage_error("merge", "--align: expected anchor or first, not '%s'", optarg);
         break;
       case 'm':
-        if ((rc = parse_memory(optarg, &o->order_memory)) != 0) return rc;
+        if ((rc = cli__parse_order_memory("merge", optarg, &o->order_memory)) != 0) return rc;
         break;
       case 'h':
         fputs(kUsage, stdout);

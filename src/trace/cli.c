@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ordered/ordered.h"
 #include "trace-reader/reader.h"
 #include "trace/live_input.h"
 
@@ -111,4 +112,20 @@ void cli__warnings_done(const cli_warnings_t* w) {
             "trace %s: warning: %llu records in all have a size field past their contents (the "
             "first %d are above)\n",
             w->cmd, (unsigned long long)w->count, MAX_SHOWN_WARNINGS);
+}
+
+int cli__parse_order_memory(const char* cmd, const char* text, size_t* bytes) {
+  char* end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  if (*end == 'M' || *end == 'm') shift = 20;
+  if (*end == 'G' || *end == 'g') shift = 30;
+  if (shift) end++;
+  if (errno || *end || end == text || text[0] == '-' || v > (SIZE_MAX >> shift) ||
+      (size_t)v << shift < ORDERED_MIN_MEMORY)
+    return cli__usage_error(cmd, "--order-memory: expected a size of at least 4K, not '%s'", text);
+  *bytes = (size_t)v << shift;
+  return 0;
 }

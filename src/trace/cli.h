@@ -66,5 +66,9 @@ void cli__warnings_done(const cli_warnings_t* w);
 
 /* Prints the usage error and a hint to run --help; returns EXIT_USAGE. */
 int cli__usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --order-memory's value: N, NK, NM or NG (binary units), at least
+ * ORDERED_MIN_MEMORY (src/ordered/ordered.h). 0, or a usage error's exit
+ * status (said for `cmd`). */
+int cli__parse_order_memory(const char* cmd, const char* text, size_t* bytes);
 
 #endif /* FXTRACE_TRACE_CLI_H_ */

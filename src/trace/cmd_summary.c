@@ -65,24 +65,6 @@ static int parse_top(const char* text, size_t* top) {
   return 0;
 }
 
-/* N, NK, NM or NG (binary units), at least ORDERED_MIN_MEMORY. */
-static int parse_memory(const char* text, size_t* bytes) {
-  char* end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  unsigned shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10;
-  if (*end == 'M' || *end == 'm') shift = 20;
-  if (*end == 'G' || *end == 'g') shift = 30;
-  if (shift) end++;
-  if (errno || *end || end == text || text[0] == '-' || v > (SIZE_MAX >> shift) ||
-      (size_t)v << shift < ORDERED_MIN_MEMORY)
-    return cli__usage_error("summary", "--order-memory: expected a size of at least 4K, not '%s'",
-                            text);
-  *bytes = (size_t)v << shift;
-  return 0;
-}
-
 static int parse_options(int argc, char** argv, summary_options_t* o) {
   static const struct option kLong[] = {{"top", required_argument, NULL, 'n'},
                                         {"sort", required_argument, NULL, 's'},
@@ -123,7 +105,7 @@ static int parse_options(int argc, char** argv, summary_options_t* o) {
           return cli__usage_error("summary", "unknown format '%s' (text or json)", optarg);
         break;
       case 'm':
-        if ((rc = parse_memory(optarg, &o->order_memory)) != 0) return rc;
+        if ((rc = cli__parse_order_memory("summary", optarg, &o->order_memory)) != 0) return rc;
         break;
       case 'h':
         fputs(kUsage, stdout);

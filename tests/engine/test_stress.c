@@ -84,8 +84,8 @@ typedef struct worker {
 } worker_t;
 
 /* The context-API kinds: refs registered by hand, explicit ticks (= key). */
-static void write_with_context(trace_context_t* c, const trace_string_ref_t* category,
-                               uint64_t key, unsigned kind, char* text) {
+static void write_with_context(trace_context_t* c, const trace_string_ref_t* category, uint64_t key,
+                               unsigned kind, char* text) {
   uint64_t m = mix(key);
   trace_thread_ref_t thread;
   trace_context_register_current_thread(c, &thread);
@@ -108,9 +108,10 @@ static void write_with_context(trace_context_t* c, const trace_string_ref_t* cat
       args[0] = trace_make_arg(a, trace_make_int32_arg_value((int32_t)(uint32_t)m));
       args[1] = trace_make_arg(trace_make_inline_c_string_ref("d"),
                                trace_make_double_arg_value((double)key * 0.25));
-      args[2] = trace_make_arg(s, trace_make_string_arg_value(trace_make_inline_string_ref(text, len)));
-      trace_context_write_instant_event_record(c, key, &thread, category, &name,
-                                               TRACE_SCOPE_THREAD, args, 3);
+      args[2] =
+          trace_make_arg(s, trace_make_string_arg_value(trace_make_inline_string_ref(text, len)));
+      trace_context_write_instant_event_record(c, key, &thread, category, &name, TRACE_SCOPE_THREAD,
+                                               args, 3);
       break;
     }
     case 4: { /* counter, id = key, 2 args: int64, uint32 */
@@ -132,13 +133,15 @@ static void write_with_context(trace_context_t* c, const trace_string_ref_t* cat
       fill_string(text, key, len);
       args[0] = trace_make_arg(p, trace_make_pointer_arg_value((uintptr_t)m));
       args[1] = trace_make_arg(k, trace_make_koid_arg_value(key ^ 0x5555));
-      args[2] = trace_make_arg(trace_make_inline_c_string_ref("str"),
-                               trace_make_string_arg_value(trace_make_inline_string_ref(text, len)));
+      args[2] =
+          trace_make_arg(trace_make_inline_c_string_ref("str"),
+                         trace_make_string_arg_value(trace_make_inline_string_ref(text, len)));
       trace_context_write_duration_event_record(c, key, key + (m & 0xffff), &thread, category,
                                                 &name, args, 3);
       break;
     }
-    default: TEST_FAIL("kind %u is not a context-API kind", kind);
+    default:
+      TEST_FAIL("kind %u is not a context-API kind", kind);
   }
   trace_release_context(c);
 }
@@ -161,10 +164,11 @@ static void write_event(worker_t* w, uint64_t seq, char* text) {
   trace_arg_t args[2];
   switch (kind) {
     case 3: /* the macros' helper: 2 args, uint64 and an interned literal value */
-      args[0] = trace_make_arg(trace_internal_make_literal_ref("n"), trace_make_uint64_arg_value(key));
-      args[1] = trace_make_arg(trace_internal_make_literal_ref("lit"),
-                               trace_make_string_arg_value(
-                                   trace_internal_make_literal_ref(literal_values[m >> 62])));
+      args[0] =
+          trace_make_arg(trace_internal_make_literal_ref("n"), trace_make_uint64_arg_value(key));
+      args[1] = trace_make_arg(
+          trace_internal_make_literal_ref("lit"),
+          trace_make_string_arg_value(trace_internal_make_literal_ref(literal_values[m >> 62])));
       trace_internal_write_instant_event_record_and_release_context(c, &category, "h2",
                                                                     TRACE_SCOPE_PROCESS, args, 2);
       break;
@@ -177,8 +181,8 @@ static void write_event(worker_t* w, uint64_t seq, char* text) {
                                                                             key, args, 1);
           break;
         case 1:
-          trace_internal_write_async_instant_event_record_and_release_context(c, &category,
-                                                                              "async", key, args, 1);
+          trace_internal_write_async_instant_event_record_and_release_context(c, &category, "async",
+                                                                              key, args, 1);
           break;
         default:
           trace_internal_write_async_end_event_record_and_release_context(c, &category, "async",
@@ -192,12 +196,12 @@ static void write_event(worker_t* w, uint64_t seq, char* text) {
                                                                            key, NULL, 0);
           break;
         case 1:
-          trace_internal_write_flow_step_event_record_and_release_context(c, &category, "flow",
-                                                                          key, NULL, 0);
+          trace_internal_write_flow_step_event_record_and_release_context(c, &category, "flow", key,
+                                                                          NULL, 0);
           break;
         default:
-          trace_internal_write_flow_end_event_record_and_release_context(c, &category, "flow",
-                                                                         key, NULL, 0);
+          trace_internal_write_flow_end_event_record_and_release_context(c, &category, "flow", key,
+                                                                         NULL, 0);
       }
       break;
     default:
@@ -326,7 +330,8 @@ static void check_event(checker_t* ck, const trace_record_t* rec) {
     case 7:
       ASSERT_EQ(type, FXT_EVENT_FLOW_BEGIN + (m >> 24) % 3);
       break;
-    default: break;
+    default:
+      break;
   }
   uint8_t* seen = &ck->seen[t * events_per_thread + seq];
   if (*seen) TEST_FAIL("thread %u seq %llu appears twice", t, (unsigned long long)seq);
@@ -347,18 +352,26 @@ static void check_archive(checker_t* ck, const uint8_t* data, size_t length, arc
   int status;
   while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
     if (status != TRACE_READ_RECORD)
-      TEST_FAIL("%s at offset %llu: %s", status == TRACE_READ_SKIPPED ? "skipped record" : "read error",
+      TEST_FAIL("%s at offset %llu: %s",
+                status == TRACE_READ_SKIPPED ? "skipped record" : "read error",
                 (unsigned long long)trace_reader_error(r).offset, trace_reader_error(r).message);
     n->records++;
     switch (rec.type) {
-      case 0: n->overflow_events += rec.metadata.type == 3; break;
-      case 1: n->init_records++; break;
-      case 7: n->process_objects += rec.kernel_object.object_type == 1; break;
+      case 0:
+        n->overflow_events += rec.metadata.type == 3;
+        break;
+      case 1:
+        n->init_records++;
+        break;
+      case 7:
+        n->process_objects += rec.kernel_object.object_type == 1;
+        break;
       case 4:
         n->events++;
         check_event(ck, &rec);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   ASSERT_TRUE(!trace_reader_truncated(r));
@@ -398,8 +411,8 @@ static void stress(trace_buffering_mode_t mode, unsigned threads, size_t buffer_
   harness_stop(&h);
   for (unsigned t = 0; t < threads; t++) ASSERT_EQ(workers[t].not_acquired, 0u);
 
-  checker_t ck = {threads, workers, calloc(threads, events_per_thread), {0}, 0,
-                  malloc(BIG_STRING_MAX)};
+  checker_t ck = {threads, workers, calloc(threads, events_per_thread),
+                  {0},     0,       malloc(BIG_STRING_MAX)};
   ASSERT_TRUE(ck.seen != NULL && ck.text != NULL);
   size_t length;
   const uint8_t* fxt = harness_archive(&h, &length);
@@ -409,11 +422,12 @@ static void stress(trace_buffering_mode_t mode, unsigned threads, size_t buffer_
 
   uint64_t attempted = (uint64_t)threads * events_per_thread;
   uint64_t dropped = h.stats.records_dropped;
-  printf("%-9s %u threads: %llu attempted, %llu in the archive, %llu dropped, %u wraps, "
-         "%llu saves, %.1f MB; write %.2f s, stop+check %.2f s\n",
-         mode_name(mode), threads, (unsigned long long)attempted, (unsigned long long)ck.events,
-         (unsigned long long)dropped, h.stats.wrapped_count, (unsigned long long)h.saves,
-         (double)length / 1e6, t1 - t0, t2 - t1);
+  printf(
+      "%-9s %u threads: %llu attempted, %llu in the archive, %llu dropped, %u wraps, "
+      "%llu saves, %.1f MB; write %.2f s, stop+check %.2f s\n",
+      mode_name(mode), threads, (unsigned long long)attempted, (unsigned long long)ck.events,
+      (unsigned long long)dropped, h.stats.wrapped_count, (unsigned long long)h.saves,
+      (double)length / 1e6, t1 - t0, t2 - t1);
   fflush(stdout);
   ASSERT_EQ(n.init_records, 1u);
   ASSERT_EQ(n.process_objects, 1u);
@@ -501,8 +515,9 @@ static void test_switch_leaving_unclaimed_chunks(void) {
     trace_string_ref_t category;
     trace_context_t* c = trace_acquire_context_for_category_cached("stress", &site, &category);
     ASSERT_TRUE(c != NULL);
-    trace_arg_t arg = trace_make_arg(trace_internal_make_literal_ref("big"),
-                                     trace_make_string_arg_value(trace_make_inline_string_ref(text, big)));
+    trace_arg_t arg =
+        trace_make_arg(trace_internal_make_literal_ref("big"),
+                       trace_make_string_arg_value(trace_make_inline_string_ref(text, big)));
     trace_internal_write_instant_event_record_and_release_context(c, &category, "big",
                                                                   TRACE_SCOPE_THREAD, &arg, 1);
   }
@@ -522,9 +537,11 @@ static void test_switch_leaving_unclaimed_chunks(void) {
     duplicates += seen[s.seqs[i].seq]++ != 0;
   }
   if (duplicates)
-    TEST_FAIL("%zu records of round 0 saved again in round %u (chunk %llu B, %llu chunks per "
-              "buffer, records of %llu chunks)", duplicates, segments, (unsigned long long)C,
-              (unsigned long long)chunks, (unsigned long long)r);
+    TEST_FAIL(
+        "%zu records of round 0 saved again in round %u (chunk %llu B, %llu chunks per "
+        "buffer, records of %llu chunks)",
+        duplicates, segments, (unsigned long long)C, (unsigned long long)chunks,
+        (unsigned long long)r);
   ASSERT_EQ(s.seq_count, seq);
   free(seen);
   free(s.seqs);
