@@ -281,10 +281,6 @@ static int check_host_options(const record_options_t* o) {
   if (o->json) return cli__usage_error(kCmd, "--host records FXT only (no --format=json)");
   if (o->trigger_count) return cli__usage_error(kCmd, "--trigger does not go with --host");
   if (o->max_snapshots) return cli__usage_error(kCmd, "--max-snapshots does not go with --host");
-  if (o->no_local && o->command)
-    return cli__usage_error(kCmd,
-                            "with --no-local, COMMAND would run on no traced host (leave out "
-                            "--no-local, or run it on a host)");
   return 0;
 }
 
