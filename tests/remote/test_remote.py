@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 
-TRACE, MANAGER, PEER, DECODE = sys.argv[1:5]
+TRACE, MANAGER, PEER, DECODE = [os.path.abspath(a) for a in sys.argv[1:5]]
 TMP = tempfile.mkdtemp(prefix='fxtrace-remote-')
 FAILURES = []
 N = 20
@@ -75,6 +75,7 @@ class Host:
     def __init__(self, name, offset):
         self.name = name
         self.socket = path(name + '.sock')
+        self.manager = self.holder = None
         self.holder = subprocess.Popen(
             ['unshare', '--fork', '--kill-child', '--pid', '--mount-proc', '--time',
              '--monotonic=%d' % offset, 'sleep', '1000'])
@@ -106,14 +107,18 @@ class Host:
         return subprocess.Popen(self.prefix + args, stderr=subprocess.PIPE)
 
     def close(self):
-        for p in (self.manager, self.holder):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        # the manager first (SIGTERM: it ends in order), then the namespace: unshare
+        # ignores SIGTERM while it waits; SIGKILL, and --kill-child ends what it holds
+        if self.manager and self.manager.poll() is None:
+            self.manager.send_signal(signal.SIGTERM)
+            try:
+                self.manager.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.manager.kill()
+                self.manager.wait()
+        if self.holder and self.holder.poll() is None:
+            self.holder.kill()
+            self.holder.wait()
 
 
 def to_json(fxt):
@@ -284,8 +289,15 @@ def test_usage():
           'bad COMMAND: exit %d: %s' % (p.returncode, p.stderr.decode()))
 
 
+def timed(f, *args):
+    t = time.time()
+    r = f(*args)
+    print('%s: %.1f s' % (f.__name__, time.time() - t))
+    return r
+
+
 try:
-    test_usage()
+    timed(test_usage)
     why_not = namespaces_usable()
     if why_not:
         print('SKIP (namespaces): %s: the simulated hosts need PID, mount and time namespaces'
@@ -294,10 +306,11 @@ try:
         hosts = {}
         try:
             for name, offset in OFFSETS.items():
-                hosts[name] = Host(name, offset)
-            test_conversation(hosts)
-            test_unreachable(hosts)
-            test_drop_out(hosts)
+                hosts[name] = Host.__new__(Host)
+                hosts[name].__init__(name, offset)
+            timed(test_conversation, hosts)
+            timed(test_unreachable, hosts)
+            timed(test_drop_out, hosts)
         finally:
             for h in hosts.values():
                 h.close()
