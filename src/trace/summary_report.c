@@ -493,6 +493,28 @@ static void json_threads(json_writer_t* j, const summary_t* s, const rows_t* r, 
   json__text(j, "],\n");
 }
 
+/* Only in archives with host clock records (trace record --host): the keys
+ * of every other archive stay those version 1 always had. */
+static void json_hosts(json_writer_t* j, const summary_t* s) {
+  if (s->host_count == 0) return;
+  jkey(j, "hosts");
+  json__raw(j, "[", 1);
+  for (size_t i = 0; i < s->host_count; i++) {
+    const summary_host_t* h = &s->hosts[i];
+    json__text(j, i ? ",\n{" : "{");
+    jkey(j, "name");
+    json__string(j, h->name, strlen(h->name));
+    json__text(j, ",\"offset_ns\":");
+    json__i64(j, h->offset_ns);
+    json__raw(j, ",", 1);
+    ju64(j, "uncertainty_ns", h->uncertainty_ns, true);
+    json__text(j, "\"drift_ppb\":");
+    json__i64(j, h->drift_ppb);
+    json__raw(j, "}", 1);
+  }
+  json__text(j, "],\n");
+}
+
 static bool write_json(FILE* f, const summary_t* s, const rows_t* r, size_t top,
                        const trace_reader_stats_t* stats) {
   static json_writer_t j; /* 64 KiB buffer: not on the stack */
@@ -531,22 +553,7 @@ static bool write_json(FILE* f, const summary_t* s, const rows_t* r, size_t top,
   ju64(&j, "too_deep", s->too_deep, false);
   json__text(&j, "},\n");
   json_providers(&j, r);
-  jkey(&j, "hosts");
-  json__raw(&j, "[", 1);
-  for (size_t i = 0; i < s->host_count; i++) {
-    const summary_host_t* h = &s->hosts[i];
-    json__text(&j, i ? ",\n{" : "{");
-    jkey(&j, "name");
-    json__string(&j, h->name, strlen(h->name));
-    json__text(&j, ",\"offset_ns\":");
-    json__i64(&j, h->offset_ns);
-    json__raw(&j, ",", 1);
-    ju64(&j, "uncertainty_ns", h->uncertainty_ns, true);
-    json__text(&j, "\"drift_ppb\":");
-    json__i64(&j, h->drift_ppb);
-    json__raw(&j, "}", 1);
-  }
-  json__text(&j, "],\n");
+  json_hosts(&j, s);
   json_durations(&j, r, top);
   json_counters(&j, r, top);
   json_threads(&j, s, r, top);

@@ -226,6 +226,16 @@ def test_conversation(hosts):
     for host in ('alpha', 'beta'):
         check(re.search(r'^\s*%s\s+[+-]\d+\.\d+ s\s+\+-' % host, text, re.M) is not None,
               'summary: no clock line for %s:\n%s' % (host, text[:1500]))
+    s = run([TRACE, 'summary', '--format=json', out])
+    check(s.returncode == 0, 'summary json: exit %d' % s.returncode)
+    if s.returncode == 0:
+        got = {h['name']: h for h in json.loads(s.stdout).get('hosts', [])}
+        check(set(got) == {'alpha', 'beta'}, 'summary json: hosts %s' % sorted(got))
+        for host, h in got.items():
+            check(set(h) == {'name', 'offset_ns', 'uncertainty_ns', 'drift_ppb'} and
+                  h['offset_ns'] == clocks.get(host, {}).get('offset_ns') and
+                  h['uncertainty_ns'] == clocks.get(host, {}).get('uncertainty_ns'),
+                  'summary json: %s: %s, archive %s' % (host, h, clocks.get(host)))
     return out
 
 
