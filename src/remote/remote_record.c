@@ -373,13 +373,18 @@ static char** remote_argv(const remote_options_t* o, const remote_host_spec_t* s
   return argv;
 }
 
-static bool set_up_hosts(recording_t* r) {
+/* 0, or the exit status (a usage error for two hosts of one name). */
+static int set_up_hosts(recording_t* r) {
   const remote_options_t* o = r->o;
   r->count = (o->local ? 1 : 0) + o->host_count;
   r->hosts = calloc(r->count, sizeof(remote_host_t));
   if (!r->hosts) {
     cli__error(kCmd, "out of memory");
-    return false;
+    return EXIT_FAILED;
+  }
+  for (size_t i = 0; i < r->count; i++) { /* closed at the end only when opened */
+    remote_host_t* h = &r->hosts[i];
+    h->wake[0] = h->wake[1] = h->to_far = h->from_far = h->far_stderr = -1;
   }
   if (gethostname(r->local_name, sizeof(r->local_name)) != 0 || !r->local_name[0])
     snprintf(r->local_name, sizeof(r->local_name), "local");
@@ -391,35 +396,33 @@ static bool set_up_hosts(recording_t* r) {
     r->hosts[k].argv = local_argv();
     if (!r->hosts[k].argv) {
       cli__error(kCmd, "cannot find trace's own executable: %s", strerror(errno));
-      return false;
+      return EXIT_FAILED;
     }
     k++;
   }
   for (size_t i = 0; i < o->host_count; i++, k++) {
     r->hosts[k].name = o->hosts[i].name;
     r->hosts[k].argv = remote_argv(o, &o->hosts[i]);
-    if (!r->hosts[k].argv) return false;
+    if (!r->hosts[k].argv) return EXIT_FAILED;
   }
   for (size_t i = 0; i < r->count; i++)
     for (size_t j = 0; j < i; j++)
       if (strcmp(r->hosts[i].name, r->hosts[j].name) == 0) {
-        cli__error(
+        return cli__usage_error(
             kCmd, "two hosts are named '%s'%s", r->hosts[i].name,
             r->hosts[j].local ? " (this host's name: give --no-local, or another NAME)" : "");
-        return false;
       }
   for (size_t i = 0; i < r->count; i++) {
     remote_host_t* h = &r->hosts[i];
     h->o = o;
     h->sync = &r->sync;
-    h->wake[0] = h->wake[1] = -1;
     h->file = cli__temporary_file();
     if (!h->file) {
       cli__error(kCmd, "cannot create a temporary file: %s", strerror(errno));
-      return false;
+      return EXIT_FAILED;
     }
   }
-  return true;
+  return 0;
 }
 
 static void free_hosts(recording_t* r) {
@@ -462,7 +465,8 @@ int remote__record(const remote_options_t* o) {
     cli__error(kCmd, "cannot create a pipe: %s", strerror(-status));
     return EXIT_FAILED;
   }
-  bool ok = set_up_hosts(&r);
+  int setup = set_up_hosts(&r);
+  bool ok = setup == 0;
   for (size_t i = 0; ok && i < r.count; i++)
     if (!remote_host__start(&r.hosts[i])) {
       r.hosts[i].state = HOST_DONE;
@@ -494,6 +498,7 @@ int remote__record(const remote_options_t* o) {
   record_signals__stop();
   pthread_cond_destroy(&r.sync.changed);
   pthread_mutex_destroy(&r.sync.mutex);
+  if (setup != 0) return setup;
   if (rc != EXIT_OK || !all) return EXIT_FAILED;
   if (r.child > 0 && r.child_done) return r.child_status;
   return EXIT_OK;

@@ -290,7 +290,8 @@ def test_usage():
                        (['--host', '=ssh x'], 'no name'),
                        (['--no-local'], '--no-local alone'),
                        (['--host', 'a=true', '--format=json'], 'json'),
-                       (['--host', 'a=true', '--trigger=x:stop'], 'trigger')):
+                       (['--host', 'a=true', '--trigger=x:stop'], 'trigger'),
+                       (['--host', 'a=env', '--host', 'a=env'], 'one name twice')):
         p = run([TRACE, 'record'] + args + ['-o', path('usage.fxt')])
         check(p.returncode == 2, 'usage %s: exit %d: %s' % (what, p.returncode,
                                                            p.stderr.decode()))
