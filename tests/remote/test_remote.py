@@ -269,12 +269,19 @@ def test_unreachable(hosts):
 
 
 def test_drop_out(hosts):
-    # beta's channel is killed 1.5 s into a streaming trace: what it sent is kept
+    # beta's channel is killed (its whole process group: nsenter and what runs in the
+    # namespace) by the local command, which runs once every host has started tracing: a
+    # host dropping out mid-trace, whatever the machine's load
     out = path('drop.fxt')
-    killer = 'timeout -s KILL 1.5 ' + hosts['beta'].command()
-    p = run([TRACE, 'record', '--no-local', '--buffering-mode=streaming', '--duration=4',
-             '--host', 'alpha=' + hosts['alpha'].command(), '--host', 'beta=' + killer,
-             '--remote-trace=' + TRACE, '-o', out])
+    pidfile = path('beta.pid')
+    wrapped = 'sh -c \'echo $$ > %s; exec "$0" "$@"\' %s' % (pidfile, hosts['beta'].command())
+    killer = [sys.executable, '-c',
+              'import os,signal,sys,time\n'
+              'os.killpg(int(open(sys.argv[1]).read()), signal.SIGKILL)\n'
+              'time.sleep(1)\n', pidfile]
+    p = run([TRACE, 'record', '--no-local', '--buffering-mode=streaming',
+             '--host', 'alpha=' + hosts['alpha'].command(), '--host', 'beta=' + wrapped,
+             '--remote-trace=' + TRACE, '-o', out, '--'] + killer)
     err = p.stderr.decode()
     check(p.returncode == 1, 'drop out: exit %d: %s' % (p.returncode, err))
     check(re.search(r'host beta dropped out during the trace', err) is not None,
