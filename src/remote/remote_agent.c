@@ -5,7 +5,8 @@
  * trace manager (or runs one in-process) exactly as a local recording
  * does; the archive it writes comes back as DATA frames.
  *
- * That `trace record` traces a command, `trace remote-hold NOTIFY HOLD`:
+ * That `trace record` traces a command, `trace remote-hold NOTIFY HOLD` (two
+ * descriptor numbers):
  * started only once tracing has started, it writes the manager's socket
  * path to NOTIFY (so the agent knows, and says STARTED), then waits for
  * HOLD to reach its end: the agent closes HOLD on STOP (or when its
@@ -23,8 +24,6 @@
 
 #include "remote/remote.h"
 #include "trace/cli.h"
-
-enum { NOTIFY_FD = 3, HOLD_FD = 4 };
 
 /* The only `trace record` options the near end may pass. */
 static bool allowed_option(const char* o) {
@@ -54,7 +53,7 @@ static bool say_error(const char* fmt, const char* arg) {
 
 static int dup_high(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 10); }
 
-/* Starts `trace record -o - OPTIONS -- trace remote-hold 3 4`. */
+/* Starts `trace record -o - OPTIONS -- trace remote-hold NOTIFY HOLD`. */
 static bool start_recording(agent_t* a, const remote_frame_t* f) {
   const char* options[REMOTE_MAX_OPTIONS];
   size_t count = 0;
@@ -81,21 +80,26 @@ static bool start_recording(agent_t* a, const remote_frame_t* f) {
   argv[k++] = "--";
   argv[k++] = self;
   argv[k++] = "remote-hold";
-  argv[k++] = "3";
-  argv[k++] = "4";
+  char notify_arg[16], hold_arg[16];
+  argv[k++] = notify_arg;
+  argv[k++] = hold_arg;
   argv[k] = NULL;
   int out[2], notify[2], hold[2];
   if (pipe2(out, O_CLOEXEC) != 0) return say_error("cannot create a pipe: %s", strerror(errno));
   if (pipe2(notify, O_CLOEXEC) != 0 || pipe2(hold, O_CLOEXEC) != 0)
     return say_error("cannot create a pipe: %s", strerror(errno));
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  /* in the child, first out of the way of 0..4, then onto them */
+  /* above 0..2, so that the child's dup2s onto 0..2 cannot overwrite them */
   int h_out = dup_high(out[1]), h_notify = dup_high(notify[1]), h_hold = dup_high(hold[0]),
       h_null = devnull >= 0 ? dup_high(devnull) : -1;
+  snprintf(notify_arg, sizeof(notify_arg), "%d", h_notify);
+  snprintf(hold_arg, sizeof(hold_arg), "%d", h_hold);
   pid_t pid = h_out >= 0 && h_notify >= 0 && h_hold >= 0 && h_null >= 0 ? fork() : -1;
   if (pid == 0) {
-    if (dup2(h_null, 0) < 0 || dup2(h_out, 1) < 0 || dup2(h_notify, NOTIFY_FD) < 0 ||
-        dup2(h_hold, HOLD_FD) < 0)
+    /* the two descriptors remote-hold uses cross both execs on purpose:
+     * trace record passes on what it inherited (trace/spawn.h) */
+    if (dup2(h_null, STDIN_FILENO) < 0 || dup2(h_out, STDOUT_FILENO) < 0 ||
+        fcntl(h_notify, F_SETFD, 0) != 0 || fcntl(h_hold, F_SETFD, 0) != 0)
       _exit(127);
     execv(self, argv);
     fprintf(stderr, "trace remote: cannot run %s: %s\n", self, strerror(errno));
