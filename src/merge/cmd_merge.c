@@ -12,12 +12,8 @@
 #include <unistd.h>
 
 #include "merge/merge.h"
-#include "trace/archive_scan.h"
 #include "trace/archive_writer.h"
 #include "trace/cli.h"
-#include "trace/fxt_writer.h"
-
-enum { BATCH_BYTES = 256 << 10, MAX_REPORTED_SKIPS = 10 };
 
 static const char kUsage[] =
     "usage: trace merge FILE FILE... -o OUT [--host-names=NAME,NAME,...]\n"
@@ -113,9 +109,7 @@ static void base_name(const char* path, char* out, size_t size) {
 typedef struct merge_input {
   merge_anchor_t anchor;
   char name[256];
-  int fd;
-  trace_reader_t* reader;
-  uint32_t cpu_count;
+  char note[128];
 } merge_input_t;
 
 static int name_hosts(merge_options_t* o, merge_input_t* in) {
@@ -155,7 +149,8 @@ static int compute_shifts(const merge_options_t* o, const merge_input_t* in, mer
     for (size_t i = 0; i < o->input_count; i++)
       if (in[i].anchor.have_first && in[i].anchor.first_ns > target) target = in[i].anchor.first_ns;
     for (size_t i = 0; i < o->input_count; i++)
-      hosts[i].shift_ns = in[i].anchor.have_first ? target - in[i].anchor.first_ns : 0;
+      hosts[i].clock.shift_ns =
+          (int64_t)(in[i].anchor.have_first ? target - in[i].anchor.first_ns : 0);
     cli__warning("merge",
                  "aligned by each archive's earliest timestamp (--align=first): events "
                  "of different hosts are not in their real order");
@@ -171,178 +166,9 @@ static int compute_shifts(const merge_options_t* o, const merge_input_t* in, mer
     delta[i] = (int64_t)(in[i].anchor.realtime_ns - in[i].anchor.trace_ns);
     if (delta[i] < base) base = delta[i];
   }
-  for (size_t i = 0; i < o->input_count; i++) hosts[i].shift_ns = (uint64_t)(delta[i] - base);
+  for (size_t i = 0; i < o->input_count; i++) hosts[i].clock.shift_ns = delta[i] - base;
   free(delta);
   return 0;
-}
-
-typedef struct sink {
-  output_t out;
-  archive_scan_t scan;
-  archive_writer_t writer;
-  bool ok;
-  unsigned char* batch;
-  size_t used;
-} sink_t;
-
-static bool sink_flush(sink_t* s) {
-  if (s->ok && s->used) s->ok = fxt_writer__write(&s->writer, &s->scan, s->batch, s->used);
-  s->used = 0;
-  return s->ok;
-}
-
-/* Whole records only: a batch ends at a record boundary. */
-static bool sink_write(void* context, const void* data, size_t bytes) {
-  sink_t* s = context;
-  if (s->used + bytes > BATCH_BYTES && !sink_flush(s)) return false;
-  if (bytes > BATCH_BYTES) return s->ok = fxt_writer__write(&s->writer, &s->scan, data, bytes);
-  memcpy(s->batch + s->used, data, bytes);
-  s->used += bytes;
-  return s->ok;
-}
-
-static void no_record(void* context, const archive_scan_provider_t* provider, unsigned type,
-                      uint64_t bytes) {
-  (void)context, (void)provider, (void)type, (void)bytes;
-}
-
-typedef struct notes {
-  const merge_options_t* o;
-  merge_input_t* in;
-  uint64_t skipped;
-} notes_t;
-
-static void on_record(void* context, size_t input, const trace_reader_t* reader) {
-  notes_t* n = context;
-  merge__note_cpu(reader, &n->in[input].cpu_count);
-}
-
-static void on_skip(void* context, size_t input, const trace_reader_error_t* e) {
-  notes_t* n = context;
-  if (++n->skipped <= MAX_REPORTED_SKIPS)
-    cli__warning("merge", "%s: skipped the record at byte offset %" PRIu64 ": %s",
-                 n->o->inputs[input], e->offset, e->message);
-}
-
-static void report_counts(const merge_counts_t* c) {
-  if (c->high_koids)
-    cli__warning("merge", "%" PRIu64 " koids of 2^22 or more (not pids) kept as they were",
-                 c->high_koids);
-  if (c->lanes_widened)
-    cli__warning("merge",
-                 "%" PRIu64
-                 " legacy context switches past CPU lane 255 written as context "
-                 "switch records (without process koids and priorities)",
-                 c->lanes_widened);
-  if (c->lanes_lost)
-    cli__warning("merge", "%" PRIu64 " scheduling records past CPU lane 65535 left out",
-                 c->lanes_lost);
-  if (c->too_large)
-    cli__warning("merge", "%" PRIu64 " records too large once re-encoded left out", c->too_large);
-  if (c->truncated) cli__warning("merge", "%" PRIu64 " strings cut to 32000 bytes", c->truncated);
-}
-
-/* The merge proper, once every input has its anchor and name. */
-static int merge(const merge_options_t* o, merge_input_t* in, merge_host_t* hosts) {
-  notes_t notes = {o, in, 0};
-  ordered_options_t view_options = {.memory_bytes = o->order_memory,
-                                    .on_skip = on_skip,
-                                    .on_record = on_record,
-                                    .context = &notes};
-  ordered_t* view = ordered__open(&view_options);
-  bool ok = view != NULL;
-  for (size_t i = 0; ok && i < o->input_count; i++)
-    ok = ordered__add_input(view, in[i].reader) &&
-         ordered__set_input_shift(view, i, hosts[i].shift_ns);
-  if (!ok || ordered__load(view) == ORDERED_ERROR) {
-    cli__error("merge", "%s", view ? ordered__error(view) : "out of memory");
-    ordered__close(view);
-    return EXIT_FAILED;
-  }
-  uint32_t lane = 0;
-  for (size_t i = 0; i < o->input_count; i++) {
-    hosts[i].cpu_base = lane;
-    hosts[i].cpu_count = in[i].cpu_count;
-    lane += in[i].cpu_count;
-  }
-  sink_t s;
-  memset(&s, 0, sizeof(s));
-  bool to_stdout = strcmp(o->output, "-") == 0;
-  s.batch = malloc(BATCH_BYTES);
-  merge_writer_t* w = merge__writer_open(hosts, o->input_count, sink_write, &s);
-  if (!s.batch || !w) {
-    cli__error("merge", "out of memory");
-    free(s.batch);
-    merge__writer_close(w);
-    ordered__close(view);
-    return EXIT_FAILED;
-  }
-  if (!output__open(&s.out, "merge", o->output)) {
-    free(s.batch);
-    merge__writer_close(w);
-    ordered__close(view);
-    return EXIT_FAILED;
-  }
-  archive_scan__init(&s.scan, no_record, NULL);
-  s.ok = archive_writer__init(&s.writer, &s.out,
-                              to_stdout ? COMPRESS_NONE : compress__codec_for_name(o->output));
-  if (!s.ok) cli__error("merge", "cannot start compressing: %s", strerror(errno));
-  int rc = ORDERED_END;
-  ordered_record_t r;
-  if (s.ok) s.ok = merge__writer_start(w);
-  while (s.ok && (rc = ordered__next(view, &r)) == ORDERED_RECORD)
-    if (!merge__write_record(w, &r) && s.ok) {
-      cli__error("merge", "out of memory");
-      rc = ORDERED_ERROR;
-      break;
-    }
-  bool view_failed = rc == ORDERED_ERROR;
-  if (view_failed && s.ok) cli__error("merge", "%s", ordered__error(view));
-  bool wrote = sink_flush(&s) && archive_writer__finish(&s.writer);
-  if (!wrote && s.writer.error) {
-    cli__error("merge", "writing %s failed: %s", s.out.name, strerror(s.writer.error));
-    archive_writer__keep(&s.writer, "merge", "record", NULL);
-  }
-  if (output__close(&s.out) != 0 && wrote) {
-    cli__error("merge", "writing %s failed: %s", s.out.name, strerror(s.out.error));
-    wrote = false;
-  }
-  if (!wrote && s.out.offset == 0) output__remove(&s.out);
-  archive_writer__free(&s.writer);
-  free(s.batch);
-  merge_counts_t counts = merge__writer_counts(w);
-  merge__writer_close(w);
-  report_counts(&counts);
-  if (notes.skipped > MAX_REPORTED_SKIPS)
-    cli__warning("merge", "%" PRIu64 " records skipped in all", notes.skipped);
-  bool damaged = false;
-  for (size_t i = 0; i < o->input_count; i++)
-    if (ordered__input_failed(view, i)) {
-      trace_reader_error_t e = trace_reader_error(in[i].reader);
-      cli__error("merge", "%s: at byte offset %" PRIu64 ": %s (its records before it are merged)",
-                 o->inputs[i], e.offset, e.message);
-      damaged = true;
-    }
-  ordered_stats_t st = ordered__stats(view);
-  ordered__close(view);
-  if (wrote && !view_failed) {
-    fprintf(stderr, "trace merge: %zu archives, %" PRIu64 " records into %s", o->input_count,
-            counts.written, s.out.name);
-    if (st.runs) fprintf(stderr, " (ordered through %" PRIu64 " runs in TMPDIR)", st.runs);
-    fputc('\n', stderr);
-    for (size_t i = 0; i < o->input_count; i++) {
-      fprintf(stderr,
-              "  %s: %s, shifted by %" PRIu64 " ns (anchor uncertainty %" PRIu64
-              " ns), koids + %" PRIu64,
-              hosts[i].name, o->inputs[i], hosts[i].shift_ns, in[i].anchor.uncertainty_ns,
-              hosts[i].koid_base);
-      if (hosts[i].cpu_count)
-        fprintf(stderr, ", CPU lanes %u-%u", hosts[i].cpu_base,
-                hosts[i].cpu_base + hosts[i].cpu_count - 1);
-      fputc('\n', stderr);
-    }
-  }
-  return wrote && !view_failed && !damaged ? EXIT_OK : EXIT_FAILED;
 }
 
 int cmd__merge(int argc, char** argv) {
@@ -357,7 +183,6 @@ int cmd__merge(int argc, char** argv) {
     free(hosts);
     return EXIT_FAILED;
   }
-  for (size_t i = 0; i < o.input_count; i++) in[i].fd = -1;
   rc = EXIT_OK;
   for (size_t i = 0; rc == EXIT_OK && i < o.input_count; i++) {
     if (!merge__scan_anchor(o.inputs[i], o.align_first, &in[i].anchor)) {
@@ -372,25 +197,42 @@ int cmd__merge(int argc, char** argv) {
     }
   }
   if (rc == EXIT_OK) rc = name_hosts(&o, in);
-  for (size_t i = 0; i < o.input_count; i++) {
-    hosts[i].name = in[i].name;
-    hosts[i].koid_base = (uint64_t)i * MERGE_KOID_STRIDE;
-  }
+  for (size_t i = 0; i < o.input_count; i++) hosts[i].name = in[i].name;
   if (rc == EXIT_OK) rc = compute_shifts(&o, in, hosts);
+  const char** notes = calloc(o.input_count, sizeof(*notes));
+  if (rc == EXIT_OK && !notes) {
+    cli__error("merge", "out of memory");
+    rc = EXIT_FAILED;
+  }
   for (size_t i = 0; rc == EXIT_OK && i < o.input_count; i++) {
-    in[i].fd = cli__open_input("merge", o.inputs[i]);
-    if (in[i].fd < 0)
-      rc = EXIT_FAILED;
-    else if (!(in[i].reader = trace_reader_open_fd(in[i].fd, NULL))) {
-      cli__error("merge", "out of memory");
-      rc = EXIT_FAILED;
-    }
+    snprintf(in[i].note, sizeof(in[i].note),
+             "shifted by %" PRId64 " ns (anchor uncertainty %" PRIu64 " ns)",
+             hosts[i].clock.shift_ns, in[i].anchor.uncertainty_ns);
+    notes[i] = in[i].note;
   }
-  if (rc == EXIT_OK) rc = merge(&o, in, hosts);
-  for (size_t i = 0; i < o.input_count; i++) {
-    trace_reader_close(in[i].reader);
-    if (in[i].fd >= 0) close(in[i].fd);
+  if (rc == EXIT_OK) {
+    /* each input named by its path in messages, its note after the path */
+    char** full = calloc(o.input_count, sizeof(*full));
+    for (size_t i = 0; full && i < o.input_count; i++)
+      if (asprintf(&full[i], "%s, %s", o.inputs[i], in[i].note) < 0) full[i] = NULL;
+    for (size_t i = 0; full && i < o.input_count; i++)
+      if (full[i]) notes[i] = full[i];
+    merge_job_t job = {
+        .cmd = "merge",
+        .output = o.output,
+        .codec = strcmp(o.output, "-") == 0 ? COMPRESS_NONE : compress__codec_for_name(o.output),
+        .order_memory = o.order_memory,
+        .count = o.input_count,
+        .paths = (const char* const*)o.inputs,
+        .labels = (const char* const*)o.inputs,
+        .notes = notes,
+        .hosts = hosts,
+    };
+    rc = merge__run(&job);
+    for (size_t i = 0; full && i < o.input_count; i++) free(full[i]);
+    free(full);
   }
+  free(notes);
   free(in);
   free(hosts);
   return rc;

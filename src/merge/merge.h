@@ -36,8 +36,8 @@ typedef struct merge_anchor {
 bool merge__scan_anchor(const char* path, bool earliest, merge_anchor_t* out);
 
 typedef struct merge_host {
-  const char* name; /* borrowed */
-  uint64_t shift_ns;
+  const char* name;      /* borrowed */
+  ordered_clock_t clock; /* its timestamps onto the output's timeline */
   uint64_t koid_base;
   uint32_t cpu_base, cpu_count; /* its lanes: cpu_base .. cpu_base + cpu_count - 1 */
 } merge_host_t;
@@ -50,6 +50,29 @@ typedef struct merge_counts {
   uint64_t too_large;     /* records that do not fit once re-encoded: left out */
   uint64_t truncated;     /* strings cut to the inline limit */
 } merge_counts_t;
+
+/* run: the merge proper, for `trace merge` and `trace record --host`. */
+typedef struct merge_job {
+  const char* cmd;    /* for messages: "merge", "record" */
+  const char* output; /* "-": standard output */
+  int codec;          /* compress_codec_t of the output */
+  size_t order_memory;
+  size_t count;
+  const char* const* paths;  /* the inputs */
+  const char* const* labels; /* each input in messages (its path, "host db1") */
+  const char* const* notes;  /* each input's alignment, printed after its name */
+  merge_host_t* hosts;       /* name and clock set; koids and lanes set here */
+  /* written right after the magic record (whole records, their own
+   * provider selected: the writer selects its own again) */
+  const void* preamble;
+  size_t preamble_bytes;
+} merge_job_t;
+
+/* Opens the inputs, merges them into the output and reports (each input's
+ * line, counts, damage). EXIT_OK, or EXIT_FAILED after saying why; an
+ * input damaged part-way has its records before the damage merged, and
+ * fails the job. */
+int merge__run(const merge_job_t* job);
 
 /* identity */
 uint64_t merge__koid(const merge_host_t* h, uint64_t koid, merge_counts_t* c);

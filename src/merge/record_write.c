@@ -7,7 +7,7 @@
  * provider records are not copied. Each (input, provider version) becomes
  * one output provider, named "HOST: NAME", with 1 tick = 1 ns; a provider
  * section record selects it again when the next record is another's.
- * Timestamps are the view's (ns, the input's shift added); koids and CPU
+ * Timestamps are the view's (ns, the input's clock map applied); koids and CPU
  * numbers are the host's (identity.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -207,8 +207,9 @@ static bool write_event(merge_writer_t* w, const merge_host_t* h, const ordered_
   if (rec->event.event_type == FXT_EVENT_INSTANT)
     payload = rec->event.has_scope ? rec->event.scope : TRACE_SCOPE_THREAD;
   else if (rec->event.event_type == FXT_EVENT_DURATION_COMPLETE)
-    payload = timestamp__ticks_to_ns(payload, rec->provider ? rec->provider->ticks_per_second : 0) +
-              h->shift_ns;
+    payload = ordered__clock_map(
+        &h->clock,
+        timestamp__ticks_to_ns(payload, rec->provider ? rec->provider->ticks_per_second : 0));
   size_t words = fxt_event_record_words(rec->event.event_type, &th, &cat, &name, w->args, n);
   if (!fits(w, words)) return true;
   return emit(w, fxt_write_event_record(w->words, words, rec->event.event_type, r->ns, &th, &cat,

@@ -69,9 +69,27 @@ bool ordered__add_input(ordered_t* o, trace_reader_t* reader) {
 }
 
 bool ordered__set_input_shift(ordered_t* o, size_t input, uint64_t shift_ns) {
+  if (shift_ns > INT64_MAX) return false;
+  ordered_clock_t clock = {(int64_t)shift_ns, 0, 0};
+  return ordered__set_input_clock(o, input, &clock);
+}
+
+bool ordered__set_input_clock(ordered_t* o, size_t input, const ordered_clock_t* clock) {
   if (o->state != ORDERED_OPEN || input >= o->input_count) return false;
-  o->inputs[input].shift_ns = shift_ns;
+  if (clock->drift_ppb <= -1000000000 || clock->drift_ppb >= 1000000000) return false;
+  o->inputs[input].clock = *clock;
   return true;
+}
+
+uint64_t ordered__clock_map(const ordered_clock_t* c, uint64_t ns) {
+  /* in long double: (ns - origin) x ppb overflows 64 bits past hours x 1000 ppm */
+  long double out = (long double)ns + (long double)c->shift_ns;
+  if (c->drift_ppb != 0)
+    out += ((long double)ns - (long double)c->origin_ns) * (long double)c->drift_ppb / 1e9L;
+  if (out <= 0) return 0;
+  if (out >= 18446744073709551615.0L) return UINT64_MAX;
+  if (c->drift_ppb == 0) return ns + (uint64_t)c->shift_ns; /* exact, wrapping as intended */
+  return (uint64_t)(out + 0.5L);
 }
 
 /* Reads input i in file order into the slab. */
@@ -97,7 +115,7 @@ static bool read_input(ordered_t* o, size_t i) {
     ordered_rec_t h = {.seq = in->records++, .input = (uint32_t)i};
     if (ordered__record_ns(&r, &h.ns)) {
       h.flags = ORDERED_REC_TIMED;
-      h.ns += in->shift_ns;
+      h.ns = ordered__clock_map(&in->clock, h.ns);
       if (!in->have_first) {
         in->have_first = true;
         in->first_ns = h.ns;

@@ -121,6 +121,21 @@ bool ordered__add_input(ordered_t* o, trace_reader_t* reader);
  * input. */
 bool ordered__set_input_shift(ordered_t* o, size_t input, uint64_t shift_ns);
 
+/* A linear map from an input's clock onto the output's timeline:
+ *   out = ns + shift_ns + (ns - origin_ns) x drift_ppb / 10^9
+ * (a shift that may be negative, and a rate correction around origin_ns;
+ * `trace record --host`, docs/multi-host.md). A result below 0 is 0. */
+typedef struct ordered_clock {
+  int64_t shift_ns;
+  uint64_t origin_ns;
+  int64_t drift_ppb; /* |drift_ppb| < 10^9, so the map keeps the order */
+} ordered_clock_t;
+
+uint64_t ordered__clock_map(const ordered_clock_t* c, uint64_t ns);
+
+/* Like ordered__set_input_shift(), with the linear map `clock`. */
+bool ordered__set_input_clock(ordered_t* o, size_t input, const ordered_clock_t* clock);
+
 /* Reads every input and sorts (ordered__next() does it when it has not been
  * done). ORDERED_END when done, ORDERED_ERROR when the view failed (out of
  * memory, the temporary file cannot be written): ordered__error() says why. */

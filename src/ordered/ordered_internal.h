@@ -56,7 +56,7 @@ typedef struct ordered_cursor {
 
 typedef struct ordered_input {
   trace_reader_t* reader;
-  uint64_t shift_ns; /* added to every timestamp (ordered__set_input_shift) */
+  ordered_clock_t clock; /* applied to every timestamp (ordered__set_input_clock) */
   ordered_providers_t providers;
   bool failed;     /* its reader ended on TRACE_READ_ERROR */
   bool have_first; /* first_ns: its first timestamped record in file order */

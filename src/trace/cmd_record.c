@@ -22,6 +22,7 @@
 
 #include "alert/alert_trigger.h"
 #include "protocol/manager_socket.h"
+#include "remote/remote.h"
 #include "trace-reader/reader.h"
 #include "trace/archive_scan.h"
 #include "trace/archive_writer.h"
@@ -85,6 +86,16 @@ static const char kUsage[] =
     "                            written (a standard .zst / .gz file); default: by\n"
     "                            the output name (*.zst zstd, *.gz gzip), else none\n"
     "      --max-snapshots=N     keep only the newest N snapshots (default: all)\n"
+    "      --host=NAME=COMMAND   record host NAME too, through COMMAND (split like a\n"
+    "                            shell line, e.g. \"ssh -T db1\"), which runs\n"
+    "                            'trace remote' there: its stdin and stdout are the\n"
+    "                            channel. Repeatable. All hosts start and stop\n"
+    "                            together; each host's clock offset is measured over\n"
+    "                            its channel, and the archives are merged into one\n"
+    "                            (FXT only; COMMAND after -- runs on this host):\n"
+    "                            docs/multi-host.md\n"
+    "      --remote-trace=PATH   the trace command on the hosts (default: trace)\n"
+    "      --no-local            with --host: this host takes no part\n"
     "  -h, --help                show this help\n"
     "\n"
     "Snapshots (circular and oneshot modes, FXT output to a file): SIGUSR1 to trace\n"
@@ -137,6 +148,13 @@ typedef struct record_options {
   unsigned max_snapshots; /* 0: every snapshot is kept */
   char** command;         /* NULL-terminated, or NULL */
   bool legacy_sched;      /* --kernel-sched=legacy */
+  /* --host (docs/multi-host.md): src/remote records every host */
+  remote_host_spec_t* hosts;
+  size_t host_count;
+  bool no_local;
+  const char* remote_trace;
+  char* forwarded[REMOTE_MAX_OPTIONS]; /* the options every host records with */
+  size_t forwarded_count;
 } record_options_t;
 
 /* ---- options ---- */
@@ -179,6 +197,9 @@ static int split_categories(record_options_t* o, const char* text) {
 }
 
 static void free_options(record_options_t* o) {
+  for (size_t i = 0; i < o->forwarded_count; i++) free(o->forwarded[i]);
+  for (size_t i = 0; i < o->host_count; i++) free((char*)o->hosts[i].name);
+  free(o->hosts);
   free(o->category_text);
   free(o->categories);
   free(o->triggers);
@@ -225,6 +246,44 @@ static int add_legacy_sched(record_options_t* o) {
   return 0;
 }
 
+/* --host=NAME=COMMAND */
+static int add_host(record_options_t* o, const char* text) {
+  const char* eq = strchr(text, '=');
+  if (!eq || eq == text || eq[1] == '\0')
+    return cli__usage_error(kCmd, "bad --host '%s' (NAME=COMMAND, e.g. db1=\"ssh -T db1\")", text);
+  remote_host_spec_t* grown = realloc(o->hosts, (o->host_count + 1) * sizeof(*grown));
+  if (grown) o->hosts = grown;
+  char* name = grown ? strndup(text, (size_t)(eq - text)) : NULL;
+  if (!name) {
+    cli__error(kCmd, "out of memory");
+    return EXIT_FAILED;
+  }
+  o->hosts[o->host_count].name = name;
+  o->hosts[o->host_count].command = eq + 1;
+  o->host_count++;
+  return 0;
+}
+
+/* An option every host records with, as `trace record` takes it. */
+static int forward_option(record_options_t* o, const char* name, const char* value) {
+  if (o->forwarded_count == REMOTE_MAX_OPTIONS) return cli__usage_error(kCmd, "too many options");
+  if (asprintf(&o->forwarded[o->forwarded_count], "%s%s", name, value) < 0) {
+    cli__error(kCmd, "out of memory");
+    return EXIT_FAILED;
+  }
+  o->forwarded_count++;
+  return 0;
+}
+
+static int check_host_options(const record_options_t* o) {
+  if (o->host_count == 0)
+    return cli__usage_error(kCmd, "--no-local and --remote-trace go with --host");
+  if (o->json) return cli__usage_error(kCmd, "--host records FXT only (no --format=json)");
+  if (o->trigger_count) return cli__usage_error(kCmd, "--trigger does not go with --host");
+  if (o->max_snapshots) return cli__usage_error(kCmd, "--max-snapshots does not go with --host");
+  return 0;
+}
+
 /* 0 to record, -1 after --help, else the exit status. */
 static int parse_options(int argc, char** argv, record_options_t* o) {
   enum {
@@ -237,7 +296,10 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
     OPT_COMPRESS,
     OPT_MAX_SNAPSHOTS,
     OPT_KERNEL_SCHED,
-    OPT_TRIGGER
+    OPT_TRIGGER,
+    OPT_HOST,
+    OPT_REMOTE_TRACE,
+    OPT_NO_LOCAL
   };
   static const struct option kLong[] = {
       {"categories", required_argument, NULL, OPT_CATEGORIES},
@@ -251,6 +313,9 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
       {"max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS},
       {"kernel-sched", required_argument, NULL, OPT_KERNEL_SCHED},
       {"trigger", required_argument, NULL, OPT_TRIGGER},
+      {"host", required_argument, NULL, OPT_HOST},
+      {"remote-trace", required_argument, NULL, OPT_REMOTE_TRACE},
+      {"no-local", no_argument, NULL, OPT_NO_LOCAL},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof(*o));
@@ -262,7 +327,31 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
   optind = 1;
   /* '+': the first non-option starts the command, whose own options are its own. */
   while ((opt = getopt_long(argc, argv, "+:o:h", kLong, NULL)) != -1) {
+    static const struct {
+      int opt;
+      const char* name;
+    } kForwarded[] = {{OPT_CATEGORIES, "--categories="},
+                      {OPT_MODE, "--buffering-mode="},
+                      {OPT_SIZE, "--buffer-size="},
+                      {OPT_STOP_TIMEOUT, "--stop-timeout="},
+                      {OPT_KERNEL_SCHED, "--kernel-sched="}};
+    for (size_t i = 0; i < sizeof(kForwarded) / sizeof(kForwarded[0]); i++) {
+      int rc = kForwarded[i].opt == opt ? forward_option(o, kForwarded[i].name, optarg) : 0;
+      if (rc != 0) return rc;
+    }
     switch (opt) {
+      case OPT_HOST: {
+        int rc = add_host(o, optarg);
+        if (rc != 0) return rc;
+        break;
+      }
+      case OPT_REMOTE_TRACE:
+        if (optarg[0] == '\0') return cli__usage_error(kCmd, "empty --remote-trace");
+        o->remote_trace = optarg;
+        break;
+      case OPT_NO_LOCAL:
+        o->no_local = true;
+        break;
       case OPT_CATEGORIES: {
         int rc = split_categories(o, optarg);
         if (rc != 0) return rc;
@@ -366,6 +455,10 @@ static int parse_options(int argc, char** argv, record_options_t* o) {
       return cli__usage_error(kCmd, "--trigger=%s:snapshot: %s", o->triggers[i].name, why);
   }
   if (!codec_given) o->codec = compress__codec_for_name(o->output);
+  if (o->host_count > 0 || o->no_local || o->remote_trace) {
+    int rc = check_host_options(o);
+    if (rc != 0) return rc;
+  }
   const char* no_snapshots = record_snapshot__unsupported(o->mode, o->output, o->json);
   if (o->max_snapshots > 0 && no_snapshots)
     return cli__usage_error(kCmd, "--max-snapshots: %s", no_snapshots);
@@ -1146,10 +1239,30 @@ static int record(const record_options_t* o) {
   return EXIT_OK;
 }
 
+/* --host: every host, this one too unless --no-local (src/remote). */
+static int record_hosts(const record_options_t* o) {
+  remote_options_t r = {
+      .hosts = o->hosts,
+      .host_count = o->host_count,
+      .local = !o->no_local,
+      .remote_trace = o->remote_trace ? o->remote_trace : "trace",
+      .duration_s = o->duration_s,
+      .stop_timeout_ms = o->stop_timeout_ms,
+      .output = o->output,
+      .codec = strcmp(o->output, "-") == 0 ? COMPRESS_NONE : o->codec,
+      .command = o->command,
+  };
+  for (size_t i = 0; i < o->forwarded_count; i++)
+    r.record_options[r.record_option_count++] = o->forwarded[i];
+  return remote__record(&r);
+}
+
 int cmd__record(int argc, char** argv) {
   record_options_t o;
   int rc = parse_options(argc, argv, &o);
-  if (rc == 0)
+  if (rc == 0 && o.host_count > 0)
+    rc = record_hosts(&o);
+  else if (rc == 0)
     rc = record(&o);
   else if (rc < 0)
     rc = EXIT_OK;

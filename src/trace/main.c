@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "remote/remote.h"
 #include "trace/cli.h"
 #include "trace/spawn.h"
 
@@ -23,6 +24,9 @@ static const command_t kCommands[] = {
     {"list-categories", cmd__list_categories, "list the categories the manager knows"},
     {"summary", cmd__summary, "summarize an FXT archive: durations, counters, threads, CPU time"},
     {"gen-sample", cmd__gen_sample, NULL},
+    /* the far end of `trace record --host` (docs/multi-host.md) */
+    {"remote", remote__agent_main, NULL},
+    {"remote-hold", remote__hold_main, NULL},
 };
 
 static void usage(FILE* out) {

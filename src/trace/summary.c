@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <trace-engine/types.h>
 
 #include "ordered/ordered.h"
 #include "trace/timestamp.h"
@@ -389,6 +390,32 @@ static bool is_wakeup_event(const trace_record_t* r) {
 
 /* ---- records ---- */
 
+static bool string_is(const trace_reader_string_t* s, const char* text) {
+  return s->length == strlen(text) && memcmp(s->data, text, s->length) == 0;
+}
+
+/* An fxtrace:clock "host" instant: one host's measured clock. */
+static void on_host_clock(summary_t* s, const trace_record_t* r) {
+  if (s->host_count == SUMMARY_MAX_HOSTS) return;
+  summary_host_t h;
+  memset(&h, 0, sizeof(h));
+  for (size_t i = 0; i < r->event.args.count; i++) {
+    const trace_reader_arg_t* a = &r->event.args.items[i];
+    if (string_is(&a->name, "host") && a->type == TRACE_ARG_STRING) {
+      size_t n =
+          a->string_value.length < sizeof(h.name) - 1 ? a->string_value.length : sizeof(h.name) - 1;
+      memcpy(h.name, a->string_value.data, n);
+    } else if (string_is(&a->name, "offset_ns") && a->type == TRACE_ARG_INT64) {
+      h.offset_ns = a->int64_value;
+    } else if (string_is(&a->name, "uncertainty_ns") && a->type == TRACE_ARG_UINT64) {
+      h.uncertainty_ns = a->uint64_value;
+    } else if (string_is(&a->name, "drift_ppb") && a->type == TRACE_ARG_INT64) {
+      h.drift_ppb = a->int64_value;
+    }
+  }
+  s->hosts[s->host_count++] = h;
+}
+
 static void on_kernel_object(summary_t* s, const trace_record_t* r) {
   const __typeof__(r->kernel_object)* k = &r->kernel_object;
   if (k->object_type != 2 || k->name.length == 0) return;
@@ -406,7 +433,10 @@ static void on_kernel_object(summary_t* s, const trace_record_t* r) {
 static void on_event(summary_t* s, const trace_record_t* r, uint64_t ns) {
   switch (r->event.event_type) {
     case EV_INSTANT:
-      if (is_wakeup_event(r)) on_wakeup(s, r->event.process_koid, r->event.thread_koid, ns);
+      if (is_wakeup_event(r))
+        on_wakeup(s, r->event.process_koid, r->event.thread_koid, ns);
+      else if (string_is(&r->event.category, "fxtrace:clock") && string_is(&r->event.name, "host"))
+        on_host_clock(s, r);
       break;
     case EV_COUNTER:
       on_counter(s, r, ns);

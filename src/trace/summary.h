@@ -88,6 +88,16 @@ typedef struct summary_cpu {
   uint64_t since_ns;
 } summary_cpu_t;
 
+/* A host's clock as `trace record --host` measured it (its fxtrace:clock
+ * "host" record, docs/multi-host.md#metadata). */
+#define SUMMARY_MAX_HOSTS 64
+typedef struct summary_host {
+  char name[SUMMARY_NAME_MAX];
+  int64_t offset_ns; /* the host's clock minus the recording host's, at the start */
+  uint64_t uncertainty_ns;
+  int64_t drift_ppb;
+} summary_host_t;
+
 typedef struct summary {
   time_range_t range;
   summary_table_t durations, counters, threads, providers, async;
@@ -103,6 +113,8 @@ typedef struct summary {
   uint64_t too_deep;             /* begins past SUMMARY_MAX_DEPTH, not counted */
   uint64_t merged_away;          /* intervals pushed out of a thread's window */
   bool out_of_memory;
+  summary_host_t hosts[SUMMARY_MAX_HOSTS];
+  size_t host_count;
   char* key; /* scratch for building keys */
   size_t key_capacity;
 } summary_t;

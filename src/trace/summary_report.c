@@ -322,6 +322,20 @@ static void text_threads(FILE* f, const summary_t* s, const rows_t* r, size_t to
   }
 }
 
+/* The hosts of a `trace record --host` archive and their measured clocks. */
+static void text_hosts(FILE* f, const summary_t* s) {
+  if (s->host_count == 0) return;
+  fprintf(f, "\nHosts (%zu, clocks measured by trace record --host)\n", s->host_count);
+  fprintf(f, "  %-24s %22s  %14s  %12s\n", "host", "offset", "uncertainty", "rate");
+  for (size_t i = 0; i < s->host_count; i++) {
+    const summary_host_t* h = &s->hosts[i];
+    char u[24], off[40];
+    snprintf(off, sizeof(off), "%+.9f s", (double)h->offset_ns / 1e9);
+    fprintf(f, "  %-24s %22s  +- %11s  %+9" PRId64 " ppb\n", h->name, off,
+            human(u, h->uncertainty_ns), h->drift_ppb);
+  }
+}
+
 static void write_text(FILE* f, const summary_t* s, const rows_t* r, size_t top,
                        const trace_reader_stats_t* stats) {
   char a[40], b[40], h[24];
@@ -340,6 +354,7 @@ static void write_text(FILE* f, const summary_t* s, const rows_t* r, size_t top,
   if (stats->records_skipped) fprintf(f, ", %" PRIu64 " skipped", stats->records_skipped);
   fputc('\n', f);
   text_providers(f, s, r);
+  text_hosts(f, s);
   text_durations(f, s, r, top);
   text_counters(f, r, top);
   text_threads(f, s, r, top);
@@ -478,6 +493,28 @@ static void json_threads(json_writer_t* j, const summary_t* s, const rows_t* r, 
   json__text(j, "],\n");
 }
 
+/* Only in archives with host clock records (trace record --host): the keys
+ * of every other archive stay those version 1 always had. */
+static void json_hosts(json_writer_t* j, const summary_t* s) {
+  if (s->host_count == 0) return;
+  jkey(j, "hosts");
+  json__raw(j, "[", 1);
+  for (size_t i = 0; i < s->host_count; i++) {
+    const summary_host_t* h = &s->hosts[i];
+    json__text(j, i ? ",\n{" : "{");
+    jkey(j, "name");
+    json__string(j, h->name, strlen(h->name));
+    json__text(j, ",\"offset_ns\":");
+    json__i64(j, h->offset_ns);
+    json__raw(j, ",", 1);
+    ju64(j, "uncertainty_ns", h->uncertainty_ns, true);
+    json__text(j, "\"drift_ppb\":");
+    json__i64(j, h->drift_ppb);
+    json__raw(j, "}", 1);
+  }
+  json__text(j, "],\n");
+}
+
 static bool write_json(FILE* f, const summary_t* s, const rows_t* r, size_t top,
                        const trace_reader_stats_t* stats) {
   static json_writer_t j; /* 64 KiB buffer: not on the stack */
@@ -516,6 +553,7 @@ static bool write_json(FILE* f, const summary_t* s, const rows_t* r, size_t top,
   ju64(&j, "too_deep", s->too_deep, false);
   json__text(&j, "},\n");
   json_providers(&j, r);
+  json_hosts(&j, s);
   json_durations(&j, r, top);
   json_counters(&j, r, top);
   json_threads(&j, s, r, top);

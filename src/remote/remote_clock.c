@@ -1,0 +1,56 @@
+/* The clock exchange (remote.h, docs/multi-host.md#clocks): the near end
+ * sends its clock request at near_sent and receives the far clock's
+ * reading at near_received; the far reading was taken somewhere in
+ * between, so the far clock minus the near one is
+ * far - (near_sent + near_received) / 2, give or take half the round trip.
+ * The shortest round trip of an exchange wins: its window is narrowest. */
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "remote/remote.h"
+
+/* A rate estimate is used over at least this long (a shorter one is mostly
+ * the two samples' uncertainty), and only when plausible: crystals of real
+ * machines differ by tens of ppm. */
+enum { MIN_RATE_SPAN_NS = 1000000000, MAX_PLAUSIBLE_PPB = 500000 };
+
+uint64_t remote_clock__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void remote_clock__note(remote_clock_sample_t* s, uint64_t near_sent, uint64_t far_ns,
+                        uint64_t near_received) {
+  s->rounds++;
+  if (near_received < near_sent) return;
+  uint64_t half = (near_received - near_sent) / 2;
+  if (s->valid && half >= s->uncertainty_ns) return;
+  s->valid = true;
+  s->near_ns = near_sent + half;
+  s->far_ns = far_ns;
+  s->uncertainty_ns = half;
+}
+
+int64_t remote_clock__offset(const remote_clock_sample_t* s) {
+  return (int64_t)(s->far_ns - s->near_ns);
+}
+
+remote_clock_map_t remote_clock__map(const remote_clock_sample_t* start,
+                                     const remote_clock_sample_t* end) {
+  remote_clock_map_t m = {0};
+  if (!start->valid) return m;
+  int64_t o_s = remote_clock__offset(start);
+  m.shift_ns = -o_s;
+  m.origin_ns = start->far_ns;
+  if (!end || !end->valid || end->far_ns <= start->far_ns) return m;
+  /* near = far - o(far), o linear through both samples */
+  double span = (double)(end->far_ns - start->far_ns);
+  double k = (double)(remote_clock__offset(end) - o_s) / span;
+  double ppb = k * 1e9;
+  m.measured_ppb = (int64_t)(ppb < 0 ? ppb - 0.5 : ppb + 0.5);
+  m.rate_used = span >= MIN_RATE_SPAN_NS && llabs(m.measured_ppb) <= MAX_PLAUSIBLE_PPB;
+  if (m.rate_used) m.drift_ppb = -m.measured_ppb;
+  return m;
+}

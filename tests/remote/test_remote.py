@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""`trace record --host` (issue 23, second part; docs/multi-host.md).
+
+Two hosts simulated on this machine, each a PID + mount + time namespace (unshare --fork
+--kill-child --pid --mount-proc --time --monotonic=OFFSET, offsets 15000 s apart) with its own
+trace_manager on its own FXTRACE_SOCKET and a traced program (remote_peer); COMMAND is an
+nsenter prefix into the host. The program on alpha sends N messages through a FIFO to the one on
+beta. One `trace record --no-local --host alpha=... --host beta=...` records both; in the merged
+archive:
+  * each recv comes after its send (to within the reported clock uncertainties) and no later
+    than those uncertainties plus a generous delivery bound: the clocks were aligned by the
+    round trips alone (time namespaces shift CLOCK_MONOTONIC, so the raw clocks are 15000 s
+    apart);
+  * the offsets reported (summary, the archive's fxtrace:clock "host" records) are the
+    namespaces' offsets to within their uncertainty;
+  * the two programs stay two processes though their pids collide, named after their hosts;
+    the flows link them; the archive passes tests/tools/fxt_decode.py.
+Then: an unreachable host is reported by name with its last error line while the others are
+merged (exit 1); a host that drops out mid-trace is reported and the others merged (exit 1);
+usage errors.
+
+Skips with a reason when not root or when unshare cannot make time namespaces.
+
+Usage: test_remote.py TRACE TRACE_MANAGER REMOTE_PEER FXT_DECODE
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TRACE, MANAGER, PEER, DECODE = [os.path.abspath(a) for a in sys.argv[1:5]]
+TMP = tempfile.mkdtemp(prefix='fxtrace-remote-')
+FAILURES = []
+N = 20
+DELIVERY_BOUND_US = 30e6  # generous: a FIFO write and read on a loaded machine
+OFFSETS = {'alpha': 5000, 'beta': 20000}
+
+
+def check(cond, msg):
+    if not cond:
+        FAILURES.append(msg)
+        print('FAIL: ' + msg)
+
+
+def run(args, timeout=180, **kw):
+    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                          **kw)
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def namespaces_usable():
+    if os.geteuid() != 0:
+        return 'not root'
+    for tool in ('unshare', 'nsenter'):
+        if not shutil.which(tool):
+            return 'no ' + tool
+    p = run(['unshare', '--pid', '--fork', '--mount-proc', '--time', '--monotonic=5000', 'true'])
+    if p.returncode != 0:
+        return 'unshare --time failed: ' + p.stderr.decode().strip()
+    return None
+
+
+class Host:
+    """A simulated host: a namespace holder (sleep), its trace_manager, its socket."""
+
+    def __init__(self, name, offset):
+        self.name = name
+        self.socket = path(name + '.sock')
+        self.manager = self.holder = None
+        self.holder = subprocess.Popen(
+            ['unshare', '--fork', '--kill-child', '--pid', '--mount-proc', '--time',
+             '--monotonic=%d' % offset, 'sleep', '1000'])
+        self.pid = None
+        deadline = time.time() + 30
+        while time.time() < deadline and not self.pid:
+            try:
+                with open('/proc/%d/task/%d/children' % (self.holder.pid, self.holder.pid)) as f:
+                    kids = f.read().split()
+                self.pid = int(kids[0]) if kids else None
+            except OSError:
+                pass
+            time.sleep(0.02)
+        if not self.pid:
+            raise RuntimeError('host %s: no process in the namespace' % name)
+        self.prefix = ['nsenter', '-t', str(self.pid), '-p', '-m', '-T', 'env',
+                       'FXTRACE_SOCKET=' + self.socket]
+        self.manager = subprocess.Popen(self.prefix + [MANAGER, '--log-level', 'warn'],
+                                        stderr=subprocess.PIPE)
+        while time.time() < deadline and not os.path.exists(self.socket):
+            time.sleep(0.02)
+        if not os.path.exists(self.socket):
+            raise RuntimeError('host %s: trace_manager did not start' % name)
+
+    def command(self):
+        return ' '.join(self.prefix)
+
+    def start(self, args):
+        return subprocess.Popen(self.prefix + args, stderr=subprocess.PIPE)
+
+    def close(self):
+        # the manager first (SIGTERM: it ends in order), then the namespace: unshare
+        # ignores SIGTERM while it waits; SIGKILL, and --kill-child ends what it holds
+        if self.manager and self.manager.poll() is None:
+            self.manager.send_signal(signal.SIGTERM)
+            try:
+                self.manager.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.manager.kill()
+                self.manager.wait()
+        if self.holder and self.holder.poll() is None:
+            self.holder.kill()
+            self.holder.wait()
+
+
+def to_json(fxt):
+    out = fxt + '.json'
+    p = run([TRACE, 'convert', fxt, '-o', out])
+    check(p.returncode == 0, 'convert %s: %s' % (fxt, p.stderr.decode()[:300]))
+    with open(out) as f:
+        d = json.load(f)
+    return d['traceEvents'] if isinstance(d, dict) else d
+
+
+def events(evs, name):
+    return {e['args']['seq']: e for e in evs if e.get('name') == name and e.get('ph') == 'X'}
+
+
+def wait_files_command(*files):
+    # the local command after --: its exit ends the recording
+    return [sys.executable, '-c',
+            'import os,sys,time\n'
+            'd=time.time()+120\n'
+            'while time.time()<d and not all(os.path.exists(f) for f in sys.argv[1:]):\n'
+            '  time.sleep(0.05)\n'] + list(files)
+
+
+def clock_records(ev):
+    return {e['args']['host']: e['args'] for e in ev
+            if e.get('cat') == 'fxtrace:clock' and e.get('name') == 'host'}
+
+
+def test_conversation(hosts):
+    fifo = path('fifo')
+    os.mkfifo(fifo)
+    done_a, done_b = path('alpha.done'), path('beta.done')
+    recv = hosts['beta'].start([PEER, 'recv', fifo, str(N), done_b])
+    send = hosts['alpha'].start([PEER, 'send', fifo, str(N), done_a])
+    out = path('hosts.fxt')
+    p = run([TRACE, 'record', '--no-local', '--categories=merge',
+             '--host', 'alpha=' + hosts['alpha'].command(),
+             '--host', 'beta=' + hosts['beta'].command(),
+             '--remote-trace=' + TRACE, '-o', out, '--'] + wait_files_command(done_a, done_b))
+    err = p.stderr.decode()
+    check(p.returncode == 0, 'record --host: exit %d: %s' % (p.returncode, err))
+    for peer, what in ((send, 'sender'), (recv, 'receiver')):
+        try:
+            _, perr = peer.communicate(timeout=60)
+            check(peer.returncode == 0, '%s: exit %d: %s' % (what, peer.returncode, perr.decode()))
+        except subprocess.TimeoutExpired:
+            peer.kill()
+            check(False, '%s did not end' % what)
+    if not os.path.exists(out):
+        return None
+    for host in ('alpha', 'beta'):
+        check(re.search(r'  %s: clock offset [+-]\d' % host, err) is not None,
+              'record: no clock line for %s: %s' % (host, err))
+
+    p = run([sys.executable, DECODE, out])
+    check(p.returncode == 0 and b'verdict: CONFORMS' in p.stdout,
+          'fxt_decode: %s' % (p.stdout.decode()[-300:] + p.stderr.decode()[-300:]))
+
+    ev = to_json(out)
+    clocks = clock_records(ev)
+    check(set(clocks) == {'alpha', 'beta'}, 'clock records: %s' % clocks)
+    unc_us = 0
+    for host, args in clocks.items():
+        # this test's clock is CLOCK_MONOTONIC outside any namespace: the offsets are the
+        # namespaces' to within the uncertainty (and the clock's reading, a few us)
+        want = OFFSETS[host] * 1e9
+        u = args['uncertainty_ns']
+        check(abs(args['offset_ns'] - want) <= u + 1e6,
+              '%s: offset %d ns, want %d +- %d' % (host, args['offset_ns'], want, u))
+        check(0 < u < 1e9, '%s: uncertainty %d ns' % (host, u))
+        unc_us += u / 1000.0
+    print('clock uncertainty: %s' % {h: a['uncertainty_ns'] for h, a in clocks.items()})
+
+    sends, recvs = events(ev, 'send'), events(ev, 'recv')
+    check(len(sends) == N and len(recvs) == N, 'merged: %d sends, %d receives'
+          % (len(sends), len(recvs)))
+    for i in range(N):
+        if i in sends and i in recvs:
+            s, r = sends[i], recvs[i]
+            check(r['ts'] > s['ts'] - unc_us,
+                  'message %d: received at %s before it was sent at %s (uncertainty %.1f us)'
+                  % (i, r['ts'], s['ts'], unc_us))
+            check(r['ts'] - s['ts'] < unc_us + DELIVERY_BOUND_US,
+                  'message %d: received %s us after it was sent' % (i, r['ts'] - s['ts']))
+    if sends and recvs:
+        check(sends[0]['pid'] != recvs[0]['pid'], 'merged: the two programs share a pid')
+        names = {e['pid']: e['args']['name'] for e in ev
+                 if e.get('ph') == 'M' and e.get('name') == 'process_name'}
+        check(names.get(sends[0]['pid'], '').startswith('alpha: '),
+              'merged: the sender is named %r' % names.get(sends[0]['pid']))
+        check(names.get(recvs[0]['pid'], '').startswith('beta: '),
+              'merged: the receiver is named %r' % names.get(recvs[0]['pid']))
+    begins = {e['id'] for e in ev if e.get('ph') == 's' and e.get('name') == 'message'}
+    ends = {e['id'] for e in ev if e.get('ph') == 'f' and e.get('name') == 'message'}
+    want = {'0x%x' % (1000 + i) for i in range(N)}
+    check(begins == want and ends == want, 'merged: flow ids %s / %s' % (sorted(begins)[:3],
+                                                                         sorted(ends)[:3]))
+    d = run([TRACE, 'dump', out]).stdout.decode()
+    for host, prov in (('alpha', 'sender'), ('beta', 'receiver')):
+        check('name="%s: %s"' % (host, prov) in d, 'merged: no provider "%s: %s"' % (host, prov))
+    s = run([TRACE, 'summary', out])
+    text = s.stdout.decode()
+    check(s.returncode == 0, 'summary: exit %d: %s' % (s.returncode, s.stderr.decode()))
+    for host in ('alpha', 'beta'):
+        check(re.search(r'^\s*%s\s+[+-]\d+\.\d+ s\s+\+-' % host, text, re.M) is not None,
+              'summary: no clock line for %s:\n%s' % (host, text[:1500]))
+    s = run([TRACE, 'summary', '--format=json', out])
+    check(s.returncode == 0, 'summary json: exit %d' % s.returncode)
+    if s.returncode == 0:
+        got = {h['name']: h for h in json.loads(s.stdout).get('hosts', [])}
+        check(set(got) == {'alpha', 'beta'}, 'summary json: hosts %s' % sorted(got))
+        for host, h in got.items():
+            check(set(h) == {'name', 'offset_ns', 'uncertainty_ns', 'drift_ppb'} and
+                  h['offset_ns'] == clocks.get(host, {}).get('offset_ns') and
+                  h['uncertainty_ns'] == clocks.get(host, {}).get('uncertainty_ns'),
+                  'summary json: %s: %s, archive %s' % (host, h, clocks.get(host)))
+    return out
+
+
+def test_unreachable(hosts):
+    out = path('unreachable.fxt')
+    gone = 'sh -c "echo ssh: connect to host gamma port 22: Connection refused >&2; exit 255"'
+    p = run([TRACE, 'record', '--no-local', '--categories=merge', '--duration=1',
+             '--host', 'alpha=' + hosts['alpha'].command(), '--host', 'gamma=' + gone,
+             '--remote-trace=' + TRACE, '-o', out])
+    err = p.stderr.decode()
+    check(p.returncode == 1, 'unreachable: exit %d: %s' % (p.returncode, err))
+    check(re.search(r'host gamma: .*Connection refused', err) is not None,
+          'unreachable: gamma not reported with its last error: %s' % err)
+    check(os.path.exists(out), 'unreachable: no archive of the other hosts')
+    if os.path.exists(out):
+        d = run([TRACE, 'dump', out]).stdout.decode()
+        check('name="alpha: fxtrace"' in d, 'unreachable: alpha not merged')
+        check('gamma' not in d or 'name="gamma:' not in d, 'unreachable: gamma in the archive')
+    # no host at all reachable: exit 1, nothing written
+    out2 = path('none.fxt')
+    p = run([TRACE, 'record', '--no-local', '--duration=1', '--host', 'gamma=' + gone,
+             '--remote-trace=' + TRACE, '-o', out2])
+    check(p.returncode == 1 and b'gamma' in p.stderr and not os.path.exists(out2),
+          'none reachable: exit %d: %s' % (p.returncode, p.stderr.decode()))
+    # a remote trace that is not there
+    p = run([TRACE, 'record', '--no-local', '--duration=1',
+             '--host', 'alpha=' + hosts['alpha'].command(),
+             '--remote-trace=/nonexistent/trace', '-o', path('missing.fxt')])
+    check(p.returncode == 1 and re.search(rb'host alpha: .*nonexistent', p.stderr) is not None,
+          'missing remote trace: exit %d: %s' % (p.returncode, p.stderr.decode()))
+
+
+def test_drop_out(hosts):
+    # beta's channel is killed (its whole process group: nsenter and what runs in the
+    # namespace) by the local command, which runs once every host has started tracing: a
+    # host dropping out mid-trace, whatever the machine's load
+    out = path('drop.fxt')
+    pidfile = path('beta.pid')
+    wrapped = 'sh -c \'echo $$ > %s; exec "$0" "$@"\' %s' % (pidfile, hosts['beta'].command())
+    killer = [sys.executable, '-c',
+              'import os,signal,sys,time\n'
+              'os.killpg(int(open(sys.argv[1]).read()), signal.SIGKILL)\n'
+              'time.sleep(1)\n', pidfile]
+    p = run([TRACE, 'record', '--no-local', '--buffering-mode=streaming',
+             '--host', 'alpha=' + hosts['alpha'].command(), '--host', 'beta=' + wrapped,
+             '--remote-trace=' + TRACE, '-o', out, '--'] + killer)
+    err = p.stderr.decode()
+    check(p.returncode == 1, 'drop out: exit %d: %s' % (p.returncode, err))
+    check(re.search(r'host beta dropped out during the trace', err) is not None,
+          'drop out: not reported: %s' % err)
+    check(os.path.exists(out), 'drop out: no archive')
+    if os.path.exists(out):
+        d = run([TRACE, 'dump', out]).stdout.decode()
+        check('name="alpha: fxtrace"' in d, 'drop out: alpha not merged: %s' % err)
+
+
+def test_usage():
+    for args, what in ((['--host', 'nocommand'], 'no ='),
+                       (['--host', '=ssh x'], 'no name'),
+                       (['--no-local'], '--no-local alone'),
+                       (['--host', 'a=true', '--format=json'], 'json'),
+                       (['--host', 'a=true', '--trigger=x:stop'], 'trigger'),
+                       (['--host', 'a=env', '--host', 'a=env'], 'one name twice')):
+        p = run([TRACE, 'record'] + args + ['-o', path('usage.fxt')])
+        check(p.returncode == 2, 'usage %s: exit %d: %s' % (what, p.returncode,
+                                                           p.stderr.decode()))
+    p = run([TRACE, 'record', '--host', 'a=ssh "x', '--no-local', '-o', path('usage.fxt')])
+    check(p.returncode == 1 and b'unterminated' in p.stderr,
+          'bad COMMAND: exit %d: %s' % (p.returncode, p.stderr.decode()))
+
+
+def timed(f, *args):
+    t = time.time()
+    r = f(*args)
+    print('%s: %.1f s' % (f.__name__, time.time() - t))
+    return r
+
+
+try:
+    timed(test_usage)
+    why_not = namespaces_usable()
+    if why_not:
+        print('SKIP (namespaces): %s: the simulated hosts need PID, mount and time namespaces'
+              % why_not)
+    else:
+        hosts = {}
+        try:
+            for name, offset in OFFSETS.items():
+                hosts[name] = Host.__new__(Host)
+                hosts[name].__init__(name, offset)
+            timed(test_conversation, hosts)
+            timed(test_unreachable, hosts)
+            timed(test_drop_out, hosts)
+        finally:
+            for h in hosts.values():
+                h.close()
+finally:
+    shutil.rmtree(TMP, ignore_errors=True)
+if FAILURES:
+    print('%d failure(s)' % len(FAILURES))
+    sys.exit(1)
+print('ok')
