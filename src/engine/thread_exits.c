@@ -68,8 +68,7 @@ static bool comm_of(uint64_t tid, char name[17]) {
   return name[0] != '\0';
 }
 
-void thread_exits__each_renamed(void (*fn)(void* arg, uint64_t tid, const char* name,
-                                           uint64_t ns),
+void thread_exits__each_renamed(void (*fn)(void* arg, uint64_t tid, const char* name, uint64_t ns),
                                 void* arg) {
   pthread_mutex_lock(&engine__instance.lock);
   uint64_t generation = engine__instance.generation;

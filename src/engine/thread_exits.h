@@ -30,8 +30,7 @@ void thread_exits__each(void (*fn)(void* arg, uint64_t tid, const char* name, in
  * those that ended, with their name and the time (trace clock, ns) when they
  * ended, then those still running, with their name from /proc now and the
  * current time. For the stop (engine thread; reads /proc). */
-void thread_exits__each_renamed(void (*fn)(void* arg, uint64_t tid, const char* name,
-                                           uint64_t ns),
+void thread_exits__each_renamed(void (*fn)(void* arg, uint64_t tid, const char* name, uint64_t ns),
                                 void* arg);
 
 #endif /* FXTRACE_ENGINE_THREAD_EXITS_H_ */
