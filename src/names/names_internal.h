@@ -12,7 +12,8 @@ typedef struct names_entry {
                           * read (names__note_program); 0: unknown */
   char* name;            /* NUL-terminated, at most NAMES_MAX_LENGTH bytes */
   uint8_t used, thread, rank;
-  uint8_t local; /* named by a provider of our pid namespace (or /proc) */
+  uint8_t process_rank; /* threads: the rank of the source that gave process_koid */
+  uint8_t local;        /* named by a provider of our pid namespace (or /proc) */
   /* processes, during names__refresh_from_proc: checked, and /proc/PID is
    * still this process (not a reused pid) */
   uint8_t checked, same;

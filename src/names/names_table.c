@@ -86,7 +86,12 @@ void names__set(names_t* n, bool thread, uint64_t koid, uint64_t process_koid, c
   if (!e) return;
   /* a provider of ours about itself, /proc, the kernel: our pid namespace */
   if (rank >= NAMES_RANK_OWN_RECORD) e->local = 1;
-  if (thread && process_koid != 0) e->process_koid = process_koid;
+  /* its process, as its name: from the strongest source (a kernel provider
+   * that guessed a gone thread's process must not move a provider's own) */
+  if (thread && process_koid != 0 && rank >= e->process_rank) {
+    e->process_koid = process_koid;
+    e->process_rank = (uint8_t)rank;
+  }
   length = names__bound(name, length);
   if (length == 0) return; /* nothing to name it with */
   /* a stronger source wins; within a source, the latest */

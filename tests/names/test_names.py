@@ -125,20 +125,56 @@ def other_readers(path, pid, expect):
               (path, 'process_name' if key is None else 'thread_name of %d' % key,
                last.get(key), name))
     # the systrace text names each task as it was named at the line's time:
-    # once it has its last name, its lines say it (not only the earlier
-    # names the file's order would give; a line's own time may be earlier
-    # than the last rename when later records were lost under load)
+    # once it has its last name (the kernel's task event that gave it, when
+    # the archive holds it: a full oneshot buffer loses the later ones), its
+    # lines say it, not the earlier names the file's order would give
     text = doc.get('systemTraceEvents', '') if isinstance(doc, dict) else ''
     check('\x01' not in text and '\x02' not in text, '%s: unresolved task marks' % path)
-    line_names = {}
+    since = named_since(path, expect)
+    lines = {}
     for line in text.split('\n'):
-        m = re.match(r'\s*(.*)-(\d+)\s+\(', line)
+        m = SYSTRACE_LINE.match(line)
         if m:
-            line_names.setdefault(int(m.group(2)), set()).add(m.group(1))
+            lines.setdefault(int(m.group(2)), []).append(
+                (m.group(1), int(m.group(3)) * 10**9 + int(m.group(4).ljust(9, '0'))))
     for tid, name in expect.items():
-        if tid is not None and tid in line_names:
-            check(name in line_names[tid], '%s: no systrace line names %d %r (only %s)'
-                  % (path, tid, name, sorted(line_names[tid])))
+        if tid is None or tid not in since:
+            continue
+        after = [(n, ns) for n, ns in lines.get(tid, []) if ns >= since[tid]]
+        wrong = sorted(set(n for n, _ in after if n != name))
+        check(not wrong, '%s: systrace lines name %d %s after it was named %r'
+              % (path, tid, wrong, name))
+
+
+SYSTRACE_LINE = re.compile(r'\s*(.*)-(\d+)\s+\(.*?\)\s+\[\d+\]\s+\S+\s+(\d+)\.(\d+):')
+TASK_EVENT = re.compile(r'event\s+provider=\d+ instant ts=\S+ \((\d+) ticks\) cat="kernel:task" '
+                        r'name="(\w+)" thread=\S+ \w+: (.*)$')
+
+
+def named_since(path, expect):
+    """tid -> the time (ns) of the last kernel:task event in the archive,
+    when it gives the tid its expected name (none when a later one gives
+    another, or none is in the archive)."""
+    r = subprocess.run([TRACE, 'dump', path], capture_output=True, text=True, timeout=120)
+    last = {}
+    for line in r.stdout.splitlines():
+        m = TASK_EVENT.match(line)
+        if not m:
+            continue
+        ts, event = int(m.group(1)), m.group(2)
+        fields = dict(f.split('=', 1) for f in m.group(3).split() if '=' in f)
+        tid, name = None, None
+        if event == 'task_rename':
+            tid, name = fields.get('pid'), fields.get('newcomm')
+        elif event == 'sched_process_exec':
+            tid, name = fields.get('pid'), os.path.basename(fields.get('filename', ''))[:15]
+        elif event == 'sched_process_fork':
+            tid, name = fields.get('child_pid'), fields.get('child_comm')
+        if tid is None or not tid.isdigit():
+            continue
+        if int(tid) not in last or last[int(tid)][0] <= ts:
+            last[int(tid)] = (ts, name)
+    return {tid: ts for tid, (ts, name) in last.items() if expect.get(tid) == name}
 
 
 def conforms(path):
@@ -151,16 +187,18 @@ def conforms(path):
     return t
 
 
-def record(categories, mode, out, args, env=None):
+def record(categories, mode, out, args, env=None, buffer_mb=None):
     # a manager of our own (trace record's, in-process): a daemon or other
     # tests' programs on the machine are not part of this trace
     env = dict(env or os.environ,
                FXTRACE_SOCKET=os.path.join(os.path.dirname(out), 'manager.sock'))
-    # 64 MB: in oneshot mode the kernel provider keeps only what its buffer holds first, and a
-    # rename or exec after it filled (a busy machine: other tests switching) cannot reach the
-    # names section; this test is about the names, not about a full buffer
-    cmd = [TRACE, 'record', '--categories=' + categories, '--buffering-mode=' + mode,
-           '--buffer-size=64', '-o', out, '--'] + args
+    # the default buffer size: in oneshot mode on a busy machine (other tests switching) the
+    # kernel provider's buffer fills within moments, and the renames and the exec after that
+    # reach the names section from the traced program's names at its stop
+    cmd = [TRACE, 'record', '--categories=' + categories, '--buffering-mode=' + mode]
+    if buffer_mb:
+        cmd.append('--buffer-size=%d' % buffer_mb)
+    cmd += ['-o', out, '--'] + args
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     check(r.returncode == 0, '%s: trace record exit %d: %s' % (' '.join(args), r.returncode,
                                                                r.stderr[-500:]))

@@ -45,9 +45,20 @@ static void test_ranks(void) {
   names__set(n, false, 10, 0, "prog", 4, NAMES_RANK_PROGRAM, 0);
   ASSERT_STREQ(names__get(n, false, 10), "prog");
   ASSERT_STREQ(names__get(n, true, 10), "proc");
+  /* a thread's process, as its name, from the strongest source: a kernel
+   * provider that took a gone thread for its own process (no tgid to be
+   * found) does not move it out of the process its provider said */
+  names__set(n, true, 11, 1, "t", 1, NAMES_RANK_OTHERS_RECORD, 0);
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 1);
+  names__set(n, true, 11, 7, "t", 1, NAMES_RANK_OWN_RECORD, 0);
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 7);
+  names__set(n, true, 11, 11, "t", 1, NAMES_RANK_OTHERS_RECORD, 0);
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 7);
+  names__set(n, true, 11, 0, "t2", 2, NAMES_RANK_TASK_EVENT, 50); /* says no process */
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 7);
   names_stats_t st = names__stats(n);
   ASSERT_EQ(st.processes, 1);
-  ASSERT_EQ(st.threads, 1);
+  ASSERT_EQ(st.threads, 2);
   ASSERT_EQ(st.not_kept, 0);
   names__free(n);
 }
@@ -385,6 +396,21 @@ static void test_stop_names(void) {
   names__free(n);
 }
 
+/* The kernel provider names a thread that ended before it looked up its
+ * process as a process of its own; its provider said whose thread it is:
+ * the section has no such process. */
+static void test_thread_not_process(void) {
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  names__set(n, false, 100, 0, "prog", 4, NAMES_RANK_PROGRAM, 0);
+  names__set(n, true, 105, 100, "t-first", 7, NAMES_RANK_OWN_RECORD, 0);
+  names__set(n, false, 105, 0, "t-second", 8, NAMES_RANK_OTHERS_RECORD, 0);
+  names__set(n, true, 105, 105, "t-second", 8, NAMES_RANK_OTHERS_RECORD, 0);
+  names__set(n, true, 105, 0, "t-second", 8, NAMES_RANK_TASK_EVENT, 10);
+  test_section(n, 1, 1, 0);
+  names__free(n);
+}
+
 /* A thread of this process named as fxtrace's control thread is, until told
  * to end. */
 typedef struct control_like {
@@ -481,6 +507,7 @@ int main(void) {
   test_bound();
   test_records();
   test_stop_names();
+  test_thread_not_process();
   test_reused_pid();
   test_same_process();
   printf("ok\n");
