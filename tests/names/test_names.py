@@ -15,11 +15,15 @@ PART: demo   the demo (process "demo", threads producer, worker-1, worker-2)
              wrote events, with kernel:sched,kernel:task in the three modes:
              the process is "names_rename_exec" (its program, longer than a
              comm), the main thread "main-renamed", the other "t-second"
+      exec_full  the same in oneshot mode with 1 MB buffers, the fixture
+             making 80,000 context switches before its renames: the kernel
+             provider's buffer is full before them (checked: it dropped), so
+             the names come from the program's names at its stop
       user   the same without kernel categories (no root needed): the
              provider's own names and its program, from the manager
       file   file mode (FXTRACE_OUTPUT, no manager): rename_exec's stage 2
              writes its own process and threads right last
-Parts demo and exec exit 77 (skip) when not root or tracefs is unavailable.
+Parts demo, exec and exec_full exit 77 (skip) when not root or tracefs is unavailable.
 """
 
 import json
@@ -285,6 +289,19 @@ def main():
                     tmp, mode, None, 'main-renamed', 't-second',
                     lambda out, mode=mode: record('kernel:sched,kernel:task,names', mode, out,
                                                   [RENAME_EXEC]))
+        elif PART == 'exec_full':
+            skip_unless_tracefs()
+
+            def run(out):
+                env = dict(os.environ, NAMES_SWITCHES='40000')
+                r = record('kernel:sched,kernel:task,names', 'oneshot', out, [RENAME_EXEC],
+                           env=env, buffer_mb=1)
+                m = re.search(r'^\s*trace_kernel_provider\s+\d+\s+\w+\s+\d+\s+(\d+)', r.stderr,
+                              re.M)
+                check(m and int(m.group(1)) > 0,
+                      'exec_full: the kernel provider\'s buffer did not fill: %r' % r.stderr[-600:])
+                return r
+            check_rename_exec(tmp, 'oneshot-full', None, 'main-renamed', 't-second', run)
         elif PART == 'user':
             for mode in MODES:
                 check_demo(tmp, mode, 'demo')
