@@ -12,13 +12,18 @@ typedef struct region {
   uint8_t* base;
   uint64_t pos, end;
   bool durable; /* reserve from the header's durable_alloc */
+  /* the threads that kept their names: only below this (a record that does
+   * not fit then is not a drop: the thread's own record says the same) */
+  uint64_t kept_end;
+  bool kept;
   uint64_t written, dropped;
 } region_t;
 
 /* Room for `bytes` at the region's next free place, or NULL. */
 static uint64_t* reserve(region_t* r, uint64_t bytes) {
+  uint64_t end = r->kept ? r->kept_end : r->end;
   if (!r->durable) {
-    if (r->pos + bytes > r->end) return NULL;
+    if (r->pos + bytes > end) return NULL;
     uint64_t* p = (uint64_t*)(r->base + r->pos);
     r->pos += bytes;
     return p;
@@ -29,7 +34,7 @@ static uint64_t* reserve(region_t* r, uint64_t bytes) {
   trace_buffer_header_t* h = engine__instance.header;
   uint64_t at = ATOMIC_LOAD(&h->durable_alloc);
   do
-    if (at > r->end || bytes > r->end - at) return NULL;
+    if (at > end || bytes > end - at) return NULL;
   while (!__atomic_compare_exchange_n(&h->durable_alloc, &at, at + bytes, true, __ATOMIC_ACQ_REL,
                                       __ATOMIC_RELAXED));
   return (uint64_t*)(r->base + at);
@@ -47,7 +52,7 @@ static void put(void* arg, uint64_t tid, const char* name, uint64_t ns) {
   size_t words = fxt_kernel_object_record_words(&name_ref, args, 2);
   uint64_t* p = reserve(r, words * 8);
   if (!p) {
-    r->dropped++;
+    if (!r->kept) r->dropped++;
     return;
   }
   fxt_write_kernel_object_record(p, words, tid, FXT_KOBJ_THREAD, &name_ref, args, 2);
@@ -73,7 +78,21 @@ void stop_names__write(void) {
     r.end = e->durable_size;
     r.durable = true;
   }
-  thread_exits__each_renamed(put, &r);
+  /* the renamed threads first: their own records' names are stale */
+  thread_exits__each_at_end(true, put, &r);
+  /* then the others, whose names the kernel's task events kept from before
+   * (an exec, when the rename came before the thread first wrote but after
+   * the kernel provider's buffer filled) would otherwise outrank: in
+   * oneshot mode the rest of chunk 0 (the engine's alone), otherwise at
+   * most half of the durable buffer's room (the next trace may keep it) */
+  r.kept = true;
+  if (r.durable) {
+    uint64_t at = ATOMIC_LOAD(&e->header->durable_alloc);
+    r.kept_end = at < r.end ? at + (r.end - at) / 2 : 0;
+  } else {
+    r.kept_end = r.end;
+  }
+  thread_exits__each_at_end(false, put, &r);
   pthread_mutex_lock(&e->lock);
   e->engine_written += r.written;
   pthread_mutex_unlock(&e->lock);

@@ -68,20 +68,21 @@ static bool comm_of(uint64_t tid, char name[17]) {
   return name[0] != '\0';
 }
 
-void thread_exits__each_renamed(void (*fn)(void* arg, uint64_t tid, const char* name, uint64_t ns),
-                                void* arg) {
+void thread_exits__each_at_end(bool renamed,
+                               void (*fn)(void* arg, uint64_t tid, const char* name, uint64_t ns),
+                               void* arg) {
   pthread_mutex_lock(&engine__instance.lock);
   uint64_t generation = engine__instance.generation;
   /* oldest first (the ring's order), so a reused tid's later end comes
    * later */
   for (size_t k = 0; k < THREAD_EXITS_MAX && generation != 0; k++) {
     const thread_exit_t* e = &exits[(next_exit + k) % THREAD_EXITS_MAX];
-    if (e->generation == generation && e->renamed) fn(arg, e->tid, e->name, e->ns);
+    if (e->generation == generation && e->renamed == renamed) fn(arg, e->tid, e->name, e->ns);
   }
   for (const trace_context_t* w = engine__instance.writers; w; w = w->next) {
     char name[17];
     if (w->in_use && w->thread_registered && w->generation == generation && generation != 0 &&
-        comm_of(w->tid, name) && strncmp(name, w->name, sizeof(w->name)) != 0)
+        comm_of(w->tid, name) && (strncmp(name, w->name, sizeof(w->name)) != 0) == renamed)
       fn(arg, w->tid, name, trace_clock__now_ns());
   }
   pthread_mutex_unlock(&engine__instance.lock);

@@ -1,8 +1,8 @@
 /* The names of the engine's threads at the stop (src/engine/stop_names.h):
  * in every mode, and in oneshot mode with the buffer full, the stop writes a
- * thread kernel-object record with `name_at` for each thread that wrote and
- * was renamed since (one that ended: its name at its end; one still
- * running: its name now), and none for a thread that kept its name. */
+ * thread kernel-object record with `name_at` for each thread that wrote
+ * (one that ended: its name at its end; one still running: its name now),
+ * the renamed ones first. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -110,15 +110,17 @@ static void test_mode(trace_buffering_mode_t mode) {
   if (mode == TRACE_BUFFERING_MODE_ONESHOT) ASSERT_TRUE(h.stats.records_dropped > 0);
   seen_t seen;
   stop_names_of(&h, &seen);
-  ASSERT_EQ(seen.count, 3u);
+  ASSERT_EQ(seen.count, 4u);
   const named_t* main_thread = find(&seen, (uint64_t)getpid());
   const named_t* a = find(&seen, renamed);
+  const named_t* b = find(&seen, kept);
   const named_t* c = find(&seen, late);
-  ASSERT_TRUE(main_thread && a && c);
+  ASSERT_TRUE(main_thread && a && b && c);
   ASSERT_STREQ(main_thread->name, "sn-main-second");
   ASSERT_STREQ(a->name, "sn-a-second");
+  ASSERT_STREQ(b->name, "sn-b-same");
   ASSERT_STREQ(c->name, "sn-c-second");
-  ASSERT_TRUE(find(&seen, kept) == NULL);
+  ASSERT_TRUE(seen.items[3].tid == kept); /* the renamed ones first */
   for (size_t i = 0; i < seen.count; i++) {
     ASSERT_EQ(seen.items[i].process, (uint64_t)getpid());
     ASSERT_TRUE(seen.items[i].at >= begin && seen.items[i].at <= end);

@@ -19,7 +19,10 @@
  * With NAMES_SWITCHES=N in its environment, stage 2 first makes 2N context
  * switches (N round trips through two pipes with a helper thread) before
  * the renames, so that a small oneshot kernel buffer is full before them
- * (part exec_full). */
+ * (part exec_full). A thread started before them waits until then, names
+ * itself "t-kept", writes an event and ends (it never renames itself after
+ * it wrote, but the kernel's fork event kept in the buffer names it after
+ * the main thread); it prints "kept TID". */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -61,6 +64,19 @@ static void switch_storm(long n) {
   pthread_join(echo, NULL);
 }
 
+static int go[2];
+
+static void* kept_main(void* arg) {
+  (void)arg;
+  char c;
+  if (read(go[0], &c, 1) != 1) return NULL;
+  prctl(PR_SET_NAME, "t-kept");
+  printf("kept %ld\n", (long)syscall(SYS_gettid));
+  fflush(stdout);
+  TRACE_INSTANT("names", "kept", TRACE_SCOPE_THREAD);
+  return NULL;
+}
+
 static void* thread_main(void* arg) {
   (void)arg;
   prctl(PR_SET_NAME, "t-first");
@@ -87,7 +103,13 @@ int main(int argc, char** argv) {
   for (int i = 0; started && !TRACE_ENABLED() && i < 1000; i++) sleep_ms(1);
   TRACE_INSTANT("names", "main-before", TRACE_SCOPE_THREAD);
   const char* switches = getenv("NAMES_SWITCHES");
-  if (switches) switch_storm(atol(switches));
+  if (switches) {
+    pthread_t kept;
+    if (pipe(go) != 0 || pthread_create(&kept, NULL, kept_main, NULL) != 0) return 1;
+    switch_storm(atol(switches));
+    if (write(go[1], "g", 1) != 1) return 1;
+    pthread_join(kept, NULL);
+  }
   pthread_t thread;
   pthread_create(&thread, NULL, thread_main, NULL);
   pthread_join(thread, NULL);

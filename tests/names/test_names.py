@@ -18,7 +18,9 @@ PART: demo   the demo (process "demo", threads producer, worker-1, worker-2)
       exec_full  the same in oneshot mode with 1 MB buffers, the fixture
              making 80,000 context switches before its renames: the kernel
              provider's buffer is full before them (checked: it dropped), so
-             the names come from the program's names at its stop
+             the names come from the program's names at its stop (also for
+             a thread that named itself before it first wrote: the kernel's
+             fork event, kept, names it after the main thread)
       user   the same without kernel categories (no root needed): the
              provider's own names and its program, from the manager
       file   file mode (FXTRACE_OUTPUT, no manager): rename_exec's stage 2
@@ -249,7 +251,7 @@ def check_demo(tmp, mode, categories):
     print('%s: process %d "%s", threads %s' % (mode, pid, processes.get(pid), sorted(mine.values())))
 
 
-def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner):
+def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner, kept=False):
     out = os.path.join(tmp, 'exec-%s.fxt' % mode)
     r = runner(out)
     if r.returncode != 0:
@@ -271,7 +273,17 @@ def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner)
           '%s: main thread %d last named %r, not %r' % (mode, pid, threads.get(pid), expect_main))
     check(threads.get(tid) == expect_thread,
           '%s: thread %d last named %r, not %r' % (mode, tid, threads.get(tid), expect_thread))
-    other_readers(out, pid, {None: 'names_rename_exec', pid: expect_main, tid: expect_thread})
+    expect = {None: 'names_rename_exec', pid: expect_main, tid: expect_thread}
+    if kept:  # a thread that named itself before it wrote, after the kernel's buffer filled
+        m = re.search(r'^kept (\d+)$', r.stdout, re.M)
+        check(m, '%s: rename_exec did not print its kept thread: %r' % (mode, r.stdout[-300:]))
+        if m:
+            kept_tid = int(m.group(1))
+            check(threads.get(kept_tid) == 't-kept' and parent.get(kept_tid) == pid,
+                  '%s: thread %d last named %r (process %s), not "t-kept"'
+                  % (mode, kept_tid, threads.get(kept_tid), parent.get(kept_tid)))
+            expect[kept_tid] = 't-kept'
+    other_readers(out, pid, expect)
     print('%s: process %d "%s", main "%s", thread %d "%s"' %
           (mode, pid, processes.get(pid), threads.get(pid), tid, threads.get(tid)))
 
@@ -301,7 +313,8 @@ def main():
                 check(m and int(m.group(1)) > 0,
                       'exec_full: the kernel provider\'s buffer did not fill: %r' % r.stderr[-600:])
                 return r
-            check_rename_exec(tmp, 'oneshot-full', None, 'main-renamed', 't-second', run)
+            check_rename_exec(tmp, 'oneshot-full', None, 'main-renamed', 't-second', run,
+                              kept=True)
         elif PART == 'user':
             for mode in MODES:
                 check_demo(tmp, mode, 'demo')
