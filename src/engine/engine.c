@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "engine/engine_internal.h"
+#include "engine/stop_names.h"
 #include "engine/tracepoints.h"
 
 engine_t engine__instance = {
@@ -589,6 +590,7 @@ static void finish_stop(void) {
   /* alerts raised before the stop go out before STOPPED does */
   engine__deliver_alerts(e->handler);
   engine__report_alerts();
+  stop_names__write(); /* where a full buffer cannot keep them out */
   trace_buffer_header_t* h = e->header;
   uint64_t alloc = ATOMIC_LOAD(&h->rolling_alloc);
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;

@@ -2,14 +2,22 @@
  * ring of the last THREAD_EXITS_MAX, each tagged with its trace. */
 #include "engine/thread_exits.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "engine/engine_internal.h"
 
 typedef struct thread_exit {
   uint64_t generation; /* the trace it wrote in; 0: free */
   uint64_t tid;
+  uint64_t ns;  /* when it ended (trace clock) */
+  bool renamed; /* its name at the end is not the one it wrote with */
   char name[17];
 } thread_exit_t;
 
@@ -25,8 +33,10 @@ void thread_exits__note(const trace_context_t* w) {
   if (prctl(PR_GET_NAME, name) != 0) memcpy(name, w->name, sizeof(w->name));
   e->generation = generation;
   e->tid = w->tid;
+  e->ns = trace_clock__now_ns();
   memcpy(e->name, name, sizeof(e->name));
   e->name[16] = '\0';
+  e->renamed = strncmp(e->name, w->name, sizeof(w->name)) != 0;
 }
 
 void thread_exits__each(void (*fn)(void* arg, uint64_t tid, const char* name, int alive),
@@ -39,5 +49,41 @@ void thread_exits__each(void (*fn)(void* arg, uint64_t tid, const char* name, in
   for (const trace_context_t* w = engine__instance.writers; w; w = w->next)
     if (w->in_use && w->thread_registered && w->generation == generation && generation != 0)
       fn(arg, w->tid, w->name, 1);
+  pthread_mutex_unlock(&engine__instance.lock);
+}
+
+/* A live thread of this process's name now; false if it is gone. */
+static bool comm_of(uint64_t tid, char name[17]) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/task/%" PRIu64 "/comm", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n;
+  do n = read(fd, name, 16);
+  while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n <= 0) return false;
+  name[n] = '\0';
+  name[strcspn(name, "\n")] = '\0';
+  return name[0] != '\0';
+}
+
+void thread_exits__each_at_end(bool renamed,
+                               void (*fn)(void* arg, uint64_t tid, const char* name, uint64_t ns),
+                               void* arg) {
+  pthread_mutex_lock(&engine__instance.lock);
+  uint64_t generation = engine__instance.generation;
+  /* oldest first (the ring's order), so a reused tid's later end comes
+   * later */
+  for (size_t k = 0; k < THREAD_EXITS_MAX && generation != 0; k++) {
+    const thread_exit_t* e = &exits[(next_exit + k) % THREAD_EXITS_MAX];
+    if (e->generation == generation && e->renamed == renamed) fn(arg, e->tid, e->name, e->ns);
+  }
+  for (const trace_context_t* w = engine__instance.writers; w; w = w->next) {
+    char name[17];
+    if (w->in_use && w->thread_registered && w->generation == generation && generation != 0 &&
+        comm_of(w->tid, name) && (strncmp(name, w->name, sizeof(w->name)) != 0) == renamed)
+      fn(arg, w->tid, name, trace_clock__now_ns());
+  }
   pthread_mutex_unlock(&engine__instance.lock);
 }

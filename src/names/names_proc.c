@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,24 +61,70 @@ static bool program_of(uint64_t pid, char name[NAMES_MAX_LENGTH + 1]) {
   return read_small(path, name, NAMES_MAX_LENGTH + 1) > 0;
 }
 
+/* /proc/PID/stat's starttime (field 22: clock ticks after boot), or 0 if
+ * pid is gone. */
+static uint64_t start_time_of(uint64_t pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof(path), "/proc/%" PRIu64 "/stat", pid);
+  if (read_small(path, buf, sizeof(buf)) <= 0) return 0;
+  const char* p = strrchr(buf, ')'); /* after the comm, which may hold anything */
+  if (!p) return 0;
+  /* fields 3 (state) .. 22 follow, one space before each */
+  for (int field = 2; field < 22; field++) {
+    p = strchr(p + 1, ' ');
+    if (!p) return 0;
+  }
+  return strtoull(p + 1, NULL, 10);
+}
+
+/* Whether pid is a process now (its thread-group leader), not a thread of
+ * another process that was given the same number: /proc/TID answers for any
+ * thread, under its own comm. */
+static bool is_process(uint64_t pid) {
+  char path[64], buf[2048];
+  snprintf(path, sizeof(path), "/proc/%" PRIu64 "/status", pid);
+  if (read_small(path, buf, sizeof(buf)) <= 0) return false;
+  const char* tgid = strstr(buf, "\nTgid:");
+  return tgid && strtoull(tgid + 6, NULL, 10) == pid;
+}
+
+/* Whether /proc/PID is still the process e names: the same start time as
+ * when its program was read (a provider, alive then), else at least a
+ * process. A process that ended and whose pid was given to a thread of
+ * another process must not take that thread's comm (nor its threads). */
+static bool same_process(names_entry_t* e) {
+  if (!e->checked) {
+    e->checked = 1;
+    e->same = e->start_time ? start_time_of(e->koid) == e->start_time : is_process(e->koid);
+  }
+  return e->same;
+}
+
 void names__note_program(names_t* n, uint64_t pid) {
   char name[NAMES_MAX_LENGTH + 1];
-  if (n && pid != 0 && program_of(pid, name))
-    names__set(n, false, pid, 0, name, strlen(name), NAMES_RANK_PROGRAM, 0);
+  if (!n || pid == 0) return;
+  uint64_t start_time = start_time_of(pid); /* first: the program read after is its own */
+  if (!program_of(pid, name)) return;
+  names__set(n, false, pid, 0, name, strlen(name), NAMES_RANK_PROGRAM, 0);
+  names_entry_t* e = names__lookup(n, false, pid);
+  if (e) e->start_time = start_time;
 }
 
 void names__refresh_from_proc(names_t* n) {
   if (!n) return;
   char name[NAMES_MAX_LENGTH + 1], path[96];
+  for (size_t i = 0; i < n->capacity; i++) n->slots[i].checked = 0;
   for (size_t i = 0; i < n->capacity; i++) {
     names_entry_t* e = &n->slots[i];
     if (!e->used || !e->local) continue; /* another pid namespace's koid */
     if (!e->thread) {
-      if (program_of(e->koid, name))
+      if (same_process(e) && program_of(e->koid, name))
         names__set(n, false, e->koid, 0, name, strlen(name), NAMES_RANK_PROC, 0);
       continue;
     }
     if (e->process_koid == 0) continue;
+    names_entry_t* process = names__lookup(n, false, e->process_koid);
+    if (process ? !same_process(process) : !is_process(e->process_koid)) continue;
     /* under its own process only: a tid reused by another process is not it */
     snprintf(path, sizeof(path), "/proc/%" PRIu64 "/task/%" PRIu64 "/comm", e->process_koid,
              e->koid);

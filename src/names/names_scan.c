@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/stop_names.h"
 #include "fxt/fxt_format.h"
 #include "names/names_internal.h"
 
@@ -164,16 +165,25 @@ static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t hea
   uint64_t koid;
   str_t name;
   if (!take(c, &koid) || !take_string(c, s, (uint32_t)FXT_GET(header, 24, 39), &name)) return;
-  uint64_t process = 0;
+  uint64_t process = 0, name_at = 0;
+  bool at = false;
   unsigned count = (unsigned)FXT_GET(header, 40, 43);
   arg_t a;
-  for (unsigned i = 0; i < count && take_arg(c, s, &a); i++)
+  for (unsigned i = 0; i < count && take_arg(c, s, &a); i++) {
     if (a.type == 8 && str_is(a.name, "process")) process = (uint64_t)a.value;
+    if (a.type == 4 && str_is(a.name, STOP_NAMES_ARG)) {
+      name_at = (uint64_t)a.value;
+      at = true;
+    }
+  }
   bool thread = type == FXT_KOBJ_THREAD;
   /* the provider's own process and threads, or someone else's */
   bool own = s->pid != 0 && (thread ? process == s->pid : koid == s->pid);
-  names__set(n, thread, koid, process, name.data, name.length,
-             own ? NAMES_RANK_OWN_RECORD : NAMES_RANK_OTHERS_RECORD, 0);
+  if (own && thread && at) /* its engine's name at the stop: a name at a time, as a task event */
+    names__set(n, true, koid, process, name.data, name.length, NAMES_RANK_TASK_EVENT, name_at);
+  else
+    names__set(n, thread, koid, process, name.data, name.length,
+               own ? NAMES_RANK_OWN_RECORD : NAMES_RANK_OTHERS_RECORD, 0);
   if (!s->foreign) names__mark_local(n, thread, koid);
 }
 

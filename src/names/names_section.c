@@ -39,6 +39,16 @@ static bool put(section_t* s, const names_entry_t* e, uint64_t* records) {
   return true;
 }
 
+/* A process known only from someone else's record whose koid is a thread
+ * of another process: the kernel provider, not finding a gone thread's
+ * process, names the thread as a process of its own. Not a process. */
+static bool is_thread_of_another(const names_t* n, const names_entry_t* e) {
+  if (e->rank > NAMES_RANK_OTHERS_RECORD) return false;
+  const names_entry_t* t = names__lookup(n, true, e->koid);
+  return t && t->process_koid != 0 && t->process_koid != e->koid &&
+         t->process_rank > NAMES_RANK_OTHERS_RECORD;
+}
+
 bool names__write_section(const names_t* n, names_sink_t sink, void* arg, uint64_t* records) {
   section_t* s = malloc(sizeof(*s)); /* 32 KiB: not on the stack */
   if (!s) return false;
@@ -52,6 +62,7 @@ bool names__write_section(const names_t* n, names_sink_t sink, void* arg, uint64
       const names_entry_t* e = &n->slots[i];
       if (!e->used || e->thread != thread || !e->name) continue;
       if (e->thread && e->process_koid == 0) continue; /* Perfetto needs its process */
+      if (!e->thread && is_thread_of_another(n, e)) continue;
       if (!put(s, e, records)) break;
     }
   flush(s);

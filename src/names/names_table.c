@@ -19,7 +19,7 @@ static size_t slot_of(bool thread, uint64_t koid, size_t capacity) {
   return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 24) & (capacity - 1);
 }
 
-static names_entry_t* lookup(const names_t* n, bool thread, uint64_t koid) {
+names_entry_t* names__lookup(const names_t* n, bool thread, uint64_t koid) {
   if (!n->capacity) return NULL;
   size_t j = slot_of(thread, koid, n->capacity);
   while (n->slots[j].used) {
@@ -46,7 +46,7 @@ static bool grow(names_t* n) {
 }
 
 names_entry_t* names__entry(names_t* n, bool thread, uint64_t koid) {
-  names_entry_t* e = lookup(n, thread, koid);
+  names_entry_t* e = names__lookup(n, thread, koid);
   if (e) return e;
   if (n->used >= NAMES_MAX_ENTRIES || ((n->used + 1) * 2 > n->capacity && !grow(n))) {
     n->not_kept++;
@@ -86,7 +86,12 @@ void names__set(names_t* n, bool thread, uint64_t koid, uint64_t process_koid, c
   if (!e) return;
   /* a provider of ours about itself, /proc, the kernel: our pid namespace */
   if (rank >= NAMES_RANK_OWN_RECORD) e->local = 1;
-  if (thread && process_koid != 0) e->process_koid = process_koid;
+  /* its process, as its name: from the strongest source (a kernel provider
+   * that guessed a gone thread's process must not move a provider's own) */
+  if (thread && process_koid != 0 && rank >= e->process_rank) {
+    e->process_koid = process_koid;
+    e->process_rank = (uint8_t)rank;
+  }
   length = names__bound(name, length);
   if (length == 0) return; /* nothing to name it with */
   /* a stronger source wins; within a source, the latest */
@@ -102,12 +107,12 @@ void names__set(names_t* n, bool thread, uint64_t koid, uint64_t process_koid, c
 }
 
 void names__mark_local(names_t* n, bool thread, uint64_t koid) {
-  names_entry_t* e = lookup(n, thread, koid);
+  names_entry_t* e = names__lookup(n, thread, koid);
   if (e) e->local = 1;
 }
 
 const char* names__get(const names_t* n, bool thread, uint64_t koid) {
-  const names_entry_t* e = lookup(n, thread, koid);
+  const names_entry_t* e = names__lookup(n, thread, koid);
   return e ? e->name : NULL;
 }
 

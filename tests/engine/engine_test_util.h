@@ -31,6 +31,7 @@ typedef struct seq_event {
 typedef struct archive_summary {
   size_t records, events, skipped;
   size_t init_records, process_objects, thread_objects, thread_records, string_records;
+  size_t stop_names; /* thread objects the stop wrote (name_at): not in thread_objects */
   size_t overflow_events;
   seq_event_t* seqs; /* "seq" events in archive order */
   size_t seq_count;
@@ -63,12 +64,26 @@ static inline void summarize_archive(const uint8_t* data, size_t length, archive
       case 0:
         if (rec.metadata.type == 3) s->overflow_events++;
         break;
-      case 1: s->init_records++; break;
-      case 2: s->string_records++; break;
-      case 3: s->thread_records++; break;
+      case 1:
+        s->init_records++;
+        break;
+      case 2:
+        s->string_records++;
+        break;
+      case 3:
+        s->thread_records++;
+        break;
       case 7:
         if (rec.kernel_object.object_type == 1) s->process_objects++;
-        if (rec.kernel_object.object_type == 2) s->thread_objects++;
+        if (rec.kernel_object.object_type == 2) {
+          bool at_stop = false;
+          for (size_t i = 0; i < rec.kernel_object.args.count; i++)
+            at_stop |= strcmp(rec.kernel_object.args.items[i].name.data, "name_at") == 0;
+          if (at_stop)
+            s->stop_names++;
+          else
+            s->thread_objects++;
+        }
         break;
       case 4:
         s->events++;
@@ -81,7 +96,8 @@ static inline void summarize_archive(const uint8_t* data, size_t length, archive
           e->seq = rec.event.args.items[0].uint64_value;
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
   ASSERT_TRUE(!trace_reader_truncated(r));

@@ -14,13 +14,22 @@
  * At the end the process is named after its program, "names_rename_exec"
  * (longer than a comm: only the exec says it whole), the main thread
  * "main-renamed" and the other thread "t-second". Prints "thread TID" for
- * the second thread. */
+ * the second thread.
+ *
+ * With NAMES_SWITCHES=N in its environment, stage 2 first makes 2N context
+ * switches (N round trips through two pipes with a helper thread) before
+ * the renames, so that a small oneshot kernel buffer is full before them
+ * (part exec_full). A thread started before them waits until then, names
+ * itself "t-kept", writes an event and ends (it never renames itself after
+ * it wrote, but the kernel's fork event kept in the buffer names it after
+ * the main thread); it prints "kept TID". */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -31,6 +40,42 @@
 #include "trace/event.h"
 
 static void sleep_ms(long ms) { nanosleep(&(struct timespec){0, ms * 1000000L}, NULL); }
+
+static int ping[2], pong[2];
+
+static void* echo_main(void* arg) {
+  (void)arg;
+  char c;
+  while (read(ping[0], &c, 1) == 1 && c == 'p')
+    if (write(pong[1], &c, 1) != 1) break;
+  return NULL;
+}
+
+/* n round trips with a helper thread: 2n context switches at least. */
+static void switch_storm(long n) {
+  if (pipe(ping) != 0 || pipe(pong) != 0) return;
+  pthread_t echo;
+  if (pthread_create(&echo, NULL, echo_main, NULL) != 0) return;
+  char c = 'p';
+  for (long i = 0; i < n; i++)
+    if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1) break;
+  c = 'q';
+  if (write(ping[1], &c, 1) != 1) perror("write");
+  pthread_join(echo, NULL);
+}
+
+static int go[2];
+
+static void* kept_main(void* arg) {
+  (void)arg;
+  char c;
+  if (read(go[0], &c, 1) != 1) return NULL;
+  prctl(PR_SET_NAME, "t-kept");
+  printf("kept %ld\n", (long)syscall(SYS_gettid));
+  fflush(stdout);
+  TRACE_INSTANT("names", "kept", TRACE_SCOPE_THREAD);
+  return NULL;
+}
 
 static void* thread_main(void* arg) {
   (void)arg;
@@ -57,6 +102,14 @@ int main(int argc, char** argv) {
   trace_provider_t* provider = trace_provider_create_synchronously("names", &started);
   for (int i = 0; started && !TRACE_ENABLED() && i < 1000; i++) sleep_ms(1);
   TRACE_INSTANT("names", "main-before", TRACE_SCOPE_THREAD);
+  const char* switches = getenv("NAMES_SWITCHES");
+  if (switches) {
+    pthread_t kept;
+    if (pipe(go) != 0 || pthread_create(&kept, NULL, kept_main, NULL) != 0) return 1;
+    switch_storm(atol(switches));
+    if (write(go[1], "g", 1) != 1) return 1;
+    pthread_join(kept, NULL);
+  }
   pthread_t thread;
   pthread_create(&thread, NULL, thread_main, NULL);
   pthread_join(thread, NULL);

@@ -1,12 +1,22 @@
 /* The names collection (src/names/names.h): which source wins, what records
- * teach it, bounds, and that its section is FXT our reader takes whole. */
+ * teach it, bounds, that /proc names only what is still the process it
+ * knew, and that its section is FXT our reader takes whole. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "engine/stop_names.h"
 #include "fxt/fxt_encode.h"
 #include "names/names.h"
+#include "names/names_internal.h"
 #include "test.h"
 #include "trace-reader/reader.h"
 
@@ -35,9 +45,20 @@ static void test_ranks(void) {
   names__set(n, false, 10, 0, "prog", 4, NAMES_RANK_PROGRAM, 0);
   ASSERT_STREQ(names__get(n, false, 10), "prog");
   ASSERT_STREQ(names__get(n, true, 10), "proc");
+  /* a thread's process, as its name, from the strongest source: a kernel
+   * provider that took a gone thread for its own process (no tgid to be
+   * found) does not move it out of the process its provider said */
+  names__set(n, true, 11, 1, "t", 1, NAMES_RANK_OTHERS_RECORD, 0);
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 1);
+  names__set(n, true, 11, 7, "t", 1, NAMES_RANK_OWN_RECORD, 0);
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 7);
+  names__set(n, true, 11, 11, "t", 1, NAMES_RANK_OTHERS_RECORD, 0);
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 7);
+  names__set(n, true, 11, 0, "t2", 2, NAMES_RANK_TASK_EVENT, 50); /* says no process */
+  ASSERT_EQ(names__lookup(n, true, 11)->process_koid, 7);
   names_stats_t st = names__stats(n);
   ASSERT_EQ(st.processes, 1);
-  ASSERT_EQ(st.threads, 1);
+  ASSERT_EQ(st.threads, 2);
   ASSERT_EQ(st.not_kept, 0);
   names__free(n);
 }
@@ -322,12 +343,173 @@ static void test_records(void) {
   names__free(n);
 }
 
+/* A provider's names at the stop (`name_at`, src/engine/stop_names.h) are
+ * names at a time, weighed with the kernel's task events: the latest wins.
+ * Only about the provider's own threads. */
+static void put_stop_name(names_t* n, names_source_t* s, buf_t* b, uint64_t tid, uint64_t process,
+                          const char* name, uint64_t at) {
+  size_t from = b->used;
+  trace_string_ref_t ref = trace_make_inline_c_string_ref(name);
+  trace_arg_t args[2] = {
+      trace_make_arg(trace_make_inline_c_string_ref("process"), trace_make_koid_arg_value(process)),
+      trace_make_arg(trace_make_inline_c_string_ref(STOP_NAMES_ARG),
+                     trace_make_uint64_arg_value(at))};
+  size_t words = fxt_kernel_object_record_words(&ref, args, 2);
+  fxt_write_kernel_object_record(b->words + b->used, words, tid, FXT_KOBJ_THREAD, &ref, args, 2);
+  b->used += words;
+  note_last(n, s, b, from);
+}
+
+static void test_stop_names(void) {
+  names_t* n = names__create();
+  names_source_t* kernel = names__source_create(500);
+  names_source_t* app = names__source_create(100);
+  buf_t* b = calloc(1, sizeof(*b));
+  ASSERT_TRUE(n && kernel && app && b);
+  size_t from = b->used;
+  fxt_write_string_record(b->words + b->used, 1, "kernel:task", 11);
+  b->used += fxt_string_record_words(11);
+  note_last(n, kernel, b, from);
+  put_kobj(n, app, b, true, 101, 100, "t-first"); /* when it first wrote */
+  trace_arg_t early[] = {named_int("pid", 101), named_string("newcomm", "t-early")};
+  put_task(n, kernel, b, 200, "task_rename", early, 2);
+  ASSERT_STREQ(names__get(n, true, 101), "t-early");
+  /* the kernel's later renames were lost (a full buffer): the stop's name */
+  put_stop_name(n, app, b, 101, 100, "t-second", 300);
+  ASSERT_STREQ(names__get(n, true, 101), "t-second");
+  trace_arg_t older[] = {named_int("pid", 101), named_string("newcomm", "t-older")};
+  put_task(n, kernel, b, 250, "task_rename", older, 2); /* read later, happened before */
+  ASSERT_STREQ(names__get(n, true, 101), "t-second");
+  trace_arg_t newer[] = {named_int("pid", 101), named_string("newcomm", "t-third")};
+  put_task(n, kernel, b, 400, "task_rename", newer, 2); /* after the stop */
+  ASSERT_STREQ(names__get(n, true, 101), "t-third");
+  /* not its own thread (another process), or from someone else: a record */
+  put_kobj(n, app, b, true, 201, 200, "other-first");
+  put_task(n, kernel, b, 100, "task_rename",
+           (trace_arg_t[]){named_int("pid", 201), named_string("newcomm", "other-task")}, 2);
+  put_stop_name(n, app, b, 201, 200, "not-mine", 900);
+  put_stop_name(n, kernel, b, 201, 200, "not-mine", 900);
+  ASSERT_STREQ(names__get(n, true, 201), "other-task");
+  free(b);
+  names__source_free(kernel);
+  names__source_free(app);
+  names__free(n);
+}
+
+/* The kernel provider names a thread that ended before it looked up its
+ * process as a process of its own; its provider said whose thread it is:
+ * the section has no such process. */
+static void test_thread_not_process(void) {
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  names__set(n, false, 100, 0, "prog", 4, NAMES_RANK_PROGRAM, 0);
+  names__set(n, true, 105, 100, "t-first", 7, NAMES_RANK_OWN_RECORD, 0);
+  names__set(n, false, 105, 0, "t-second", 8, NAMES_RANK_OTHERS_RECORD, 0);
+  names__set(n, true, 105, 105, "t-second", 8, NAMES_RANK_OTHERS_RECORD, 0);
+  names__set(n, true, 105, 0, "t-second", 8, NAMES_RANK_TASK_EVENT, 10);
+  test_section(n, 1, 1, 0);
+  names__free(n);
+}
+
+/* A thread of this process named as fxtrace's control thread is, until told
+ * to end. */
+typedef struct control_like {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  uint64_t tid;
+  bool end;
+} control_like_t;
+
+static void* control_like_main(void* arg) {
+  control_like_t* c = arg;
+  prctl(PR_SET_NAME, "fxtrace-control");
+  pthread_mutex_lock(&c->lock);
+  c->tid = (uint64_t)syscall(SYS_gettid);
+  pthread_cond_broadcast(&c->cond);
+  while (!c->end) pthread_cond_wait(&c->cond, &c->lock);
+  pthread_mutex_unlock(&c->lock);
+  return NULL;
+}
+
+/* A process that ended before the section, whose pid the kernel then gave
+ * to a thread of another process (here: a thread of this one named
+ * "fxtrace-control"): /proc/PID answers for that thread, under its comm, and
+ * /proc/PID/task/PID too. Neither the process nor its main thread may take
+ * that name (seen once in a full suite run: the traced program and its main
+ * thread both named "fxtrace-control"). A real thread of a live process
+ * still gets its name from /proc. */
+static void test_reused_pid(void) {
+  control_like_t c = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, NULL, control_like_main, &c), 0);
+  pthread_mutex_lock(&c.lock);
+  while (!c.tid) pthread_cond_wait(&c.cond, &c.lock);
+  pthread_mutex_unlock(&c.lock);
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  uint64_t gone = c.tid; /* the ended process's pid, now that thread's tid */
+  names__set(n, false, gone, 0, "names_rename_exec", 17, NAMES_RANK_PROGRAM, 0);
+  names__set(n, true, gone, gone, "main-renamed", 12, NAMES_RANK_TASK_EVENT, 10);
+  uint64_t self = (uint64_t)getpid();
+  names__set(n, false, self, 0, "self-record", 11, NAMES_RANK_OWN_RECORD, 0);
+  names__set(n, true, self, self, "main-record", 11, NAMES_RANK_OWN_RECORD, 0);
+  names__refresh_from_proc(n);
+  ASSERT_STREQ(names__get(n, false, gone), "names_rename_exec");
+  ASSERT_STREQ(names__get(n, true, gone), "main-renamed");
+  /* this process is alive and is itself: /proc names it and its thread */
+  ASSERT_STREQ(names__get(n, false, self), "test_names_table");
+  char comm[17] = {0};
+  prctl(PR_GET_NAME, comm);
+  ASSERT_STREQ(names__get(n, true, self), comm);
+  names__free(n);
+  pthread_mutex_lock(&c.lock);
+  c.end = true;
+  pthread_cond_broadcast(&c.cond);
+  pthread_mutex_unlock(&c.lock);
+  pthread_join(t, NULL);
+}
+
+/* A provider's process (its program read when it registered, with its start
+ * time): /proc names it and its threads at the section only while /proc/PID
+ * is still that process, not a new one given the same pid. */
+static void test_same_process(void) {
+  uint64_t self = (uint64_t)getpid();
+  char old_name[17] = {0};
+  prctl(PR_GET_NAME, old_name);
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  names__note_program(n, self);
+  ASSERT_STREQ(names__get(n, false, self), "test_names_table");
+  names_entry_t* e = names__lookup(n, false, self);
+  ASSERT_TRUE(e && e->start_time != 0);
+  uint64_t start_time = e->start_time;
+  names__set(n, false, self, 0, "program-then", 12, NAMES_RANK_PROGRAM, 0);
+  names__set(n, true, self, self, "main-then", 9, NAMES_RANK_TASK_EVENT, 5);
+  prctl(PR_SET_NAME, "main-now");
+  /* another process with this pid: another start time */
+  e->start_time = start_time + 1;
+  names__refresh_from_proc(n);
+  ASSERT_STREQ(names__get(n, false, self), "program-then");
+  ASSERT_STREQ(names__get(n, true, self), "main-then");
+  /* the same process */
+  e->start_time = start_time;
+  names__refresh_from_proc(n);
+  ASSERT_STREQ(names__get(n, false, self), "test_names_table");
+  ASSERT_STREQ(names__get(n, true, self), "main-now");
+  names__free(n);
+  prctl(PR_SET_NAME, old_name);
+}
+
 int main(void) {
   test_ranks();
   test_limit();
   test_foreign();
   test_bound();
   test_records();
+  test_stop_names();
+  test_thread_not_process();
+  test_reused_pid();
+  test_same_process();
   printf("ok\n");
   return 0;
 }
