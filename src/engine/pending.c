@@ -22,7 +22,7 @@ uint64_t engine__pending_word; /* atomic */
 #define PENDING_FLAG (UINT64_C(1) << 63)
 
 void engine__begin_pending(void) {
-  engine_t* e = &engine__instance;
+  engine_t* e = &engine__sessions[0];
   pthread_mutex_lock(&e->lock);
   if (ATOMIC_LOAD(&e->state) == TRACE_STOPPED && !e->forked &&
       !(__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) & PENDING_FLAG)) {
@@ -33,7 +33,7 @@ void engine__begin_pending(void) {
 }
 
 void engine__end_pending(bool trace_ran) {
-  engine_t* e = &engine__instance;
+  engine_t* e = &engine__sessions[0];
   pthread_mutex_lock(&e->lock);
   uint64_t word = __atomic_exchange_n(&engine__pending_word, 0, __ATOMIC_SEQ_CST);
   uint64_t count = word & ~PENDING_FLAG;
@@ -64,7 +64,7 @@ uint64_t engine__pending_count(void) {
 bool engine__count_if_pending(const char* category_literal) {
   uint64_t word = __atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST);
   if (!(word & PENDING_FLAG)) return false;
-  if (ATOMIC_ACQUIRE(&engine__instance.handler) != NULL &&
+  if (ATOMIC_ACQUIRE(&engine__sessions[0].handler) != NULL &&
       !writer__category_enabled(category_literal))
     return true; /* not an event of this trace; still not cached */
   /* acquire on failure: a start that took the count meanwhile published its

@@ -234,8 +234,9 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
  * `num_args` the expansion's constant. */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_finish(
     trace_internal_duration_scope_t* scope, const trace_arg_t* args, size_t num_args) {
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   uint64_t state = __atomic_load_n(&scope->site->state, __ATOMIC_RELAXED);
+  uint64_t generation =
+      __atomic_load_n(&trace_engine__generation[TRACE_SITE_SESSION(state)], __ATOMIC_ACQUIRE);
   if (__builtin_expect(generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
       __builtin_expect(
           trace_internal_write_cached(scope->site, generation, TRACE_INTERNAL_PAYLOAD_END_TIME,
