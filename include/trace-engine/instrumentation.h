@@ -122,8 +122,10 @@ static inline bool trace_site_is_enabled(const char* category_literal, trace_sit
                                          uint64_t* state) {
   uint64_t s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
   if (__builtin_expect(s == TRACE_SITE_DISABLED, 1)) return false;
-  if (s == 0 || s != TRACE_SITE_ENABLED(__atomic_load_n(
-                         &trace_engine__generation[TRACE_SITE_SESSION(s)], __ATOMIC_ACQUIRE)))
+  /* s is neither DISABLED nor 0 here, so it is TRACE_SITE_ENABLED(g) of the
+   * current g exactly when s >> 1 == g (a SEVERAL word never is) */
+  if (s == 0 || (s >> 1) != __atomic_load_n(&trace_engine__generation[TRACE_SITE_SESSION(s)],
+                                            __ATOMIC_ACQUIRE))
     s = trace_engine__resolve_site(category_literal, site);
   *state = s;
   return s != TRACE_SITE_DISABLED;

@@ -73,11 +73,14 @@ typedef struct trace_engine_hot {
    * no record may be written (stopped, durable full, oneshot full). A chunk
    * is usable only while its epoch equals this. */
   uint64_t epoch;
-  /* no membarrier(2): writers fence themselves */
-  bool fence_needed;
+  /* the session's trace_engine__generation, which the enter re-checks
+   * (reached through the writer's pointer to this line, no index) */
+  uint64_t generation;
 } __attribute__((aligned(64))) trace_engine_hot_t;
 
 TRACE_EXPORT extern trace_engine_hot_t trace_engine__hot[TRACE_ENGINE_MAX_SESSIONS];
+/* No membarrier(2) in this process: writers fence themselves. */
+TRACE_EXPORT extern bool trace_engine__fence_needed;
 
 /* ---- the writer: one per thread that records (trace_context_t) ---- */
 
@@ -239,18 +242,25 @@ static inline void trace_engine__fill_record(trace_context_t* w, const void* key
  * then re-checks the generation. false: nothing held (the trace is
  * stopping, or a signal handler interrupted a reservation: the slow path
  * decides and counts). */
+static inline bool trace_engine__enter_at(trace_context_t* w, const trace_engine_hot_t* hot,
+                                          uint64_t generation);
 static inline bool trace_engine__enter(trace_context_t* w, uint64_t generation) {
+  return trace_engine__enter_at(w, w->hot, generation);
+}
+
+/* The same with w->hot read by the caller (a record path that reads it once
+ * for the enter and the reservation: the fences between them would make
+ * the compiler read it again). */
+static inline bool trace_engine__enter_at(trace_context_t* w, const trace_engine_hot_t* hot,
+                                          uint64_t generation) {
   uint32_t nesting = w->nesting;
   if (__builtin_expect(nesting != 0 && w->reserving, 0)) return false;
   __atomic_store_n(&w->nesting, nesting + 1, __ATOMIC_RELAXED);
-  if (__builtin_expect(w->hot->fence_needed, 0))
+  if (__builtin_expect(trace_engine__fence_needed, 0))
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
   else
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (__builtin_expect(
-          __atomic_load_n(&trace_engine__generation[TRACE_GENERATION_SESSION(generation)],
-                          __ATOMIC_RELAXED) != generation,
-          0)) {
+  if (__builtin_expect(__atomic_load_n(&hot->generation, __ATOMIC_RELAXED) != generation, 0)) {
     __atomic_store_n(&w->nesting, nesting, __ATOMIC_RELEASE);
     return false;
   }
@@ -264,12 +274,13 @@ static inline bool trace_engine__enter(trace_context_t* w, uint64_t generation) 
  * signal handler that interrupts it is dropped (trace_engine__enter);
  * anywhere else a nested record simply lands after the interrupted one's
  * space. */
-static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t words) {
+static inline uint64_t* trace_engine__try_reserve_at(trace_context_t* w,
+                                                     const trace_engine_hot_t* hot, size_t words) {
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   uint64_t* p = w->pos;
   if (__builtin_expect(words <= (size_t)(w->end - p) &&
-                           w->chunk_epoch == __atomic_load_n(&w->hot->epoch, __ATOMIC_RELAXED),
+                           w->chunk_epoch == __atomic_load_n(&hot->epoch, __ATOMIC_RELAXED),
                        1))
     w->pos = p + words;
   else
@@ -279,13 +290,18 @@ static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t wor
   return p;
 }
 
+static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t words) {
+  return trace_engine__try_reserve_at(w, w->hot, words);
+}
+
 /* The same, then a new chunk out of line (in its own `reserving` bracket:
  * the slow path computes from the current pos/end, so a handler's record
  * between the two brackets is harmless). NULL: dropped (counted if
  * `count`). */
-static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t words,
-                                                      bool count) {
-  uint64_t* p = trace_engine__try_reserve(w, words);
+static inline uint64_t* trace_engine__reserve_counted_at(trace_context_t* w,
+                                                         const trace_engine_hot_t* hot,
+                                                         size_t words, bool count) {
+  uint64_t* p = trace_engine__try_reserve_at(w, hot, words);
   if (__builtin_expect(p != NULL, 1)) return p;
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -293,6 +309,11 @@ static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   w->reserving = 0;
   return p;
+}
+
+static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t words,
+                                                      bool count) {
+  return trace_engine__reserve_counted_at(w, w->hot, words, count);
 }
 
 static inline uint64_t* trace_engine__reserve(trace_context_t* w, size_t words) {

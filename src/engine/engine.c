@@ -33,6 +33,7 @@
   }
 uint64_t trace_engine__generation[TRACE_ENGINE_MAX_SESSIONS];
 trace_engine_hot_t trace_engine__hot[TRACE_ENGINE_MAX_SESSIONS];
+bool trace_engine__fence_needed;
 engine_t engine__sessions[TRACE_ENGINE_MAX_SESSIONS] = {SESSION(0), SESSION(1), SESSION(2),
                                                         SESSION(3)};
 #undef SESSION
@@ -249,6 +250,7 @@ static void after_fork_in_child(void) {
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
     engine_t* e = &engine__sessions[i];
     ATOMIC_STORE(&trace_engine__generation[i], 0);
+    ATOMIC_STORE(&trace_engine__hot[i].generation, 0);
     ATOMIC_STORE(&trace_engine__hot[i].epoch, 0);
     e->initialized = false;
     e->thread_running = false;
@@ -277,7 +279,7 @@ static int initialize_locked(engine_t* e, trace_handler_t* handler, trace_buffer
   }
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, process_setup);
-  e->hot->fence_needed = !membarrier_registered;
+  trace_engine__fence_needed = !membarrier_registered;
   e->mode = (uint32_t)mode;
   e->header = buffer;
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
@@ -349,6 +351,7 @@ int trace_engine_initialize(trace_handler_t* handler, trace_buffering_mode_t mod
  * then has every listed call site ask again (sites.c). Under e->lock. */
 static void publish_generation_locked(engine_t* e, uint64_t generation) {
   pthread_mutex_lock(&engine__sessions_lock);
+  ATOMIC_RELEASE(&e->hot->generation, generation);
   ATOMIC_RELEASE(e->current, generation);
   ATOMIC_RELEASE(&engine__sessions_epoch, engine__sessions_epoch + 1);
   sites__reset();

@@ -60,7 +60,7 @@ typedef struct engine {
   struct {
     trace_engine_hot_t* hot; /* &trace_engine__hot[session] */
     uint64_t* current;       /* &trace_engine__generation[session] */
-    /* and trace_engine__hot (record_path.h): the epoch, fence_needed */
+    /* and trace_engine__hot[session] (record_path.h): the epoch, the generation */
     trace_buffer_header_t* header;
     uint8_t* rolling; /* segment i at rolling + i * rolling_size */
     uint8_t* durable;

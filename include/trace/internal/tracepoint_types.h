@@ -135,14 +135,16 @@ static inline __attribute__((always_inline)) uint64_t* trace_internal_tp_begin_f
       __atomic_load_n(&trace_engine__generation[TRACE_SITE_SESSION(state)], __ATOMIC_ACQUIRE);
   size_t words = 2 + arg_words + 1; /* header, timestamp, arguments, scope */
   trace_context_t* w = NULL;
-  if (__builtin_expect(generation == 0 || state != TRACE_SITE_ENABLED(generation), 0) ||
+  /* (state >> 1 == generation != 0: state is TRACE_SITE_ENABLED(generation)) */
+  if (__builtin_expect(generation == 0 || (state >> 1) != generation, 0) ||
       __builtin_expect(words > 0xfff, 0) ||
       __builtin_expect(
-          !trace_engine__load_record(generation, tp, num_args, &w, &r->header, r->names), 0) ||
-      __builtin_expect(!trace_engine__enter(w, generation), 0))
+          !trace_engine__load_record(generation, tp, num_args, &w, &r->header, r->names), 0))
     return NULL;
+  const trace_engine_hot_t* hot = w->hot; /* read once: the fences below would read it again */
+  if (__builtin_expect(!trace_engine__enter_at(w, hot, generation), 0)) return NULL;
   trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
-  uint64_t* p = trace_engine__try_reserve(w, words);
+  uint64_t* p = trace_engine__try_reserve_at(w, hot, words);
   if (__builtin_expect(p == NULL, 0)) { /* a new chunk: the out-of-line path's */
     trace_engine__release(w);
     return NULL;
