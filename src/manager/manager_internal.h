@@ -205,6 +205,7 @@ typedef struct pending_reply {
 
 struct session {
   manager_t* m;
+  uint32_t id; /* non-zero, never reused while the daemon runs (wire.h, "Sessions") */
   int state;
   conn_t* owner; /* its connection closing terminates the session */
   char** categories;
@@ -249,6 +250,7 @@ struct manager {
   provider_t* providers;
   uint32_t next_provider_id;
   uint32_t next_query_id;
+  uint32_t next_session_id;
   category_query_t* queries;
   session_t* session;
   output_t* draining;

@@ -95,11 +95,13 @@ static void close_fifo(manager_t* m, tracee_t* t) {
   t->fifo = -1;
 }
 
-/* Sends an empty provider message (STOP, TERMINATE); a failure closes the
- * provider's connection, which marks the tracee gone. */
+/* Sends a provider message that carries only the session id (STOP,
+ * TERMINATE); a failure closes the provider's connection, which marks the
+ * tracee gone. */
 static void send_simple(manager_t* m, tracee_t* t, uint16_t type) {
   if (!t->provider || !t->provider->conn) return;
   wire__begin(m->w, type, 0);
+  wire__put_u32(m->w, t->s->id);
   mgr__send(m, t->provider->conn, NULL, 0);
 }
 
@@ -109,6 +111,7 @@ static void reply_start(manager_t* m, session_t* s, uint32_t error) {
   if (!s->start.conn) return;
   wire__begin(m->w, MSG_START_RESULT, s->start.request_id);
   wire__put_u32(m->w, error);
+  wire__put_u32(m->w, s->id);
   mgr__send(m, s->start.conn, NULL, 0);
 }
 
@@ -174,6 +177,7 @@ static void send_start(manager_t* m, tracee_t* t, uint8_t disposition) {
   t->stat_state = STAT_NONE;
   if (!t->provider || !t->provider->conn) return;
   wire__begin(m->w, MSG_START, 0);
+  wire__put_u32(m->w, s->id);
   wire__put_u8(m->w, disposition);
   put_str_list(m->w, s->additional, s->additional_count);
   mgr__send(m, t->provider->conn, NULL, 0);
@@ -229,6 +233,7 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
   p->tracee = t;
   /* INITIALIZE: the categories are the session's plus the spec's */
   wire__begin(m->w, MSG_INITIALIZE, 0);
+  wire__put_u32(m->w, s->id);
   wire__put_u8(m->w, s->mode);
   size_t extra = spec ? spec->category_count : 0;
   wire__put_u16(m->w, (uint16_t)(s->category_count + extra));
@@ -430,9 +435,11 @@ void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, si
     goto refuse;
   }
   s->names = names__create(); /* NULL: the archive ends without a names section */
+  if (++m->next_session_id == 0) m->next_session_id = 1;
+  s->id = m->next_session_id;
   m->session = s;
-  LOGI(m, "session initialized by pid %d: mode %u, %u MiB, %zu categories", (int)c->cred.pid,
-       s->mode, s->buffer_size_mb, s->category_count);
+  LOGI(m, "session %u initialized by pid %d: mode %u, %u MiB, %zu categories", s->id,
+       (int)c->cred.pid, s->mode, s->buffer_size_mb, s->category_count);
   if (!archive__magic(s->out) || !archive__clock_anchor(s->out, false) || !output__flush(s->out)) {
     session__abort(m, s, "cannot write the archive");
     return;
@@ -480,6 +487,7 @@ void session__start(manager_t* m, conn_t* c, wire_reader_t* r) {
     free_strs(additional, additional_count);
     wire__begin(m->w, MSG_START_RESULT, r->request_id);
     wire__put_u32(m->w, error);
+    wire__put_u32(m->w, s ? s->id : 0);
     mgr__send(m, c, NULL, 0);
     return;
   }

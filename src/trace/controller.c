@@ -385,8 +385,10 @@ int controller__start_tracing(controller_t* c, uint8_t disposition,
   if (status == 0) status = await_reply(c, kWhat, id, MSG_START_RESULT, &r);
   if (status != 0) return status;
   uint32_t error = wire__get_u32(&r);
+  uint32_t session_id = wire__get_u32(&r);
   if (!wire__done(&r) || error > CONTROLLER_START_TERMINATING) return malformed(c, kWhat);
   *start_error = error;
+  if (session_id != 0) c->session_id = session_id;
   return 0;
 }
 

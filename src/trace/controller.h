@@ -30,8 +30,9 @@ typedef struct controller {
   controller_alert_t alert;
   uint32_t next_request_id;
   uint32_t initialize_request_id; /* 0: none sent; a MSG_ERROR for it can come later */
-  int reply_timeout_ms;           /* how long a reply may take; -1 waits forever */
-  wire_writer_t* writer;          /* WIRE_MAX_MESSAGE each: on the heap */
+  uint32_t session_id;   /* the manager's id of this session, from START_RESULT; 0 before */
+  int reply_timeout_ms;  /* how long a reply may take; -1 waits forever */
+  wire_writer_t* writer; /* WIRE_MAX_MESSAGE each: on the heap */
   uint8_t* buffer;
   char error[WIRE_MAX_DESCRIPTION + 160];
 } controller_t;

@@ -51,6 +51,7 @@ static struct {
 } opt = {.name = "fake", .events = 1000};
 
 static int g_fifo = -1;
+static uint32_t g_session_id; /* of the last INITIALIZE */
 static uint8_t* g_buffer;
 static size_t g_size;
 static category_set_t g_categories;
@@ -211,6 +212,7 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
       break;
     }
     case MSG_INITIALIZE: {
+      g_session_id = wire__get_u32(&r);
       uint8_t mode = wire__get_u8(&r);
       uint16_t n = wire__get_u16(&r);
       categories__free(&g_categories);
@@ -233,10 +235,11 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
         say("engine initialize failed");
         exit(3);
       }
-      say("initialized mode=%u size=%zu categories=%u", mode, g_size, n);
+      say("initialized mode=%u size=%zu categories=%u session=%u", mode, g_size, n, g_session_id);
       break;
     }
     case MSG_START: {
+      if (wire__get_u32(&r) != g_session_id) say("START for another session");
       uint8_t disposition = wire__get_u8(&r);
       uint16_t n = wire__get_u16(&r);
       for (uint16_t i = 0; i < n; i++) {
@@ -249,9 +252,11 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
       break;
     }
     case MSG_STOP:
+      if (wire__get_u32(&r) != g_session_id) say("STOP for another session");
       if (!opt.hang_stop) trace_engine_stop(0);
       break;
     case MSG_TERMINATE:
+      if (wire__get_u32(&r) != g_session_id) say("TERMINATE for another session");
       if (opt.hang_stop) break;
       trace_engine_terminate();
       pthread_mutex_lock(&g_lock);

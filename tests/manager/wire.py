@@ -8,7 +8,7 @@ import struct
 import time
 
 MAGIC = 0x4d545846
-VERSION = 5  # src/protocol/wire.h WIRE_VERSION (3: rolling segments, 4: snapshots, 5: alerts)
+VERSION = 6  # src/protocol/wire.h WIRE_VERSION (3: rolling segments, 4: snapshots, 5: alerts, 6: sessions)
 HEADER = struct.Struct('<IHHII')
 MAX_MESSAGE = 256 * 1024
 
@@ -110,7 +110,10 @@ class Conn:
     def start(self, disposition=3, additional=()):
         t, _, p = self.call(START_TRACING, u8(disposition) + strs(additional))
         assert t == START_RESULT, (t, p)
-        return Reader(p).u32()
+        r = Reader(p)
+        error = r.u32()
+        self.session_id = r.u32()  # wire.h, "Sessions"
+        return error
 
     def stop(self, write_results=True, timeout=10.0):
         t, _, p = self.call(STOP_TRACING, u8(1 if write_results else 0), timeout=timeout)

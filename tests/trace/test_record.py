@@ -31,6 +31,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
+from fxtest import CHECKS, FAILS, check, stop_daemon  # noqa: E402
 import fxt_decode as fxt  # noqa: E402
 
 TRACE = DEMO = MANAGER = None
@@ -45,16 +46,6 @@ KERNEL_HEADING = ('trace_kernel_provider (not running): trace record starts it o
 KERNEL_NAMES = ('kernel:sched', 'kernel:sched-legacy', 'kernel:task', 'kernel:irq',
                 'kernel:SYSTEM/EVENT')
 KERNEL_WIDTH = max(map(len, KERNEL_NAMES)) if KERNEL else 0
-FAILS = []
-CHECKS = [0]
-
-
-def check(cond, msg):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: %s' % msg)
-    return cond
 
 
 def env_with(**kw):
@@ -205,7 +196,7 @@ MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
 
 
-WIRE_VERSION = 5  # src/protocol/wire.h (3: rolling segments, 4: snapshots, 5: alerts)
+WIRE_VERSION = 6  # src/protocol/wire.h (3: rolling segments, 4: snapshots, 5: alerts, 6: sessions)
 
 
 def wire_msg(mtype, request_id, payload, version=WIRE_VERSION, magic=MAGIC, length_delta=0):
@@ -433,7 +424,7 @@ def test_fake_manager_replies():
         'string past the end': lambda rid: wire_msg(
             MSG_PROVIDERS, rid, struct.pack('<HIQH', 1, 1, 2, 50) + b'abc'),
         'wrong request id': lambda rid: wire_msg(MSG_PROVIDERS, rid + 1, struct.pack('<H', 0)),
-        'wrong type': lambda rid: wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 0)),
+        'wrong type': lambda rid: wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 0, 1)),
         'bad magic': lambda rid: wire_msg(MSG_PROVIDERS, rid, struct.pack('<H', 0),
                                           magic=0x12345678),
         'bad version': lambda rid: wire_msg(MSG_PROVIDERS, rid, struct.pack('<H', 0), version=9),
@@ -483,7 +474,7 @@ def test_fake_manager_record():
             return None
         if mtype == MSG_START_TRACING:
             state['start'] = payload
-            return wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 0))
+            return wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 0, 1))
         if mtype == MSG_TERMINATE_TRACING:
             state['terminate'] = payload
             if 'fd' in state:
@@ -533,7 +524,7 @@ def test_fake_manager_record():
         for fd in fds:
             os.close(fd)
         if mtype == MSG_START_TRACING:
-            return wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 2))
+            return wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 2, 1))
         return None
     out_file2 = path('refused.fxt')
     rc, out, err, fm = with_fake(refuse, ['record', '--duration=0.2', '-o', out_file2])
@@ -558,7 +549,7 @@ def test_fake_manager_record():
             os.write(fds[0], archive)
             state['fd2'] = fds[0]
         if mtype == MSG_START_TRACING:
-            return wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 0))
+            return wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 0, 1))
         if mtype == MSG_TERMINATE_TRACING:
             os.close(state.pop('fd2'))
             return wire_msg(MSG_TERMINATE_RESULT, rid, struct.pack('<H', 1) +
@@ -762,13 +753,7 @@ def test_daemon_lists():
         if demo:
             demo.kill()
             demo.wait()
-        d.send_signal(signal.SIGTERM)
-        try:
-            d.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            d.kill()
-            d.wait()
-            check(False, 'trace_manager did not exit on SIGTERM')
+        check(stop_daemon(d), 'trace_manager did not exit on SIGTERM')
 
 
 def has_local_manager():
