@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,8 @@ static void process_setup(void) {
   }
   membarrier_registered =
       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  /* once: writers of every session read it (they start after this) */
+  trace_engine__fence_needed = !membarrier_registered;
   pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
@@ -279,7 +282,6 @@ static int initialize_locked(engine_t* e, trace_handler_t* handler, trace_buffer
   }
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, process_setup);
-  trace_engine__fence_needed = !membarrier_registered;
   e->mode = (uint32_t)mode;
   e->header = buffer;
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
@@ -711,6 +713,10 @@ static void* engine_thread_main(void* arg) {
     terminate = e->terminate_pending && e->state == TRACE_STOPPED;
     pthread_mutex_unlock(&e->lock);
     if (terminate) {
+      /* every question to the handler asked under the generation the stop
+       * cleared has been answered (writer__session_enables) before its
+       * owner may free what the answers read */
+      while (__atomic_load_n(&e->askers, __ATOMIC_SEQ_CST) != 0) sched_yield();
       e->handler->ops->trace_terminated(e->handler);
       pthread_mutex_lock(&e->lock);
       if (e->thread_detach) {

@@ -105,6 +105,7 @@ typedef struct engine {
   struct trace_context* writers;
   uint16_t writer_count;
   uint32_t prolonged;      /* atomic */
+  uint32_t askers;         /* atomic: threads asking the handler (writer__session_enables) */
   uint64_t engine_written; /* records the engine wrote itself (lock) */
   uint64_t engine_dropped; /* this trace: losses reported by engine__add_dropped (lock) */
   trace_koid_t pid;
@@ -128,16 +129,17 @@ extern pthread_mutex_t engine__sessions_lock;
 
 /* writer.c */
 trace_context_t* writer__attach(uint64_t generation);
-/* Whether session e's handler enables the category. */
+/* Whether session e is started and its handler enables the category. */
 bool writer__session_enables(engine_t* e, const char* category);
+/* Whether session e's handler enables the category, started or not (the
+ * handler must stay valid meanwhile: pending.c, before the start). */
+bool writer__handler_enables(engine_t* e, const char* category);
 /* count: whether a failure counts as a dropped record (metadata records do
  * not: their users fall back to inline references). */
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
 trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w);
-/* Whether any started session enables the category. */
-bool writer__category_enabled(const char* category);
 trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length);
 trace_thread_ref_t writer__register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
                                            const char* name, size_t name_length);
@@ -152,6 +154,9 @@ void sites__set(trace_site_t* site, uint64_t state, uint64_t epoch);
  * engine__sessions_lock */
 void sites__reset(void);
 void sites__forget(void);
+/* Takes one site off the list (a TRACE_EVENT() descriptor of a library
+ * being unloaded). Under engine__sessions_lock. */
+void sites__unlink(trace_site_t* site);
 
 /* pending.c: events before a start the process waits for (docs/provider.md) */
 extern uint64_t engine__pending_word; /* engine__begin_pending(), engine.h; bit 63: pending */

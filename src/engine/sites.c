@@ -65,6 +65,27 @@ void sites__reset(void) {
     __atomic_store_n(&s->state, 0, __ATOMIC_SEQ_CST);
 }
 
+void sites__unlink(trace_site_t* site) {
+  if (ATOMIC_LOAD(&site->next) == NULL) return; /* not listed */
+  trace_site_t* head = __atomic_load_n(&list, __ATOMIC_SEQ_CST);
+  /* the head: pushes race with this, a compare-exchange settles it */
+  while (head == site) {
+    if (__atomic_compare_exchange_n(&list, &head, ATOMIC_LOAD(&site->next), false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST)) {
+      __atomic_store_n(&site->next, NULL, __ATOMIC_RELEASE);
+      return;
+    }
+  }
+  /* inside the list: only pushes (at the head) and unlinks (serialized by
+   * the caller) change it */
+  for (trace_site_t* s = head; s != &list_end; s = ATOMIC_LOAD(&s->next))
+    if (ATOMIC_LOAD(&s->next) == site) {
+      __atomic_store_n(&s->next, ATOMIC_LOAD(&site->next), __ATOMIC_SEQ_CST);
+      __atomic_store_n(&site->next, NULL, __ATOMIC_RELEASE);
+      return;
+    }
+}
+
 void sites__forget(void) {
   trace_site_t* s = __atomic_exchange_n(&list, &list_end, __ATOMIC_SEQ_CST);
   while (s != &list_end) {

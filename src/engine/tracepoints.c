@@ -174,6 +174,11 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
 }
 
 void trace_engine__tp_unregister(trace_tracepoint_t* tp) {
+  /* its site is on the engine's list once it was asked (sites.c): the
+   * library holding it is going away */
+  pthread_mutex_lock(&engine__sessions_lock);
+  sites__unlink(&tp->site);
+  pthread_mutex_unlock(&engine__sessions_lock);
   pthread_mutex_lock(&list_lock);
   for (trace_tracepoint_t** it = &registered; *it; it = &(*it)->next)
     if (*it == tp) {

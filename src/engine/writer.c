@@ -371,18 +371,26 @@ trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w) {
 
 /* ---- categories ---- */
 
-bool writer__session_enables(engine_t* e, const char* category) {
+bool writer__handler_enables(engine_t* e, const char* category) {
   trace_handler_t* handler = ATOMIC_ACQUIRE(&e->handler);
   return category != NULL && category[0] != '\0' && handler != NULL &&
          handler->ops->is_category_enabled(handler, category);
 }
 
-bool writer__category_enabled(const char* category) {
-  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
-    if (ATOMIC_ACQUIRE(&trace_engine__generation[i]) != 0 &&
-        writer__session_enables(&engine__sessions[i], category))
-      return true;
-  return false;
+/* The handler is asked only while the session is started, and its
+ * termination waits for every question asked (e->askers) before it reports
+ * trace_terminated:
+ * a thread that read the generation before the stop cannot ask a handler
+ * whose owner already freed its categories. Both sides store, then load
+ * what the other stored, sequentially consistent (engine.c's Dekker
+ * argument): the asker counts itself then loads the generation; the stop
+ * clears the generation (at the stop) then loads the count. */
+bool writer__session_enables(engine_t* e, const char* category) {
+  __atomic_add_fetch(&e->askers, 1, __ATOMIC_SEQ_CST);
+  bool enabled =
+      __atomic_load_n(e->current, __ATOMIC_SEQ_CST) != 0 && writer__handler_enables(e, category);
+  __atomic_sub_fetch(&e->askers, 1, __ATOMIC_RELEASE);
+  return enabled;
 }
 
 /* ---- attaching threads ---- */
@@ -391,7 +399,9 @@ static void on_thread_exit(void* arg) {
   trace_context_t* w = arg;
   engine_t* e = engine__of(w);
   pthread_mutex_lock(&e->lock);
-  thread_exits__note(w); /* its name at the end, for file mode's archive */
+  /* its name at the end, for file mode's archive (session 0's; the ring is
+   * under that session's lock) */
+  if (w->session == 0) thread_exits__note(w);
   if (e->owners) writer__release_chunk(w);
   w->chunk = NO_CHUNK;
   w->pos = w->end = NULL;
@@ -429,7 +439,8 @@ static trace_context_t* new_writer(engine_t* e) {
   }
   if (w) {
     w->in_use = true;
-    w->nesting = 0;
+    /* atomic: a stop's engine thread may be reading a reused writer's mark */
+    ATOMIC_STORE(&w->nesting, 0);
     w->reserving = 0;
     w->thread_registered = false;
     w->cache_epoch = 0; /* a new thread: its caches start empty */
