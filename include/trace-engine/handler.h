@@ -109,6 +109,9 @@ TRACE_EXPORT int trace_engine_session_initialize(unsigned session, trace_handler
                                                  size_t size);
 TRACE_EXPORT int trace_engine_session_start(unsigned session, trace_start_mode_t start_mode);
 TRACE_EXPORT void trace_engine_session_stop(unsigned session, int disposition);
+/* The session's own state (trace_state() is the process's: started while
+ * any session is); TRACE_STOPPED for a bad index. */
+TRACE_EXPORT trace_state_t trace_engine_session_state(unsigned session);
 TRACE_EXPORT void trace_engine_session_terminate(unsigned session);
 TRACE_EXPORT int trace_engine_session_mark_buffer_saved(unsigned session, uint32_t wrapped_count,
                                                         uint64_t durable_data_end);

@@ -755,6 +755,11 @@ trace_state_t trace_state(void) {
 
 bool trace_is_enabled(void) { return trace_state() != TRACE_STOPPED; }
 
+trace_state_t trace_engine_session_state(unsigned session) {
+  engine_t* e = session_at(session);
+  return e ? ATOMIC_LOAD(&e->state) : TRACE_STOPPED;
+}
+
 /* The sessions that enable the category now, and the generation of the
  * last of them. */
 static unsigned enabling_sessions(const char* category_literal, uint64_t* generation) {
