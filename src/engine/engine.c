@@ -452,8 +452,12 @@ void trace_engine_session_stop(unsigned session, int disposition) {
   engine_t* e = session_at(session);
   if (!e) return;
   /* The hook runs while records may still be written (state STARTED), on
-   * the stopping thread, outside the lock: it may write and wait. */
-  if (stop_hook && ATOMIC_LOAD(&e->state) == TRACE_STARTED) stop_hook(stop_hook_arg);
+   * the stopping thread, outside the lock: it may write and wait. Only for
+   * the last started session: the kernel provider's ftrace serves them all. */
+  bool others = false;
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    others |= i != session && ATOMIC_LOAD(&engine__sessions[i].state) == TRACE_STARTED;
+  if (stop_hook && !others && ATOMIC_LOAD(&e->state) == TRACE_STARTED) stop_hook(stop_hook_arg);
   pthread_mutex_lock(&e->lock);
   begin_stop_locked(e, disposition);
   pthread_mutex_unlock(&e->lock);

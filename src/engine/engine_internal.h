@@ -184,7 +184,8 @@ void engine__request_save(engine_t* e, uint64_t switch_count);
 bool engine__wait_writers_quiet(engine_t* e, bool bounded);
 void engine__totals(engine_t* e, uint64_t* written, uint64_t* dropped, uint32_t* threads);
 /* hook(arg) is called by trace_engine_stop() on the stopping thread while the
- * trace is still started (records can be written), before the stop begins;
+ * trace is still started (records can be written), before the stop begins,
+ * when no other session is started (the last one stopping);
  * stops the engine makes itself (buffer full) do not call it. The kernel
  * provider drains ftrace there (src/kernel). NULL removes it. */
 void engine__set_stop_hook(void (*hook)(void* arg), void* arg);

@@ -506,6 +506,10 @@ static void drain(void* arg) {
 
 static void observe(trace_state_t state, void* arg) {
   (void)arg;
+  /* the process's state, not the one session's that changed: ftrace runs
+   * while any session is started (docs/kernel-provider.md, "Sessions") */
+  (void)state;
+  state = trace_state();
   pthread_mutex_lock(&lock);
   if (state == TRACE_STARTED && !current) {
     current = session_start();
