@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "trace/internal/event_record.h" /* the cached record path, per session below */
 
 /* ---- the record path of the event macros ----
  * The common record has the thread, the category and the name indexed (each
@@ -138,6 +139,9 @@ static unsigned site_sessions(trace_site_t* site, uint64_t state, const char* ca
     uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
     if (LIKELY(generation != 0 && state == TRACE_SITE_ENABLED(generation)))
       return 1u << TRACE_SITE_SESSION(state);
+  } else if (((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) ==
+             (ATOMIC_ACQUIRE(&engine__sessions_epoch) & (UINT64_MAX >> 6))) {
+    return (unsigned)(state >> 1) & 0xfu; /* several, decided in this epoch */
   }
   state = trace_engine__resolve_site(category_literal, site);
   if (state == TRACE_SITE_DISABLED) return 0;
@@ -146,20 +150,31 @@ static unsigned site_sessions(trace_site_t* site, uint64_t state, const char* ca
 }
 
 /* One site event into each session of `mask`: enter, the record, release.
- * Each session registers the names in its own tables, so each gets a fresh
- * copy of the caller's arguments. `start_time` != 0: a duration-complete
- * event (the end time taken after each enter). The record is cached for
- * the site's inline path only when it goes to one session (the inline path
- * serves only those). */
+ * With several sessions, each one's record comes from its writer's cache
+ * of the site's record when it is there (the macros' inline path,
+ * trace_internal_write_cached(), once per session: about one inline write
+ * each); otherwise each session registers the names in its own tables (so
+ * each gets a fresh copy of the caller's arguments) and fills its writer's
+ * cache. `start_time` != 0: a duration-complete event (the end time taken
+ * after each enter). */
 static void write_to_sessions(unsigned mask, trace_site_t* site, const char* category_literal,
                               const char* name_literal, unsigned event_type, uint64_t payload,
                               trace_ticks_t start_time, const trace_arg_t* args, size_t num_args) {
   bool several = (mask & (mask - 1)) != 0;
   if (num_args > TRACE_MAX_ARGS) num_args = TRACE_MAX_ARGS + 1; /* dropped and counted below */
+  trace_internal_payload_t kind = TRACE_INTERNAL_PAYLOAD_WORD;
+  if (start_time != 0)
+    kind = TRACE_INTERNAL_PAYLOAD_END_TIME;
+  else if (event_type == FXT_EVENT_DURATION_BEGIN || event_type == FXT_EVENT_DURATION_END)
+    kind = TRACE_INTERNAL_PAYLOAD_NONE;
   for (; mask != 0; mask &= mask - 1) {
     unsigned session = (unsigned)__builtin_ctz(mask);
     uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
-    if (generation == 0) continue;                  /* stopped meanwhile */
+    if (generation == 0) continue; /* stopped meanwhile */
+    if (several &&
+        trace_internal_write_cached(site, generation, kind, start_time != 0 ? start_time : payload,
+                                    args, num_args))
+      continue;
     trace_context_t* w = writer__enter(generation); /* a first record, a new chunk */
     if (UNLIKELY(w == NULL)) continue;
     trace_arg_t copy[TRACE_MAX_ARGS + 1];
@@ -168,10 +183,9 @@ static void write_to_sessions(unsigned mask, trace_site_t* site, const char* cat
     trace_ticks_t now = trace_clock__now_ns(); /* after the acquire (API.md §2) */
     if (start_time != 0)
       write_and_release(w, FXT_EVENT_DURATION_COMPLETE, start_time, &category, name_literal, copy,
-                        num_args, now, several ? NULL : site);
+                        num_args, now, site);
     else
-      write_and_release(w, event_type, now, &category, name_literal, copy, num_args, payload,
-                        several ? NULL : site);
+      write_and_release(w, event_type, now, &category, name_literal, copy, num_args, payload, site);
   }
 }
 
