@@ -139,9 +139,18 @@ static unsigned site_sessions(trace_site_t* site, uint64_t state, const char* ca
     uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
     if (LIKELY(generation != 0 && state == TRACE_SITE_ENABLED(generation)))
       return 1u << TRACE_SITE_SESSION(state);
-  } else if (((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) ==
-             (ATOMIC_ACQUIRE(&engine__sessions_epoch) & (UINT64_MAX >> 6))) {
-    return (unsigned)(state >> 1) & 0xfu; /* several, decided in this epoch */
+  } else {
+    /* several: the sessions the caller has not written yet (the inline
+     * path writes some itself, event_record.h), as decided in this epoch;
+     * else those still enabling the category now (never one written) */
+    unsigned given = (unsigned)(state >> 1) & 0xfu;
+    if (((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) ==
+        (ATOMIC_ACQUIRE(&engine__sessions_epoch) & (UINT64_MAX >> 6)))
+      return given;
+    uint64_t now = trace_engine__resolve_site(category_literal, site);
+    if (now == TRACE_SITE_DISABLED) return 0;
+    return given & (now & TRACE_SITE_SEVERAL_FLAG ? (unsigned)(now >> 1) & 0xfu
+                                                  : 1u << TRACE_SITE_SESSION(now));
   }
   state = trace_engine__resolve_site(category_literal, site);
   if (state == TRACE_SITE_DISABLED) return 0;

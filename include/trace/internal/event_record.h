@@ -198,6 +198,23 @@ static inline __attribute__((always_inline)) void trace_internal_event(
   if (__builtin_expect(trace_internal_write_cached(site, state >> 1, kind, payload, args, num_args),
                        1))
     return;
+  if (__builtin_expect((state & TRACE_SITE_SEVERAL_FLAG) != 0, 0)) {
+    /* Several sessions enable the category (instrumentation.h): the cached
+     * record once per session, in session order; the first session whose
+     * record is not cached, and those after it, go out of line (the word
+     * handed over names only them). */
+    uint64_t left = (state >> 1) & 0xfu;
+    while (left != 0) {
+      uint64_t generation =
+          __atomic_load_n(&trace_engine__generation[__builtin_ctzll(left)], __ATOMIC_ACQUIRE);
+      if (generation == 0 ||
+          !trace_internal_write_cached(site, generation, kind, payload, args, num_args))
+        break;
+      left &= left - 1;
+    }
+    if (left == 0) return;
+    state = (state & ~((uint64_t)0xfu << 1)) | (left << 1);
+  }
   trace_arg_t copy[TRACE_MAX_ARGS];
   if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
   trace_internal_write_event_at_site(site, state, category_literal, name_literal, event_type,
