@@ -173,9 +173,8 @@ static inline bool harness_release_saves(harness_t* h) {
 }
 
 /* 0, or a negative errno from the engine. categories: comma list, NULL = all. */
-static inline int harness_start_session(harness_t* h, unsigned session,
-                                        trace_buffering_mode_t mode, size_t buffer_bytes,
-                                        const char* categories) {
+static inline int harness_start_session(harness_t* h, unsigned session, trace_buffering_mode_t mode,
+                                        size_t buffer_bytes, const char* categories) {
   memset(h, 0, sizeof(*h));
   h->session = session;
   h->handler.ops = &harness_ops;
@@ -187,8 +186,7 @@ static inline int harness_start_session(harness_t* h, unsigned session,
   void* b = mmap(NULL, buffer_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (b == MAP_FAILED) return -12;
   h->buffer = (uint8_t*)b;
-  int status =
-      trace_engine_session_initialize(session, &h->handler, mode, h->buffer, buffer_bytes);
+  int status = trace_engine_session_initialize(session, &h->handler, mode, h->buffer, buffer_bytes);
   if (status == 0) status = trace_engine_session_start(session, TRACE_START_CLEAR_ENTIRE_BUFFER);
   if (status != 0) return status;
   pthread_mutex_lock(&h->lock);
