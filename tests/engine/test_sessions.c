@@ -158,10 +158,9 @@ static void test_drops_are_per_session(void) {
  * initialized once. */
 static void test_four_sessions(void) {
   static harness_t h[4];
-  const trace_buffering_mode_t modes[4] = {TRACE_BUFFERING_MODE_ONESHOT,
-                                           TRACE_BUFFERING_MODE_CIRCULAR,
-                                           TRACE_BUFFERING_MODE_STREAMING,
-                                           TRACE_BUFFERING_MODE_ONESHOT};
+  const trace_buffering_mode_t modes[4] = {
+      TRACE_BUFFERING_MODE_ONESHOT, TRACE_BUFFERING_MODE_CIRCULAR, TRACE_BUFFERING_MODE_STREAMING,
+      TRACE_BUFFERING_MODE_ONESHOT};
   for (unsigned i = 0; i < 4; i++)
     ASSERT_EQ(harness_start_session(&h[i], i, modes[i], 1 << 20, i == 3 ? "other" : "test"), 0);
   static harness_t extra;
@@ -285,9 +284,10 @@ static void test_start_stop_while_writing(void) {
   uint64_t side_events = 0, side_dropped = 0;
   for (int cycle = 0; cycle < CYCLES; cycle++) {
     unsigned session = 1 + (unsigned)(cycle % 3);
-    ASSERT_EQ(harness_start_session(&side, session, cycle % 2 ? TRACE_BUFFERING_MODE_ONESHOT
-                                                              : TRACE_BUFFERING_MODE_STREAMING,
-                                    256 << 10, "test"),
+    ASSERT_EQ(harness_start_session(
+                  &side, session,
+                  cycle % 2 ? TRACE_BUFFERING_MODE_ONESHOT : TRACE_BUFFERING_MODE_STREAMING,
+                  256 << 10, "test"),
               0);
     struct timespec ts = {0, 200000};
     nanosleep(&ts, NULL);
