@@ -9,6 +9,7 @@
 
 /* Where the records go: [base + pos, base + end). */
 typedef struct region {
+  engine_t* e; /* the session whose stop this is */
   uint8_t* base;
   uint64_t pos, end;
   bool durable; /* reserve from the header's durable_alloc */
@@ -31,7 +32,7 @@ static uint64_t* reserve(region_t* r, uint64_t bytes) {
   /* a writer stuck past the stop's bounded wait may still reserve here:
    * never move the allocation past the end (that would mark the buffer
    * full, and the stop would then lose its last records) */
-  trace_buffer_header_t* h = engine__instance.header;
+  trace_buffer_header_t* h = r->e->header;
   uint64_t at = ATOMIC_LOAD(&h->durable_alloc);
   do
     if (at > end || bytes > end - at) return NULL;
@@ -45,7 +46,7 @@ static void put(void* arg, uint64_t tid, const char* name, uint64_t ns) {
   trace_string_ref_t name_ref = trace_make_inline_c_string_ref(name);
   trace_arg_t args[2] = {
       trace_make_arg(trace_make_inline_c_string_ref("process"),
-                     trace_make_koid_arg_value(engine__instance.pid)),
+                     trace_make_koid_arg_value(r->e->pid)),
       trace_make_arg(trace_make_inline_c_string_ref(STOP_NAMES_ARG),
                      trace_make_uint64_arg_value(ns)),
   };
@@ -59,9 +60,8 @@ static void put(void* arg, uint64_t tid, const char* name, uint64_t ns) {
   r->written++;
 }
 
-void stop_names__write(void) {
-  engine_t* e = &engine__instance;
-  region_t r = {0};
+void stop_names__write(engine_t* e) {
+  region_t r = {.e = e};
   if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
     /* chunk 0: writers never get it; after the records already there (the
      * start's, and earlier stops' when the buffer was retained) */
@@ -79,7 +79,7 @@ void stop_names__write(void) {
     r.durable = true;
   }
   /* the renamed threads first: their own records' names are stale */
-  thread_exits__each_at_end(true, put, &r);
+  thread_exits__each_at_end(e, true, put, &r);
   /* then the others, whose names the kernel's task events kept from before
    * (an exec, when the rename came before the thread first wrote but after
    * the kernel provider's buffer filled) would otherwise outrank: in
@@ -92,9 +92,9 @@ void stop_names__write(void) {
   } else {
     r.kept_end = r.end;
   }
-  thread_exits__each_at_end(false, put, &r);
+  thread_exits__each_at_end(e, false, put, &r);
   pthread_mutex_lock(&e->lock);
   e->engine_written += r.written;
   pthread_mutex_unlock(&e->lock);
-  if (r.dropped) engine__add_dropped(r.dropped);
+  if (r.dropped) engine__add_dropped(e->session, r.dropped);
 }

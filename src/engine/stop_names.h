@@ -22,8 +22,9 @@
 /* The argument that marks a name at the stop (its value: when). */
 #define STOP_NAMES_ARG "name_at"
 
-/* From the stop (engine thread), writers quiet, before the stop publishes
- * the data ends. */
-void stop_names__write(void);
+/* From a session's stop (its engine thread), writers quiet, before the stop
+ * publishes the data ends: into that session's buffer. */
+typedef struct engine engine_t;
+void stop_names__write(engine_t* session);
 
 #endif /* FXTRACE_ENGINE_STOP_NAMES_H_ */

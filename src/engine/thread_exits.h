@@ -16,8 +16,8 @@
  * forgotten (they keep the name they wrote with). */
 enum { THREAD_EXITS_MAX = 4096 };
 
-/* From the exiting thread itself, under engine.lock: remembers its name now
- * (and when) if it wrote in the current trace. */
+/* From the exiting thread itself, under its session's lock: remembers its
+ * name now (and when) if it wrote in that session's current trace. */
 void thread_exits__note(const trace_context_t* w);
 
 /* Calls fn for each thread that wrote in the current trace: those that ended
@@ -26,13 +26,14 @@ void thread_exits__note(const trace_context_t* w);
 void thread_exits__each(void (*fn)(void* arg, uint64_t tid, const char* name, int alive),
                         void* arg);
 
-/* Calls fn, under engine.lock, for each thread that wrote in the current
- * trace and `renamed`: no longer has the name it wrote with (its thread
+/* Calls fn, under the session's lock, for each thread that wrote in its
+ * current trace and `renamed`: no longer has the name it wrote with (its thread
  * record's), or (false) still has it: those that ended, with their name and
  * the time (trace clock, ns) when they ended, then those still running, with
  * their name from /proc now and the current time. For the stop (engine
  * thread; reads /proc). */
-void thread_exits__each_at_end(bool renamed,
+typedef struct engine engine_t;
+void thread_exits__each_at_end(engine_t* session, bool renamed,
                                void (*fn)(void* arg, uint64_t tid, const char* name, uint64_t ns),
                                void* arg);
 

@@ -161,10 +161,12 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
       }
     }
   }
-  if (__builtin_expect(!registered, 0) || __builtin_expect(!trace_engine__enter(w, generation), 0))
+  const trace_engine_hot_t* hot = w->hot; /* read once: the fences below would read it again */
+  if (__builtin_expect(!registered, 0) ||
+      __builtin_expect(!trace_engine__enter_at(w, hot, generation), 0))
     return false;
   trace_ticks_t now = trace_clock__now_ns(); /* after the acquire (API.md §2) */
-  uint64_t* p = trace_engine__reserve(w, words);
+  uint64_t* p = trace_engine__reserve_counted_at(w, hot, words, true);
   if (__builtin_expect(p != NULL, 1)) {
     p[1] = payload_kind == TRACE_INTERNAL_PAYLOAD_END_TIME ? payload : now;
     uint64_t* q = p + 2;
@@ -196,6 +198,23 @@ static inline __attribute__((always_inline)) void trace_internal_event(
   if (__builtin_expect(trace_internal_write_cached(site, state >> 1, kind, payload, args, num_args),
                        1))
     return;
+  if (__builtin_expect((state & TRACE_SITE_SEVERAL_FLAG) != 0, 0)) {
+    /* Several sessions enable the category (instrumentation.h): the cached
+     * record once per session, in session order; the first session whose
+     * record is not cached, and those after it, go out of line (the word
+     * handed over names only them). */
+    uint64_t left = (state >> 1) & 0xfu;
+    while (left != 0) {
+      uint64_t generation =
+          __atomic_load_n(&trace_engine__generation[__builtin_ctzll(left)], __ATOMIC_ACQUIRE);
+      if (generation == 0 ||
+          !trace_internal_write_cached(site, generation, kind, payload, args, num_args))
+        break;
+      left &= left - 1;
+    }
+    if (left == 0) return;
+    state = (state & ~((uint64_t)0xfu << 1)) | (left << 1);
+  }
   trace_arg_t copy[TRACE_MAX_ARGS];
   if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
   trace_internal_write_event_at_site(site, state, category_literal, name_literal, event_type,
@@ -234,9 +253,12 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
  * `num_args` the expansion's constant. */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_finish(
     trace_internal_duration_scope_t* scope, const trace_arg_t* args, size_t num_args) {
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   uint64_t state = __atomic_load_n(&scope->site->state, __ATOMIC_RELAXED);
-  if (__builtin_expect(generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
+  uint64_t generation = state >> 1;
+  uint64_t current = __atomic_load_n(
+      &trace_engine__generation[TRACE_GENERATION_SESSION(generation)], __ATOMIC_ACQUIRE);
+  /* (state >> 1 == current != 0: state is TRACE_SITE_ENABLED(current)) */
+  if (__builtin_expect(current != 0 && generation == current, 1) &&
       __builtin_expect(
           trace_internal_write_cached(scope->site, generation, TRACE_INTERNAL_PAYLOAD_END_TIME,
                                       scope->start_time, args, num_args),
