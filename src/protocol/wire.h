@@ -86,6 +86,43 @@
  *     one WATCH_ALERT at a time per connection (another: MSG_ERROR{-EBUSY}).
  *     `dropped`: alerts this connection lost since its previous ALERT (the
  *     manager's limit of 16 a second per provider, or its full queue).
+ * Sessions (WIRE_VERSION_SESSIONS; docs/sessions.md). The manager runs up to
+ * WIRE_MAX_SESSIONS sessions at once, one per controller connection that sent
+ * INITIALIZE_TRACING. Each has a u32 id, non-zero, never reused while the
+ * daemon runs. On a provider connection, INITIALIZE, START, STOP and TERMINATE
+ * carry that id as their first field, so the messages above are, from
+ * version 6 on:
+ *   M→P INITIALIZE { u32 session_id, u8 buffering_mode, list<str> categories }
+ *                  + fds [buffer memfd, fifo] — a buffer and a fifo of its own
+ *                    per session; the fifo's packets are unchanged (the fifo
+ *                    names the session)
+ *   M→P START { u32 session_id, u8 buffer_disposition, list<str> additional_categories }
+ *   M→P STOP { u32 session_id }
+ *   M→P TERMINATE { u32 session_id }
+ * A provider takes part in at most WIRE_MAX_SESSIONS sessions at once; an
+ * INITIALIZE beyond that, or for an id it already has, is answered by closing
+ * that INITIALIZE's fifo (the manager then counts the provider as failed in
+ * that session only). Controller side:
+ *   M→C START_RESULT { u32 error, u32 session_id }
+ *   C→M LIST_SESSIONS {}           M→C SESSIONS { list<session_info> }
+ *     the sessions this connection's user may see: all of them for root,
+ *     else those whose client runs as the same uid.
+ *     session_info = { u32 id, u64 client_pid, u32 client_uid, u8 buffering_mode,
+ *                      u32 buffer_size_mb, list<str> categories, u64 start_realtime_ns
+ *                      (CLOCK_REALTIME at START_TRACING; 0 before it), u8 state
+ *                      (1 initialized, 2 starting, 3 started, 4 stopping, 5 stopped,
+ *                      6 terminating), u64 bytes (archive bytes written so far),
+ *                      u32 providers (taking part) }
+ *   C→M STOP_SESSION { u32 id }    M→C STOP_SESSION_RESULT { u32 id }
+ *     stops another connection's session as if its own client had sent
+ *     STOP_TRACING { write_results = 1 }; -ENOENT: no such session visible to
+ *     this user (another user's session is reported as absent), -EPERM is never
+ *     sent (absence hides existence). The owning client gets the unsolicited
+ *     M→C SESSION_STOPPED { u32 id, u32 by_uid, u64 by_pid } (request id 0)
+ *     and finishes as at the end of its --duration (STOP_TRACING answered as
+ *     usual if it sends one, then TERMINATE_TRACING).
+ *   INITIALIZE_TRACING with WIRE_MAX_SESSIONS sessions running is answered
+ *   MSG_ERROR { -EBUSY, "N sessions are running (the limit is N)" }.
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
  * The manager closes the archive fd when the session ends (terminate, or the
  * last controller connection closing). */
@@ -107,7 +144,13 @@
 #define WIRE_VERSION_SEGMENTS 3u
 /* 4: SNAPSHOT / SNAPSHOT_RESULT (snapshots of a running trace) */
 /* 5: WATCH_ALERT / ALERT (alerts relayed to controllers) */
-#define WIRE_VERSION 5u
+/* 6: sessions: INITIALIZE/START/STOP/TERMINATE carry a session id;
+ * START_RESULT carries it; LIST_SESSIONS, STOP_SESSION, SESSION_STOPPED */
+#define WIRE_VERSION_SESSIONS 6u
+#define WIRE_VERSION 6u
+/* Sessions the manager runs at once, and sessions a provider takes part in
+ * at once (docs/sessions.md). */
+#define WIRE_MAX_SESSIONS 4u
 /* provider_stats.damaged_records when the count is not known (the buffer's
  * header was unusable, so none of its records could be read). */
 #define WIRE_RECORDS_UNKNOWN UINT64_MAX
@@ -154,6 +197,11 @@ enum wire_type {
   MSG_SNAPSHOT_RESULT = 42,
   MSG_WATCH_ALERT = 43,
   MSG_ALERT = 44,
+  MSG_LIST_SESSIONS = 45,
+  MSG_SESSIONS = 46,
+  MSG_STOP_SESSION = 47,
+  MSG_STOP_SESSION_RESULT = 48,
+  MSG_SESSION_STOPPED = 49,
 };
 
 /* The layout of PROVIDER_CATEGORIES this code reads and writes. */

@@ -89,6 +89,7 @@ struct manager_session {
    * (fifo under fifo_lock, categories under categories_lock) */
   pthread_mutex_t fifo_lock;
   int fifo; /* -1 when no trace */
+  uint32_t session_id; /* the manager's session of this trace (wire.h, "Sessions") */
   bool engine_initialized;
   uint8_t* map;
   size_t size;
@@ -308,12 +309,14 @@ static bool read_categories(wire_reader_t* r, category_set_t* set) {
 
 /* false: malformed (the connection is dropped). */
 static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size_t fd_count) {
+  uint32_t session_id = wire__get_u32(r);
   uint8_t mode = wire__get_u8(r);
   category_set_t categories = {0};
   bool ok = read_categories(r, &categories) && wire__done(r) && fd_count == 2 &&
             mode <= TRACE_BUFFERING_MODE_STREAMING;
   if (!ok || s->engine_initialized || s->fifo >= 0) {
-    /* malformed, or a second INITIALIZE before TERMINATE: ignored */
+    /* malformed, or a second INITIALIZE before TERMINATE: ignored (its
+     * FIFO closed, which tells the manager) */
     categories__free(&categories);
     for (size_t i = 0; i < fd_count; i++) close(fds[i]);
     return ok;
@@ -332,6 +335,7 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
   setsockopt(fds[1], SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
   pthread_mutex_lock(&s->fifo_lock);
   s->fifo = fds[1];
+  s->session_id = session_id;
   pthread_mutex_unlock(&s->fifo_lock);
   pthread_rwlock_wrlock(&s->categories_lock);
   s->base = categories;
@@ -367,10 +371,11 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
 }
 
 static bool on_start(manager_session_t* s, wire_reader_t* r) {
+  uint32_t session_id = wire__get_u32(r);
   uint8_t disposition = wire__get_u8(r);
   category_set_t additional = {0};
   bool ok = read_categories(r, &additional) && wire__done(r);
-  if (ok && s->engine_initialized && trace_state() == TRACE_STOPPED &&
+  if (ok && s->engine_initialized && session_id == s->session_id && trace_state() == TRACE_STOPPED &&
       disposition >= TRACE_START_CLEAR_ENTIRE_BUFFER && disposition <= TRACE_START_RETAIN_BUFFER) {
     /* Writers consult the set only while started: rebuilding it now is
      * safe, and the engine forgets cached answers at start. An empty base
@@ -461,16 +466,22 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
       settle_start(s); /* after trace_engine_start: the engine records now */
       return ok;
     }
-    case MSG_STOP:
+    case MSG_STOP: {
+      uint32_t session_id = wire__get_u32(&r);
       if (!wire__done(&r)) return false;
+      if (session_id != s->session_id) return true; /* not this trace's */
       if (s->engine_initialized) trace_engine_stop(0); /* nothing if not started */
       settle_start(s);
       return true;
-    case MSG_TERMINATE:
+    }
+    case MSG_TERMINATE: {
+      uint32_t session_id = wire__get_u32(&r);
       if (!wire__done(&r)) return false;
+      if (session_id != s->session_id) return true; /* not this trace's */
       end_trace(s, false);
       settle_start(s);
       return true;
+    }
     case MSG_GET_KNOWN_CATEGORIES:
       if (!wire__done(&r)) return false;
       reply_known_categories(s, r.request_id, w);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -735,6 +736,7 @@ typedef struct session {
   int64_t start_ms;        /* CLOCK_MONOTONIC, when tracing started */
   bool watching;           /* alerts are asked for */
   bool stopped_by_trigger; /* a --trigger=NAME:stop alert ended recording */
+  bool polling;            /* the controller connection is read for SESSION_STOPPED */
   uint64_t alerts;         /* received */
   uint64_t alerts_lost;    /* the manager reported lost (its limit, its full queue) */
 } session_t;
@@ -948,10 +950,33 @@ static bool take_alerts(session_t* s) {
   return stop;
 }
 
+/* Another client stopped this session (`trace stop ID`: SESSION_STOPPED):
+ * said with who did it; recording then ends as at the end of --duration. */
+static void say_stopped_by_other(const controller_t* c) {
+  char buf[4096], who[64];
+  struct passwd pw, *found = NULL;
+  if (getpwuid_r((uid_t)c->stopped_by_uid, &pw, buf, sizeof(buf), &found) == 0 && found)
+    snprintf(who, sizeof(who), "%s", found->pw_name);
+  else
+    snprintf(who, sizeof(who), "uid %u", (unsigned)c->stopped_by_uid);
+  fprintf(stderr, "trace record: session %u stopped by %s (pid %llu, trace stop): stopping\n",
+          (unsigned)c->session_id, who, (unsigned long long)c->stopped_by_pid);
+}
+
+/* Reads the controller connection when no alert is watched (take_alerts
+ * reads it otherwise): SESSION_STOPPED may come. */
+static void poll_controller(session_t* s) {
+  if (!s->polling || s->watching) return;
+  if (controller__poll(&s->controller) != 0) {
+    cli__warning(kCmd, "the trace manager's connection: %s", s->controller.error);
+    s->polling = false;
+  }
+}
+
 /* Waits for the end of recording: duration, a signal, the command's exit, a
- * --trigger=NAME:stop alert, the archive ending early (the manager went
- * away), or a failed write of the output (a full disk), which ends it as the
- * duration would. */
+ * --trigger=NAME:stop alert, another client's `trace stop`, the archive
+ * ending early (the manager went away), or a failed write of the output (a
+ * full disk), which ends it as the duration would. */
 static void wait_for_end(session_t* s) {
   const record_options_t* o = s->o;
   bool progress = isatty(STDERR_FILENO);
@@ -970,12 +995,17 @@ static void wait_for_end(session_t* s) {
         break;
       }
     }
+    poll_controller(s);
+    if (s->controller.session_stopped) {
+      say_stopped_by_other(&s->controller);
+      break;
+    }
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
     int wait_ms = progress ? PROGRESS_INTERVAL_MS : 1000;
     if (deadline >= 0 && deadline - now < wait_ms) wait_ms = (int)(deadline - now);
     struct pollfd p[2] = {{record_signals__wake_fd(), POLLIN, 0},
-                          {s->watching ? s->controller.fd : -1, POLLIN, 0}};
+                          {s->watching || s->polling ? s->controller.fd : -1, POLLIN, 0}};
     if (s->controller.alert_ready) wait_ms = 0;
     if (poll(p, 2, wait_ms) > 0) {
       if (p[0].revents) record_signals__drain();
@@ -1067,6 +1097,7 @@ static int record(const record_options_t* o) {
   }
   if (connected && open_output(&s) && start_archive_reader(&s) && initialize_and_start(&s)) {
     traced = true;
+    s.polling = true;
     s.start_ms = now_ms();
     ok = true;
     if (o->command) {

@@ -131,6 +131,7 @@ static void test_fd_passing(void) {
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);
   wire__begin(&w, MSG_INITIALIZE, 5);
+  wire__put_u32(&w, 1);
   wire__put_u8(&w, 2);
   wire__put_u16(&w, 0);
   ASSERT_TRUE(wire__end(&w));

@@ -143,8 +143,13 @@ static void put_list(const char* const* list) {
   for (uint16_t i = 0; i < n; i++) wire__put_cstr(&w, list[i]);
 }
 
+/* The session id this fake manager gives its one session (wire.h, "Sessions"). */
+#define FAKE_SESSION_ID 7u
+
+/* STOP or TERMINATE of the fake's session. */
 static void send_simple(int fd, uint16_t type) {
   wire__begin(&w, type, 0);
+  wire__put_u32(&w, FAKE_SESSION_ID);
   ASSERT_TRUE(wire__end(&w));
   ASSERT_EQ(wire__send(fd, &w, NULL, 0), 0);
 }
@@ -159,6 +164,7 @@ static int fake_initialize(fake_t* f, uint8_t mode, size_t size, const char* con
   int pair[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
   wire__begin(&w, MSG_INITIALIZE, 0);
+  wire__put_u32(&w, FAKE_SESSION_ID);
   wire__put_u8(&w, mode);
   put_list(categories);
   ASSERT_TRUE(wire__end(&w));
@@ -182,6 +188,7 @@ static int fake_initialize(fake_t* f, uint8_t mode, size_t size, const char* con
 
 static void fake_start(fake_t* f, uint8_t disposition, const char* const* additional) {
   wire__begin(&w, MSG_START, 0);
+  wire__put_u32(&w, FAKE_SESSION_ID);
   wire__put_u8(&w, disposition);
   put_list(additional);
   ASSERT_TRUE(wire__end(&w));

@@ -115,7 +115,7 @@ def fake_script(archive, state):
                 state['fd'] = fds[0]
             return None
         if mtype == tr.MSG_START_TRACING:
-            return tr.wire_msg(tr.MSG_START_RESULT, rid, struct.pack('<I', 0))
+            return tr.wire_msg(tr.MSG_START_RESULT, rid, struct.pack('<II', 0, 1))
         if mtype == tr.MSG_TERMINATE_TRACING:
             if 'fd' in state:
                 os.close(state.pop('fd'))

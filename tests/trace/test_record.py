@@ -205,7 +205,7 @@ MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
 
 
-WIRE_VERSION = 5  # src/protocol/wire.h (3: rolling segments, 4: snapshots, 5: alerts)
+WIRE_VERSION = 6  # src/protocol/wire.h (3: rolling segments, 4: snapshots, 5: alerts, 6: sessions)
 
 
 def wire_msg(mtype, request_id, payload, version=WIRE_VERSION, magic=MAGIC, length_delta=0):
@@ -433,7 +433,7 @@ def test_fake_manager_replies():
         'string past the end': lambda rid: wire_msg(
             MSG_PROVIDERS, rid, struct.pack('<HIQH', 1, 1, 2, 50) + b'abc'),
         'wrong request id': lambda rid: wire_msg(MSG_PROVIDERS, rid + 1, struct.pack('<H', 0)),
-        'wrong type': lambda rid: wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 0)),
+        'wrong type': lambda rid: wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 0, 1)),
         'bad magic': lambda rid: wire_msg(MSG_PROVIDERS, rid, struct.pack('<H', 0),
                                           magic=0x12345678),
         'bad version': lambda rid: wire_msg(MSG_PROVIDERS, rid, struct.pack('<H', 0), version=9),
@@ -483,7 +483,7 @@ def test_fake_manager_record():
             return None
         if mtype == MSG_START_TRACING:
             state['start'] = payload
-            return wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 0))
+            return wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 0, 1))
         if mtype == MSG_TERMINATE_TRACING:
             state['terminate'] = payload
             if 'fd' in state:
@@ -533,7 +533,7 @@ def test_fake_manager_record():
         for fd in fds:
             os.close(fd)
         if mtype == MSG_START_TRACING:
-            return wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 2))
+            return wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 2, 1))
         return None
     out_file2 = path('refused.fxt')
     rc, out, err, fm = with_fake(refuse, ['record', '--duration=0.2', '-o', out_file2])
@@ -558,7 +558,7 @@ def test_fake_manager_record():
             os.write(fds[0], archive)
             state['fd2'] = fds[0]
         if mtype == MSG_START_TRACING:
-            return wire_msg(MSG_START_RESULT, rid, struct.pack('<I', 0))
+            return wire_msg(MSG_START_RESULT, rid, struct.pack('<II', 0, 1))
         if mtype == MSG_TERMINATE_TRACING:
             os.close(state.pop('fd2'))
             return wire_msg(MSG_TERMINATE_RESULT, rid, struct.pack('<H', 1) +
