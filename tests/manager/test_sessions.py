@@ -116,6 +116,7 @@ def test_four_sessions_and_a_fifth_refused():
     # a slot is free again
     c, a = begin(m)
     check(c.start() == 0 and c.session_id not in ids, 'a session after the four')
+    session_line(p, c.session_id, 'emitted 300')
     c.terminate()
     check(len(events_of(Checked(a.wait()), 'multi', b'test')) == 300, 'its events')
     c5.close()
