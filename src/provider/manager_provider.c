@@ -88,7 +88,7 @@ struct manager_session {
   /* the trace: touched by the control thread, and by the engine callbacks
    * (fifo under fifo_lock, categories under categories_lock) */
   pthread_mutex_t fifo_lock;
-  int fifo; /* -1 when no trace */
+  int fifo;            /* -1 when no trace */
   uint32_t session_id; /* the manager's session of this trace (wire.h, "Sessions") */
   bool engine_initialized;
   uint8_t* map;
@@ -375,8 +375,9 @@ static bool on_start(manager_session_t* s, wire_reader_t* r) {
   uint8_t disposition = wire__get_u8(r);
   category_set_t additional = {0};
   bool ok = read_categories(r, &additional) && wire__done(r);
-  if (ok && s->engine_initialized && session_id == s->session_id && trace_state() == TRACE_STOPPED &&
-      disposition >= TRACE_START_CLEAR_ENTIRE_BUFFER && disposition <= TRACE_START_RETAIN_BUFFER) {
+  if (ok && s->engine_initialized && session_id == s->session_id &&
+      trace_state() == TRACE_STOPPED && disposition >= TRACE_START_CLEAR_ENTIRE_BUFFER &&
+      disposition <= TRACE_START_RETAIN_BUFFER) {
     /* Writers consult the set only while started: rebuilding it now is
      * safe, and the engine forgets cached answers at start. An empty base
      * already enables everything. */
@@ -469,7 +470,7 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
     case MSG_STOP: {
       uint32_t session_id = wire__get_u32(&r);
       if (!wire__done(&r)) return false;
-      if (session_id != s->session_id) return true; /* not this trace's */
+      if (session_id != s->session_id) return true;    /* not this trace's */
       if (s->engine_initialized) trace_engine_stop(0); /* nothing if not started */
       settle_start(s);
       return true;

@@ -245,7 +245,7 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
         say("engine initialize failed");
         exit(3);
       }
-      say("initialized session=%u mode=%u size=%zu categories=%u", g_session_id, mode, g_size, n);
+      say("initialized mode=%u size=%zu categories=%u session=%u", mode, g_size, n, g_session_id);
       break;
     }
     case MSG_START: {
