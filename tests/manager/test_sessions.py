@@ -217,6 +217,62 @@ def test_stop_session_and_session_stopped():
     m.stop()
 
 
+def test_alerts_and_snapshots_per_session():
+    """A provider's alert reaches each session it takes part in (its FIFO in each), and only
+    their clients; SNAPSHOT copies the caller's own session only."""
+    m = Manager()
+    p = Provider(m, 'alerter', '--multi', '--all-categories', '--events', 50, '--raw-alerts', 3)
+    p.wait_for('registered')
+    ca, aa = begin(m, mode=CIRCULAR, categories=['test'])
+    cb, ab = begin(m, mode=CIRCULAR, categories=['other'])
+    check(ca.start() == 0 and cb.start() == 0, 'start')
+    for c in (ca, cb):
+        session_line(p, c.session_id, 'alerted 3')
+        session_line(p, c.session_id, 'emitted 50')
+    for c in (ca, cb):
+        got = []
+        for _ in range(3):
+            t, _, payload = c.call(wire.WATCH_ALERT)
+            check(t == wire.ALERT, 'session %d: WATCH_ALERT answered with type %d'
+                  % (c.session_id, t))
+            got.append(wire.parse_alert(payload))
+        check([g['name'] for g in got] == ['raw0', 'raw1', 'raw2'] and
+              all(g['dropped'] == 0 and g['provider_name'] == 'alerter' for g in got),
+              'session %d alerts %s' % (c.session_id, got))
+    # a connection without a session hears of none
+    lone = m.controller()
+    lone.send_raw(wire.message(wire.WATCH_ALERT, b'', 9))
+    try:
+        reply = lone.recv(timeout=0.3)
+    except TimeoutError:
+        reply = None
+    check(reply is None, 'a connection without a session got %r' % (reply,))
+    # snapshots: each session's own buffers; none without a session
+    r, w = os.pipe()
+    t, _, payload = lone.call(wire.SNAPSHOT, fds=[w])
+    os.close(w)
+    os.close(r)
+    check(t == wire.ERROR and wire.parse_error(payload)[0] == -61,
+          'SNAPSHOT without a session: %d %r' % (t, payload))
+    for c, mine, other in ((ca, b'test', b'other'), (cb, b'other', b'test')):
+        snap = Archive()
+        t, _, payload = c.call(wire.SNAPSHOT, fds=[snap.give()])
+        snap.sent()
+        check(t == wire.SNAPSHOT_RESULT, 'SNAPSHOT: %d %r' % (t, payload))
+        x = Checked(snap.wait())
+        check(len(events_of(x, 'alerter', mine)) == 50 and not events_of(x, 'alerter', other),
+              'session %d snapshot: %d %s, %d %s' % (
+                  c.session_id, len(events_of(x, 'alerter', mine)), mine,
+                  len(events_of(x, 'alerter', other)), other))
+    for c, a in ((ca, aa), (cb, ab)):
+        c.terminate()
+        Checked(a.wait())
+        c.close()
+    lone.close()
+    p.close()
+    m.stop()
+
+
 # ---- per user (root) --------------------------------------------------------------------------
 
 class Users:
