@@ -866,6 +866,7 @@ static void timeouts(manager_t* m, session_t* s, uint64_t now) {
              (unsigned long long)s->start_timeout_ms);
     set_state(s, SESSION_STARTED); /* late STARTED packets are still taken */
     reply_start(m, s, 0);
+    if (s->gone) return; /* the reply's failure ended it */
   }
   if (s->state == SESSION_STOPPING && now >= s->stop.deadline_ms) {
     for (tracee_t* t = s->tracees; t; t = t->next) {
