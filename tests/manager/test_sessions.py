@@ -273,6 +273,24 @@ def test_alerts_and_snapshots_per_session():
     m.stop()
 
 
+def test_malformed_session_calls():
+    m = Manager()
+    c = m.controller()
+    for mtype, payload in ((wire.LIST_SESSIONS, b'x'), (wire.STOP_SESSION, b''),
+                           (wire.STOP_SESSION, wire.u32(1) + b'x')):
+        t, _, p = c.call(mtype, payload)
+        check(t == wire.ERROR and wire.parse_error(p)[0] == -74,
+              'malformed type %d: %d %r' % (mtype, t, p))
+    check(c.list_sessions() == [], 'the connection still works')
+    # a provider connection may not list or stop sessions
+    pc = wire.Conn(m.path, role=wire.ROLE_PROVIDER)
+    t, _, p = pc.call(wire.LIST_SESSIONS)
+    check(t == wire.ERROR and wire.parse_error(p)[0] == -38, 'LIST_SESSIONS from a provider: %d' % t)
+    pc.close()
+    c.close()
+    m.stop()
+
+
 # ---- per user (root) --------------------------------------------------------------------------
 
 class Users:
