@@ -49,28 +49,8 @@ import tempfile
 TRACE, PINGPONG, TOOLS, PART = sys.argv[1:5]
 MANAGER, KPROVIDER = (sys.argv[5:7] + [None, None])[:2]
 sys.path.insert(0, TOOLS)
+from fxtest import FAILS, check, skip_unless_tracefs  # noqa: E402
 import fxt_decode  # noqa: E402
-
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print('FAIL: ' + msg)
-
-
-def skip_unless_tracefs():
-    if os.geteuid() != 0:
-        print('SKIP: the kernel provider needs root (tracefs)')
-        sys.exit(77)
-    have = any(line.split()[2] == 'tracefs' for line in open('/proc/mounts'))
-    if not have:
-        r = subprocess.run(['mount', '-t', 'tracefs', 'nodev', '/sys/kernel/tracing'],
-                           capture_output=True)
-        if r.returncode != 0:
-            print('SKIP: tracefs is not available: ' + r.stderr.decode().strip())
-            sys.exit(77)
 
 
 def record(categories, args, out, user=None, env=None):
@@ -906,8 +886,8 @@ def main():
         check(not leftovers, 'tracefs instances left behind: %s' % leftovers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print('%d failure(s)' % len(failures))
+    if FAILS:
+        print('%d failure(s)' % len(FAILS))
         return 1
     print('ok')
     return 0

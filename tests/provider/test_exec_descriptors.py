@@ -15,16 +15,10 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import FAILS, check  # noqa: E402
 
 EXEC_CHILD, FD_REPORT, TRACE = sys.argv[1:4]
-
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print('FAIL: ' + msg)
 
 
 def parse(path):
@@ -97,8 +91,8 @@ def main():
                   (name, r.returncode, r.stderr[-500:]))
             check_report(name, parse(report), ['socket:'])
             dump_has_both(name, archive)
-    if failures:
-        print('%d failure(s)' % len(failures))
+    if FAILS:
+        print('%d failure(s)' % len(FAILS))
         return 1
     print('ok')
     return 0

@@ -26,24 +26,17 @@ import os
 import queue
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import FAILS, check, stop_daemon  # noqa: E402
 
-FAILS = []
 TRACE = TICKER = TMP = MANAGER = None
 fxt = None
 WAIT_S = 120  # a guard against a hang, never a timing assertion
-
-
-def check(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: ' + msg, flush=True)
-    return cond
 
 
 def env(sock=None):
@@ -312,12 +305,7 @@ def with_daemon():
         if check(os.path.exists(sock), 'the trace_manager daemon did not start'):
             test_circular(sock, 'trace_manager daemon')
     finally:
-        d.send_signal(signal.SIGTERM)
-        try:
-            d.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            d.kill()
-            d.wait()
+        stop_daemon(d, timeout=30)
 
 
 def main():

@@ -35,17 +35,11 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import FAILS, check  # noqa: E402
 
-FAILS = []
 TRACE = PROGRAM = TMP = None
 fxt = None
-
-
-def check(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: ' + msg, flush=True)
-    return cond
 
 
 def env():

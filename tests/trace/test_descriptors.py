@@ -24,17 +24,11 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import FAILS, check, skip_unless_tracefs  # noqa: E402
 
 TRACE, FD_REPORT, PART = sys.argv[1:4]
 PASSED_FD = 37
-
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print('FAIL: ' + msg)
 
 
 def parse(text):
@@ -133,16 +127,7 @@ def instance_exists(pid):
 
 
 def part_kernel(tmp):
-    if os.geteuid() != 0:
-        print('SKIP: kernel categories need root (tracefs)')
-        sys.exit(77)
-    have = any(line.split()[2] == 'tracefs' for line in open('/proc/mounts'))
-    if not have:
-        r = subprocess.run(['mount', '-t', 'tracefs', 'nodev', '/sys/kernel/tracing'],
-                           capture_output=True)
-        if r.returncode != 0:
-            print('SKIP: tracefs is not available: ' + r.stderr.decode().strip())
-            sys.exit(77)
+    skip_unless_tracefs('kernel categories need root (tracefs)')
     for name, args in (('kernel', ['--categories=kernel:sched']),
                        ('kernel-streaming', ['--categories=kernel:sched,kernel:task',
                                              '--buffering-mode=streaming'])):
@@ -167,8 +152,8 @@ def part_kernel(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         {'record': part_record, 'kernel': part_kernel}[PART](tmp)
-    if failures:
-        print('%d failure(s)' % len(failures))
+    if FAILS:
+        print('%d failure(s)' % len(FAILS))
         return 1
     print('ok')
     return 0

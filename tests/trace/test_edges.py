@@ -33,17 +33,11 @@ import sys
 import tempfile
 import threading
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import FAILS, check, stop_daemon  # noqa: E402
 
-FAILS = []
 TRACE = PROGRAM = TMP = MANAGER = None
 fxt = None
-
-
-def check(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: ' + msg, flush=True)
-    return cond
 
 
 def env():
@@ -201,12 +195,7 @@ def test_daemon():
         if rec:
             rec.kill()
             rec.wait()
-        d.send_signal(signal.SIGTERM)
-        try:
-            d.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            d.kill()
-            d.wait()
+        stop_daemon(d)
         reader.join()
 
 

@@ -31,6 +31,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
+from fxtest import CHECKS, FAILS, check, stop_daemon  # noqa: E402
 import fxt_decode as fxt  # noqa: E402
 
 TRACE = DEMO = MANAGER = None
@@ -45,16 +46,6 @@ KERNEL_HEADING = ('trace_kernel_provider (not running): trace record starts it o
 KERNEL_NAMES = ('kernel:sched', 'kernel:sched-legacy', 'kernel:task', 'kernel:irq',
                 'kernel:SYSTEM/EVENT')
 KERNEL_WIDTH = max(map(len, KERNEL_NAMES)) if KERNEL else 0
-FAILS = []
-CHECKS = [0]
-
-
-def check(cond, msg):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: %s' % msg)
-    return cond
 
 
 def env_with(**kw):
@@ -762,13 +753,7 @@ def test_daemon_lists():
         if demo:
             demo.kill()
             demo.wait()
-        d.send_signal(signal.SIGTERM)
-        try:
-            d.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            d.kill()
-            d.wait()
-            check(False, 'trace_manager did not exit on SIGTERM')
+        check(stop_daemon(d), 'trace_manager did not exit on SIGTERM')
 
 
 def has_local_manager():

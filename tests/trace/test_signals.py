@@ -34,18 +34,12 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import FAILS, check, skip_unless_tracefs  # noqa: E402
 
 TRACE, PART = sys.argv[1:3]
 KERNEL = PART == 'kernel'
 CATEGORIES = ['--categories=kernel:sched'] if KERNEL else []
-
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print('FAIL: ' + msg)
 
 
 def instances_dir():
@@ -299,22 +293,9 @@ def scenario_live(tmp, tmpdir, env):
         rec.clean_up()
 
 
-def skip_unless_tracefs():
-    if os.geteuid() != 0:
-        print('SKIP: kernel categories need root (tracefs)')
-        sys.exit(77)
-    have = any(line.split()[2] == 'tracefs' for line in open('/proc/mounts'))
-    if not have:
-        r = subprocess.run(['mount', '-t', 'tracefs', 'nodev', '/sys/kernel/tracing'],
-                           capture_output=True)
-        if r.returncode != 0:
-            print('SKIP: tracefs is not available: ' + r.stderr.decode().strip())
-            sys.exit(77)
-
-
 def main():
     if KERNEL:
-        skip_unless_tracefs()
+        skip_unless_tracefs('kernel categories need root (tracefs)')
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = os.path.join(tmp, 't')  # short: the socket path has a limit
         os.mkdir(tmpdir)
@@ -327,8 +308,8 @@ def main():
         scenario_crash(tmp, tmpdir, env)
         scenario_kill(tmp, tmpdir, env)
         scenario_live(tmp, tmpdir, env)
-    if failures:
-        print('%d failure(s)' % len(failures))
+    if FAILS:
+        print('%d failure(s)' % len(FAILS))
         return 1
     print('ok')
     return 0

@@ -17,7 +17,6 @@ Python 3 standard library only.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,16 +24,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
+from fxtest import FAILS, check, stop_daemon  # noqa: E402
 import fxt_decode as fxt  # noqa: E402
-
-FAILS = []
-
-
-def check(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: %s' % msg)
-    return cond
 
 
 def expected_texts(n):
@@ -178,12 +169,7 @@ def check_example(trace, example, manager, tmp):
             if prog:
                 prog.kill()
                 prog.wait()
-            d.send_signal(signal.SIGTERM)
-            try:
-                d.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                d.kill()
-                d.wait()
+            stop_daemon(d)
     if FAILS:
         print('%d failure(s)' % len(FAILS))
         return 1

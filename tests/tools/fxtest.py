@@ -1,0 +1,56 @@
+"""What the Python tests share: recording failed checks, skipping without tracefs, stopping a
+trace_manager daemon. A test script puts tests/tools on sys.path and imports what it uses.
+
+Failures are kept, not raised, so that one run reports every broken check; the script's exit
+status comes from `status()` (0, or 1 after any failure)."""
+import os
+import signal
+import subprocess
+import sys
+
+FAILS = []   # the messages of failed checks, in order
+CHECKS = [0]  # checks made (a list so that importers see the count change)
+
+
+def check(cond, msg, indent=''):
+    """Counts a check; a false `cond` records and prints `msg`. Returns `cond`."""
+    CHECKS[0] += 1
+    if not cond:
+        FAILS.append(msg)
+        print('%sFAIL: %s' % (indent, msg), flush=True)
+    return cond
+
+
+def status():
+    """The exit status for the checks made so far, after a closing line."""
+    print('%d checks, %d failure(s)' % (CHECKS[0], len(FAILS)), flush=True)
+    return 1 if FAILS else 0
+
+
+def skip_unless_tracefs(why='the kernel provider needs root (tracefs)'):
+    """Exits with ctest's skip status (77) unless this runs as root with tracefs mounted (it is
+    mounted here if it can be)."""
+    if os.geteuid() != 0:
+        print('SKIP: ' + why)
+        sys.exit(77)
+    with open('/proc/mounts') as mounts:
+        have = any(line.split()[2] == 'tracefs' for line in mounts)
+    if not have:
+        r = subprocess.run(['mount', '-t', 'tracefs', 'nodev', '/sys/kernel/tracing'],
+                           capture_output=True)
+        if r.returncode != 0:
+            print('SKIP: tracefs is not available: ' + r.stderr.decode().strip())
+            sys.exit(77)
+
+
+def stop_daemon(d, timeout=20):
+    """Stops a trace_manager (or any child) with SIGTERM, killing it after `timeout` seconds.
+    True when it exited on SIGTERM."""
+    d.send_signal(signal.SIGTERM)
+    try:
+        d.wait(timeout=timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        d.kill()
+        d.wait()
+        return False
