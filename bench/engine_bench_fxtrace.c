@@ -45,6 +45,12 @@
  * counted in the archive (bench_fxt_count) by bench/run. With FXTRACE_OUTPUT
  * set the provider records in file mode instead (no manager), the same way.
  *
+ * BENCH_SESSIONS=N (1..4, default 1; --mode local): N engine sessions
+ * (docs/sessions.md) enable the categories, each on a buffer of its own of
+ * the same size, so that every event is written N times; session 0's buffer
+ * is the one scanned, and sessions= and extra_written= (the other
+ * sessions' records) are added to the result (bench/run part "sessions").
+ *
  * Extra result fields: bytes=(bytes of the scenario's event records per
  * event), buffer_bytes=(rolling-buffer chunk space used per event, so
  * including chunk tails and any non-event records), recorded=(event records
@@ -411,6 +417,17 @@ static uint64_t buffer_size_for(const bench_options_t* o, const scenario_t* sc) 
   return (total + 4095) & ~UINT64_C(4095);
 }
 
+/* BENCH_SESSIONS - 1 more sessions beside session 0 (0..3). */
+static unsigned extra_sessions(void) {
+  const char* text = getenv("BENCH_SESSIONS");
+  long n = text && text[0] ? strtol(text, NULL, 10) : 1;
+  if (n < 1 || n > (long)TRACE_ENGINE_MAX_SESSIONS) {
+    fprintf(stderr, "bench_fxtrace: BENCH_SESSIONS=%s: 1 to %u\n", text, TRACE_ENGINE_MAX_SESSIONS);
+    exit(2);
+  }
+  return (unsigned)n - 1;
+}
+
 int main(int argc, char** argv) {
   bench_options_t o;
   bench_parse_options(
@@ -461,10 +478,47 @@ int main(int argc, char** argv) {
     }
     if (wait_flag(&g_started, "trace_started") != 0) return 1;
   }
+  /* the other sessions, started after session 0 (the handler's flags are
+   * waited for and cleared one session at a time) */
+  unsigned more = extra_sessions();
+  uint8_t* extra_buf[TRACE_ENGINE_MAX_SESSIONS] = {0};
+  static trace_handler_t extra_handler[TRACE_ENGINE_MAX_SESSIONS];
+  for (unsigned i = 1; i <= more; i++) {
+    extra_handler[i].ops = &k_ops;
+    extra_buf[i] = bench_map_buffer(size);
+    if (!extra_buf[i]) return 1;
+    rc = trace_engine_session_initialize(i, &extra_handler[i], TRACE_BUFFERING_MODE_CIRCULAR,
+                                         extra_buf[i], size);
+    if (rc == 0 && sc->start) {
+      __atomic_store_n(&g_started, 0, __ATOMIC_RELAXED);
+      rc = trace_engine_session_start(i, TRACE_START_CLEAR_ENTIRE_BUFFER);
+      if (rc == 0 && wait_flag(&g_started, "trace_started") != 0) return 1;
+    }
+    if (rc != 0) {
+      fprintf(stderr, "bench_fxtrace: session %u: %s\n", i, strerror(-rc));
+      return 1;
+    }
+  }
 
   bench_timing_t t;
   if (bench_run(&o, sc->fn, &o, &t) != 0) return 1;
   const char* clock_source = trace_clock__source_name();
+  uint64_t extra_written = 0;
+  for (unsigned i = 1; i <= more; i++) {
+    trace_engine_stats_t s = {0};
+    if (sc->start) {
+      __atomic_store_n(&g_stopped, 0, __ATOMIC_RELAXED);
+      trace_engine_session_stop(i, 0);
+      if (wait_flag(&g_stopped, "trace_stopped") != 0) return 1;
+    }
+    if (trace_engine_session_get_stats(i, &s) == 0) extra_written += s.records_written;
+    __atomic_store_n(&g_terminated, 0, __ATOMIC_RELAXED);
+    trace_engine_session_terminate(i);
+    wait_flag(&g_terminated, "trace_terminated");
+    munmap(extra_buf[i], size);
+  }
+  __atomic_store_n(&g_stopped, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_terminated, 0, __ATOMIC_RELAXED);
 
   trace_engine_stats_t stats = {0};
   if (sc->start) {
@@ -489,10 +543,11 @@ int main(int argc, char** argv) {
   }
   snprintf(extra, sizeof extra,
            "bytes=%s buffer_bytes=%s recorded=%s expected=%" PRIu64 " written=%" PRIu64
-           " dropped=%" PRIu64 " wrapped=%u disposition=%d buffer_mib=%" PRIu64 " clock_source=%s",
+           " dropped=%" PRIu64 " wrapped=%u disposition=%d buffer_mib=%" PRIu64
+           " clock_source=%s sessions=%u extra_written=%" PRIu64,
            bytes, buffer_bytes, recorded, expected, stats.records_written, stats.records_dropped,
            stats.wrapped_count, __atomic_load_n(&g_disposition, __ATOMIC_RELAXED), size >> 20,
-           clock_source);
+           clock_source, more + 1, extra_written);
   bench_print_result("fxtrace", &o, &t, extra);
   munmap(buf, size);
   /* a buffer of --buffer-mib may wrap: circular mode then overwrote the oldest records */

@@ -1,5 +1,6 @@
 /* Public API: the engine lifecycle, used by provider libraries (API.md §8,
- * PROTOCOL.md §7-§9). One engine per process. Status codes are 0 or a
+ * PROTOCOL.md §7-§9). One engine per process, recording into up to
+ * TRACE_ENGINE_MAX_SESSIONS sessions (below). Status codes are 0 or a
  * negative errno: -EINVAL (bad argument), -EBUSY (wrong state: Zircon's
  * BAD_STATE), -ENODEV (not initialized: INTERNAL), -ENOMEM.
  *
@@ -91,6 +92,39 @@ typedef struct trace_engine_stats {
 /* Exact once stopped; a snapshot while tracing. -ENODEV if not initialized. */
 TRACE_EXPORT int trace_engine_get_stats(trace_engine_stats_t* out);
 
+/* ---- sessions (docs/sessions.md) ----
+ * The engine records into up to TRACE_ENGINE_MAX_SESSIONS traces at once,
+ * each with its own handler, buffer, buffering mode and categories: an
+ * event goes into every started session whose handler enables its
+ * category, and each session counts its own drops (its buffer header's
+ * num_records_dropped). The functions above are session 0's; these take
+ * the session (0 .. TRACE_ENGINE_MAX_SESSIONS - 1; -EINVAL, NULL or
+ * nothing for another) and otherwise behave the same, for that session
+ * alone. Each initialized session runs an engine thread of its own, and
+ * the process holds its buffer: at most TRACE_ENGINE_MAX_SESSIONS buffers.
+ * Which caller uses which index is the caller's business (the provider
+ * library maps the manager's session ids onto them). */
+TRACE_EXPORT int trace_engine_session_initialize(unsigned session, trace_handler_t* handler,
+                                                 trace_buffering_mode_t mode, void* buffer,
+                                                 size_t size);
+TRACE_EXPORT int trace_engine_session_start(unsigned session, trace_start_mode_t start_mode);
+TRACE_EXPORT void trace_engine_session_stop(unsigned session, int disposition);
+/* The session's own state (trace_state() is the process's: started while
+ * any session is); TRACE_STOPPED for a bad index. */
+TRACE_EXPORT trace_state_t trace_engine_session_state(unsigned session);
+TRACE_EXPORT void trace_engine_session_terminate(unsigned session);
+TRACE_EXPORT int trace_engine_session_mark_buffer_saved(unsigned session, uint32_t wrapped_count,
+                                                        uint64_t durable_data_end);
+TRACE_EXPORT bool trace_engine_session_save_pending(unsigned session);
+TRACE_EXPORT int trace_engine_session_get_stats(unsigned session, trace_engine_stats_t* out);
+/* The calling thread's context in one session (for a writer that splits
+ * its records between sessions itself, like the kernel provider): NULL
+ * unless that session is started and, when category_literal is not NULL,
+ * enables it; *out_ref (if out_ref is not NULL) is then the category's ref
+ * (empty without a category). Release with trace_release_context(). */
+TRACE_EXPORT trace_context_t* trace_engine_session_acquire_context_for_category(
+    unsigned session, const char* category_literal, trace_string_ref_t* out_ref);
+
 /* TRACE_ALERT in this process, this trace (docs/flight-recorder.md). */
 typedef struct trace_engine_alert_stats {
   uint64_t alerts_sent;      /* handed to the handler (the manager) */
@@ -100,6 +134,10 @@ typedef struct trace_engine_alert_stats {
 
 /* A snapshot while tracing, exact once stopped. Always 0. */
 TRACE_EXPORT int trace_engine_get_alert_stats(trace_engine_alert_stats_t* out);
+/* The same for one session (each session's alerts are counted and limited
+ * on their own); -EINVAL for a bad index. */
+TRACE_EXPORT int trace_engine_session_get_alert_stats(unsigned session,
+                                                      trace_engine_alert_stats_t* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -32,12 +32,26 @@ typedef struct trace_context trace_context_t;
 /* A long-lived reference that keeps the engine from finishing a stop. */
 typedef struct trace_prolonged_context trace_prolonged_context_t;
 
+/* Sessions: the engine records into up to TRACE_ENGINE_MAX_SESSIONS traces
+ * at once (docs/sessions.md), each with its own buffer, categories and
+ * generation. Session 0 is the one of the single-session API
+ * (trace_engine_initialize() and the rest of handler.h). */
+#define TRACE_ENGINE_MAX_SESSIONS 4u
+
 /* Per-call-site category cache: a zero-initialised object with static
- * storage (Fuchsia's per-site state word). state is TRACE_SITE_DISABLED
- * (tracing stopped or the category off: the inline check returns NULL),
- * TRACE_SITE_ENABLED(generation) (on in that trace), or 0 (unknown: the
- * out-of-line part decides and stores the answer). `next` links the sites
- * the engine resets at start and stop (NULL: not linked); the engine's. */
+ * storage (Fuchsia's per-site state word). state is
+ *   - TRACE_SITE_DISABLED: no started session enables the category (the
+ *     inline check returns NULL);
+ *   - TRACE_SITE_ENABLED(generation): exactly one session enables it, the
+ *     one whose trace is `generation` (its low bits name the session:
+ *     TRACE_GENERATION_SESSION);
+ *   - TRACE_SITE_SEVERAL(epoch, mask): several sessions enable it, those of
+ *     the bits of mask, as decided in sessions epoch `epoch`; never equal to
+ *     any TRACE_SITE_ENABLED, so the inline paths always hand it to the
+ *     library, which writes the event into each of them;
+ *   - 0 (unknown: the out-of-line part decides and stores the answer).
+ * `next` links the sites the engine resets at every start and stop of any
+ * session (NULL: not linked); the engine's. */
 typedef struct trace_site {
   uint64_t state;
   struct trace_site* next;
@@ -45,10 +59,18 @@ typedef struct trace_site {
 
 #define TRACE_SITE_DISABLED 1u
 #define TRACE_SITE_ENABLED(generation) ((uint64_t)(generation) << 1)
+#define TRACE_SITE_SEVERAL_FLAG (UINT64_C(1) << 63)
+#define TRACE_SITE_SEVERAL(epoch, mask) \
+  (TRACE_SITE_SEVERAL_FLAG | ((uint64_t)(epoch) << 5) | ((uint64_t)(mask) << 1))
+/* A generation's session: generations are (counter << 2) | session. */
+#define TRACE_GENERATION_SESSION(generation) ((unsigned)((generation)&3u))
+/* The session a TRACE_SITE_ENABLED word names (any value for others). */
+#define TRACE_SITE_SESSION(state) TRACE_GENERATION_SESSION((state) >> 1)
 
-/* Non-zero exactly while the engine is STARTED; a new value at every start,
- * so call-site caches from an earlier trace never match. Read relaxed. */
-TRACE_EXPORT extern uint64_t trace_engine__generation;
+/* Per session: non-zero exactly while that session is STARTED; a new value
+ * at every start (its low bits the session), so call-site caches from an
+ * earlier trace never match. Read relaxed. */
+TRACE_EXPORT extern uint64_t trace_engine__generation[TRACE_ENGINE_MAX_SESSIONS];
 
 /* A never-zero id for async and flow events: an atomic counter from 1,
  * plus the process id (mod 2^21) shifted left by 32, so that the ids of
@@ -89,7 +111,9 @@ TRACE_EXPORT uint64_t trace_engine__resolve_site(const char* category_literal, t
 
 /* Whether a site is on, without acquiring: one load and one predicted branch
  * while it is disabled; an enabled site also compares its word with the
- * current generation. Used by the event macros, whose record path then
+ * current generation of its session (a site of several sessions always
+ * asks the library, which answers from its word while the sessions epoch
+ * holds). Used by the event macros, whose record path then
  * enters (and re-checks) itself; `*state` receives the word: when true,
  * TRACE_SITE_ENABLED(g) with g the generation this check read, with
  * acquire (trace_engine__resolve_site() reads it so too), which the record
@@ -98,8 +122,10 @@ static inline bool trace_site_is_enabled(const char* category_literal, trace_sit
                                          uint64_t* state) {
   uint64_t s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
   if (__builtin_expect(s == TRACE_SITE_DISABLED, 1)) return false;
-  if (s == 0 ||
-      s != TRACE_SITE_ENABLED(__atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE)))
+  /* s is neither DISABLED nor 0 here, so it is TRACE_SITE_ENABLED(g) of the
+   * current g exactly when s >> 1 == g (a SEVERAL word never is) */
+  if (s == 0 || (s >> 1) != __atomic_load_n(&trace_engine__generation[TRACE_SITE_SESSION(s)],
+                                            __ATOMIC_ACQUIRE))
     s = trace_engine__resolve_site(category_literal, site);
   *state = s;
   return s != TRACE_SITE_DISABLED;

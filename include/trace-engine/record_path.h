@@ -67,17 +67,20 @@ static inline uint64_t trace_clock__now_ns(void) {
   return trace_clock__monotonic_ns();
 }
 
-/* ---- the engine's words every record reads ---- */
+/* ---- the engine's words every record reads, one line per session ---- */
 typedef struct trace_engine_hot {
   /* (generation << 24) | switch count of the current rolling buffer; 0 when
    * no record may be written (stopped, durable full, oneshot full). A chunk
    * is usable only while its epoch equals this. */
   uint64_t epoch;
-  /* no membarrier(2): writers fence themselves */
-  bool fence_needed;
+  /* the session's trace_engine__generation, which the enter re-checks
+   * (reached through the writer's pointer to this line, no index) */
+  uint64_t generation;
 } __attribute__((aligned(64))) trace_engine_hot_t;
 
-TRACE_EXPORT extern trace_engine_hot_t trace_engine__hot;
+TRACE_EXPORT extern trace_engine_hot_t trace_engine__hot[TRACE_ENGINE_MAX_SESSIONS];
+/* No membarrier(2) in this process: writers fence themselves. */
+TRACE_EXPORT extern bool trace_engine__fence_needed;
 
 /* ---- the writer: one per thread that records (trace_context_t) ---- */
 
@@ -125,16 +128,17 @@ enum {
  * while the engine is initialized. */
 struct trace_context {
   /* the record path, in one cache line */
-  uint64_t* pos;            /* next free word of the owned chunk */
-  uint64_t* end;            /* end of the owned chunk */
-  uint64_t chunk_epoch;     /* engine epoch the chunk belongs to */
-  uint32_t chunk;           /* first owned chunk (index over all rolling segments) or NO_CHUNK */
-  uint32_t nesting;         /* contexts held by the thread (atomic); > 0 = inside a record */
-  uint32_t chunk_count;     /* owned chunks from `chunk` on (> 1 for a large record) */
-  uint32_t reserving;       /* 1 while pos/end/chunk change (signal-handler guard) */
-  uint64_t generation;      /* trace the caches below belong to */
-  uint64_t records_written; /* this trace (atomic, owner increments) */
-  uint64_t records_dropped; /* this trace (atomic, owner increments) */
+  uint64_t* pos;        /* next free word of the owned chunk */
+  uint64_t* end;        /* end of the owned chunk */
+  uint64_t chunk_epoch; /* engine epoch the chunk belongs to */
+  uint32_t chunk;       /* first owned chunk (index over all rolling segments) or NO_CHUNK */
+  uint32_t nesting;     /* contexts held by the thread (atomic); > 0 = inside a record */
+  uint32_t chunk_count; /* owned chunks from `chunk` on (> 1 for a large record) */
+  uint32_t reserving;   /* 1 while pos/end/chunk change (signal-handler guard) */
+  const trace_engine_hot_t* hot; /* its session's line of trace_engine__hot */
+  uint64_t generation;           /* trace the caches below belong to */
+  uint64_t records_written;      /* this trace (atomic, owner increments) */
+  uint64_t records_dropped;      /* this trace (atomic, owner increments) */
   /* the caches, valid while cache_epoch is the engine's */
   uint64_t cache_epoch;
   trace_engine_site_record_t sites[TRACE_ENGINE_SITE_CACHE_SIZE];
@@ -148,13 +152,15 @@ struct trace_context {
   char name[16]; /* the thread's OS name, read when it attaches */
   /* the engine's (under its lock) */
   uint16_t token;   /* chunk ownership token: slot + 1 */
+  uint8_t session;  /* the session it writes in (trace_engine__self[session]) */
   uint16_t* owners; /* the token array `chunk` indexes */
   bool in_use;      /* a live thread owns it */
   struct trace_context* next;
 } __attribute__((aligned(64)));
 
-/* The calling thread's writer, or NULL before its first record. */
-TRACE_EXPORT extern __thread trace_context_t* trace_engine__self
+/* The calling thread's writer in each session, or NULL before its first
+ * record there. A thread has one writer per session it records in. */
+TRACE_EXPORT extern __thread trace_context_t* trace_engine__self[TRACE_ENGINE_MAX_SESSIONS]
     __attribute__((tls_model("initial-exec")));
 
 /* Out of line: a new chunk for `words` (NULL: dropped; counted if `count`). */
@@ -196,7 +202,7 @@ static inline trace_encoded_string_ref_t trace_engine__literal_index(const trace
 static inline bool trace_engine__load_record(uint64_t generation, const void* key, size_t num_names,
                                              trace_context_t** out, uint64_t* header,
                                              uint16_t* names) {
-  trace_context_t* w = trace_engine__self;
+  trace_context_t* w = trace_engine__self[TRACE_GENERATION_SESSION(generation)];
   if (__builtin_expect(w == NULL, 0) ||
       __builtin_expect(__atomic_load_n(&w->generation, __ATOMIC_RELAXED) != generation, 0))
     return false;
@@ -236,16 +242,25 @@ static inline void trace_engine__fill_record(trace_context_t* w, const void* key
  * then re-checks the generation. false: nothing held (the trace is
  * stopping, or a signal handler interrupted a reservation: the slow path
  * decides and counts). */
+static inline bool trace_engine__enter_at(trace_context_t* w, const trace_engine_hot_t* hot,
+                                          uint64_t generation);
 static inline bool trace_engine__enter(trace_context_t* w, uint64_t generation) {
+  return trace_engine__enter_at(w, w->hot, generation);
+}
+
+/* The same with w->hot read by the caller (a record path that reads it once
+ * for the enter and the reservation: the fences between them would make
+ * the compiler read it again). */
+static inline bool trace_engine__enter_at(trace_context_t* w, const trace_engine_hot_t* hot,
+                                          uint64_t generation) {
   uint32_t nesting = w->nesting;
   if (__builtin_expect(nesting != 0 && w->reserving, 0)) return false;
   __atomic_store_n(&w->nesting, nesting + 1, __ATOMIC_RELAXED);
-  if (__builtin_expect(trace_engine__hot.fence_needed, 0))
+  if (__builtin_expect(trace_engine__fence_needed, 0))
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
   else
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (__builtin_expect(__atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED) != generation,
-                       0)) {
+  if (__builtin_expect(__atomic_load_n(&hot->generation, __ATOMIC_RELAXED) != generation, 0)) {
     __atomic_store_n(&w->nesting, nesting, __ATOMIC_RELEASE);
     return false;
   }
@@ -259,14 +274,14 @@ static inline bool trace_engine__enter(trace_context_t* w, uint64_t generation) 
  * signal handler that interrupts it is dropped (trace_engine__enter);
  * anywhere else a nested record simply lands after the interrupted one's
  * space. */
-static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t words) {
+static inline uint64_t* trace_engine__try_reserve_at(trace_context_t* w,
+                                                     const trace_engine_hot_t* hot, size_t words) {
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   uint64_t* p = w->pos;
-  if (__builtin_expect(
-          words <= (size_t)(w->end - p) &&
-              w->chunk_epoch == __atomic_load_n(&trace_engine__hot.epoch, __ATOMIC_RELAXED),
-          1))
+  if (__builtin_expect(words <= (size_t)(w->end - p) &&
+                           w->chunk_epoch == __atomic_load_n(&hot->epoch, __ATOMIC_RELAXED),
+                       1))
     w->pos = p + words;
   else
     p = NULL;
@@ -275,13 +290,18 @@ static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t wor
   return p;
 }
 
+static inline uint64_t* trace_engine__try_reserve(trace_context_t* w, size_t words) {
+  return trace_engine__try_reserve_at(w, w->hot, words);
+}
+
 /* The same, then a new chunk out of line (in its own `reserving` bracket:
  * the slow path computes from the current pos/end, so a handler's record
  * between the two brackets is harmless). NULL: dropped (counted if
  * `count`). */
-static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t words,
-                                                      bool count) {
-  uint64_t* p = trace_engine__try_reserve(w, words);
+static inline uint64_t* trace_engine__reserve_counted_at(trace_context_t* w,
+                                                         const trace_engine_hot_t* hot,
+                                                         size_t words, bool count) {
+  uint64_t* p = trace_engine__try_reserve_at(w, hot, words);
   if (__builtin_expect(p != NULL, 1)) return p;
   w->reserving = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -289,6 +309,11 @@ static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   w->reserving = 0;
   return p;
+}
+
+static inline uint64_t* trace_engine__reserve_counted(trace_context_t* w, size_t words,
+                                                      bool count) {
+  return trace_engine__reserve_counted_at(w, w->hot, words, count);
 }
 
 static inline uint64_t* trace_engine__reserve(trace_context_t* w, size_t words) {

@@ -11,6 +11,7 @@
  * when the count limit refuses it (alert/alert_limit.h: 16 a second per
  * process) or no slot is free. The instant event is written before the slot
  * is published, so a trace stopped by the alert holds its marker. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,35 +27,58 @@ typedef struct alert_slot {
   char name[ALERT_NAME_MAX + 1];
 } alert_slot_t;
 
-static alert_slot_t slots[ALERT_SLOTS];
-static uint64_t next_ticket; /* atomic */
-static alert_limit_t limit;
-/* This trace's counts (atomics), reset at start. */
-static uint64_t alerts_sent, alerts_dropped, alerts_truncated;
+/* One queue per session: each session's fifo gets the alerts of the
+ * categories it enables. */
+typedef struct alert_queue {
+  alert_slot_t slots[ALERT_SLOTS];
+  uint64_t next_ticket; /* atomic */
+  alert_limit_t limit;
+  /* This trace's counts (atomics), reset at start. */
+  uint64_t alerts_sent, alerts_dropped, alerts_truncated;
+} alert_queue_t;
 
-static alert_slot_t* claim_slot(void) {
+static alert_queue_t queues[TRACE_ENGINE_MAX_SESSIONS];
+
+static alert_slot_t* claim_slot(alert_queue_t* q) {
   for (size_t i = 0; i < ALERT_SLOTS; i++) {
     uint32_t expected = SLOT_FREE;
-    if (__atomic_compare_exchange_n(&slots[i].state, &expected, SLOT_CLAIMED, false,
+    if (__atomic_compare_exchange_n(&q->slots[i].state, &expected, SLOT_CLAIMED, false,
                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-      return &slots[i];
+      return &q->slots[i];
   }
   return NULL;
 }
 
+static void alert_in_session(trace_context_t* w, const char* category_literal,
+                             const char* alert_name);
+
 void trace_internal_alert_at_site(trace_site_t* site, uint64_t state, const char* category_literal,
                                   const char* alert_name) {
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
-  trace_context_t* w;
-  trace_string_ref_t category;
-  if (LIKELY(generation != 0 && state == TRACE_SITE_ENABLED(generation))) {
-    w = writer__enter(generation);
-    if (UNLIKELY(w == NULL)) return;
-    category = writer__register_literal(w, category_literal);
+  if (!(state & TRACE_SITE_SEVERAL_FLAG)) {
+    uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
+    if (generation == 0 || state != TRACE_SITE_ENABLED(generation))
+      state = trace_engine__resolve_site(category_literal, site);
   } else {
-    w = trace_engine__acquire_context_for_site(category_literal, site, &category, state);
-    if (w == NULL) return;
+    state = trace_engine__resolve_site(category_literal, site);
   }
+  if (state == TRACE_SITE_DISABLED) return;
+  /* every session that enables the category gets the alert */
+  unsigned mask = state & TRACE_SITE_SEVERAL_FLAG ? (unsigned)(state >> 1) & 0xfu
+                                                  : 1u << TRACE_SITE_SESSION(state);
+  for (; mask != 0; mask &= mask - 1) {
+    unsigned session = (unsigned)__builtin_ctz(mask);
+    uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
+    if (generation == 0) continue;
+    trace_context_t* w = writer__enter(generation);
+    if (w != NULL) alert_in_session(w, category_literal, alert_name);
+  }
+}
+
+/* The alert in w's session; releases w. */
+static void alert_in_session(trace_context_t* w, const char* category_literal,
+                             const char* alert_name) {
+  alert_queue_t* q = &queues[w->session];
+  trace_string_ref_t category = writer__register_literal(w, category_literal);
   /* A name longer than 14 bytes is cut to 14 (a literal one does not
    * compile: event.h); an empty one cannot be sent. */
   size_t length = alert_name ? strnlen(alert_name, ALERT_NAME_MAX + 1) : 0;
@@ -63,7 +87,7 @@ void trace_internal_alert_at_site(trace_site_t* site, uint64_t state, const char
   trace_ticks_t now = trace_clock__now_ns();
   alert_slot_t* slot = NULL;
   /* the event's timestamp is CLOCK_MONOTONIC ns (fitted): the limit's windows too */
-  if (length > 0 && alert_limit__admit(&limit, now)) slot = claim_slot();
+  if (length > 0 && alert_limit__admit(&q->limit, now)) slot = claim_slot(q);
 
   /* the marker: an instant event named by the alert (copied inline: the
    * name need not be a literal), saying whether the alert went out */
@@ -80,30 +104,34 @@ void trace_internal_alert_at_site(trace_site_t* site, uint64_t state, const char
   writer__write_event(w, FXT_EVENT_INSTANT, now, writer__current_thread(w), &category, &name_ref,
                       args, num_args, TRACE_SCOPE_THREAD);
 
-  if (truncated) __atomic_fetch_add(&alerts_truncated, 1, __ATOMIC_RELAXED);
+  if (truncated) __atomic_fetch_add(&q->alerts_truncated, 1, __ATOMIC_RELAXED);
   if (slot) {
     memcpy(slot->name, alert_name, length);
     slot->name[length] = '\0';
-    slot->ticket = __atomic_fetch_add(&next_ticket, 1, __ATOMIC_RELAXED);
+    slot->ticket = __atomic_fetch_add(&q->next_ticket, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->state, SLOT_READY, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&alerts_sent, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&q->alerts_sent, 1, __ATOMIC_RELAXED);
     /* inside the record still: terminate waits for us, so the eventfd is
      * the engine's */
-    engine__wake_thread();
+    engine__wake_thread(engine__of(w));
   } else {
-    __atomic_fetch_add(&alerts_dropped, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&q->alerts_dropped, 1, __ATOMIC_RELAXED);
   }
   writer__release(w);
 }
 
-void engine__reset_alerts(void) {
-  alert_limit__reset(&limit);
-  __atomic_store_n(&alerts_sent, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&alerts_dropped, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&alerts_truncated, 0, __ATOMIC_RELAXED);
+void engine__reset_alerts(engine_t* e) {
+  alert_queue_t* q = &queues[e->session];
+  alert_limit__reset(&q->limit);
+  __atomic_store_n(&q->alerts_sent, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&q->alerts_dropped, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&q->alerts_truncated, 0, __ATOMIC_RELAXED);
 }
 
-void engine__deliver_alerts(trace_handler_t* handler) {
+void engine__deliver_alerts(engine_t* e) {
+  alert_queue_t* q = &queues[e->session];
+  alert_slot_t* slots = q->slots;
+  trace_handler_t* handler = e->handler;
   for (;;) {
     alert_slot_t* first = NULL;
     for (size_t i = 0; i < ALERT_SLOTS; i++) {
@@ -118,9 +146,10 @@ void engine__deliver_alerts(trace_handler_t* handler) {
   }
 }
 
-void engine__report_alerts(void) {
-  uint64_t dropped = __atomic_load_n(&alerts_dropped, __ATOMIC_RELAXED);
-  uint64_t truncated = __atomic_load_n(&alerts_truncated, __ATOMIC_RELAXED);
+void engine__report_alerts(engine_t* e) {
+  alert_queue_t* q = &queues[e->session];
+  uint64_t dropped = __atomic_load_n(&q->alerts_dropped, __ATOMIC_RELAXED);
+  uint64_t truncated = __atomic_load_n(&q->alerts_truncated, __ATOMIC_RELAXED);
   if (dropped)
     fprintf(stderr,
             "fxtrace: %llu alert(s) of this trace were not sent: more than %d a second (the "
@@ -132,9 +161,15 @@ void engine__report_alerts(void) {
             (unsigned long long)truncated, ALERT_NAME_MAX, ALERT_NAME_MAX);
 }
 
-int trace_engine_get_alert_stats(trace_engine_alert_stats_t* out) {
-  out->alerts_sent = __atomic_load_n(&alerts_sent, __ATOMIC_RELAXED);
-  out->alerts_dropped = __atomic_load_n(&alerts_dropped, __ATOMIC_RELAXED);
-  out->alerts_truncated = __atomic_load_n(&alerts_truncated, __ATOMIC_RELAXED);
+int trace_engine_session_get_alert_stats(unsigned session, trace_engine_alert_stats_t* out) {
+  if (session >= TRACE_ENGINE_MAX_SESSIONS) return -EINVAL;
+  alert_queue_t* q = &queues[session];
+  out->alerts_sent = __atomic_load_n(&q->alerts_sent, __ATOMIC_RELAXED);
+  out->alerts_dropped = __atomic_load_n(&q->alerts_dropped, __ATOMIC_RELAXED);
+  out->alerts_truncated = __atomic_load_n(&q->alerts_truncated, __ATOMIC_RELAXED);
   return 0;
+}
+
+int trace_engine_get_alert_stats(trace_engine_alert_stats_t* out) {
+  return trace_engine_session_get_alert_stats(0, out);
 }

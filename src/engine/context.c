@@ -21,8 +21,9 @@ static uint64_t* reserve_if(trace_context_t* w, bool fits, size_t words) {
 /* ---- registration ---- */
 
 bool trace_context_is_category_enabled(trace_context_t* context, const char* category_literal) {
-  (void)context;
-  return ATOMIC_LOAD(&trace_engine__generation) != 0 && writer__category_enabled(category_literal);
+  /* the context's own session */
+  return ATOMIC_LOAD(&trace_engine__generation[context->session]) != 0 &&
+         writer__session_enables(engine__of(context), category_literal);
 }
 
 void trace_context_register_string_literal(trace_context_t* context, const char* string_literal,
@@ -50,7 +51,7 @@ void trace_context_register_vthread(trace_context_t* context, trace_koid_t proce
                                     const char* vthread_literal, trace_vthread_id_t vthread_id,
                                     trace_thread_ref_t* out_ref) {
   trace_context_t* w = context;
-  if (process_koid == 0) process_koid = engine__instance.pid;
+  if (process_koid == 0) process_koid = engine__of(w)->pid;
   for (unsigned i = 0; i < WRITER_VTHREAD_CACHE_SIZE; i++) {
     vthread_cache_entry_t* v = &w->vthreads[i];
     if (v->literal == vthread_literal && v->id == vthread_id && v->process_koid == process_koid) {
@@ -299,8 +300,7 @@ void trace_context_commit_record(trace_context_t* context, void* record, uint64_
 }
 
 trace_buffering_mode_t trace_context_get_buffering_mode(const trace_context_t* context) {
-  (void)context;
-  return (trace_buffering_mode_t)engine__instance.mode;
+  return (trace_buffering_mode_t)engine__of(context)->mode;
 }
 
 trace_ticks_t trace_context_ticks_now(void) { return trace_clock__now_ns(); }

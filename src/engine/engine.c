@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,25 @@
 #include "engine/engine_internal.h"
 #include "engine/tracepoints.h"
 
-engine_t engine__instance = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-    .cond = PTHREAD_COND_INITIALIZER,
-    .wake_fd = -1,
-};
-uint64_t trace_engine__generation;
-trace_engine_hot_t trace_engine__hot;
+#define SESSION(i)                                                                      \
+  {                                                                                     \
+    .hot = &trace_engine__hot[i], .current = &trace_engine__generation[i],              \
+    .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .wake_fd = -1, \
+    .session = i,                                                                       \
+  }
+uint64_t trace_engine__generation[TRACE_ENGINE_MAX_SESSIONS];
+trace_engine_hot_t trace_engine__hot[TRACE_ENGINE_MAX_SESSIONS];
+bool trace_engine__fence_needed;
+engine_t engine__sessions[TRACE_ENGINE_MAX_SESSIONS] = {SESSION(0), SESSION(1), SESSION(2),
+                                                        SESSION(3)};
+#undef SESSION
+uint64_t engine__sessions_epoch;
+pthread_mutex_t engine__sessions_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Generations of every session from one counter: (count << 2) | session. */
+static uint64_t generations;
+/* Observers are the process's: their list under this lock. */
+static pthread_mutex_t observers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t observers_cond = PTHREAD_COND_INITIALIZER;
 
 enum {
   QUIET_TIMEOUT_MS = 1000, /* PROTOCOL.md §8: how long writers get to leave */
@@ -54,13 +67,13 @@ static char process_name[17];
 
 static uint64_t now_ms(void) { return trace_clock__monotonic_ns() / 1000000u; }
 
-static void wake_engine_thread(void) {
+static void wake_engine_thread(engine_t* e) {
   uint64_t one = 1;
-  if (write(engine__instance.wake_fd, &one, sizeof(one)) < 0) { /* EAGAIN: already awake */
+  if (write(e->wake_fd, &one, sizeof(one)) < 0) { /* EAGAIN: already awake */
   }
 }
 
-void engine__wake_thread(void) { wake_engine_thread(); }
+void engine__wake_thread(engine_t* e) { wake_engine_thread(e); }
 
 static bool membarrier_registered;
 
@@ -76,6 +89,8 @@ static void process_setup(void) {
   }
   membarrier_registered =
       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  /* once: writers of every session read it (they start after this) */
+  trace_engine__fence_needed = !membarrier_registered;
   pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
@@ -92,11 +107,11 @@ static void asymmetric_fence(void) {
  * QUIET_TIMEOUT_MS (PROTOCOL.md §8) and returns false; otherwise (a streaming
  * save, which must never hand over a buffer someone still writes) it waits
  * as long as it takes, saying so once. */
-bool engine__wait_writers_quiet(bool bounded) {
+bool engine__wait_writers_quiet(engine_t* e, bool bounded) {
   asymmetric_fence();
-  pthread_mutex_lock(&engine__instance.lock);
-  trace_context_t* head = engine__instance.writers;
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_mutex_lock(&e->lock);
+  trace_context_t* head = e->writers;
+  pthread_mutex_unlock(&e->lock);
   uint64_t deadline = now_ms() + QUIET_TIMEOUT_MS;
   bool warned = false;
   for (trace_context_t* w = head; w; w = w->next) {
@@ -116,20 +131,20 @@ bool engine__wait_writers_quiet(bool bounded) {
   return true;
 }
 
-void engine__totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
+void engine__totals(engine_t* e, uint64_t* written, uint64_t* dropped, uint32_t* threads) {
   uint64_t wr = 0, dr = 0;
   uint32_t n = 0;
-  pthread_mutex_lock(&engine__instance.lock);
-  uint64_t generation = engine__instance.generation;
-  for (trace_context_t* w = engine__instance.writers; w; w = w->next) {
+  pthread_mutex_lock(&e->lock);
+  uint64_t generation = e->generation;
+  for (trace_context_t* w = e->writers; w; w = w->next) {
     if (ATOMIC_ACQUIRE(&w->generation) != generation) continue;
     wr += ATOMIC_LOAD(&w->records_written);
     dr += ATOMIC_LOAD(&w->records_dropped);
     n++;
   }
-  wr += engine__instance.engine_written;
-  dr += engine__instance.engine_dropped;
-  pthread_mutex_unlock(&engine__instance.lock);
+  wr += e->engine_written;
+  dr += e->engine_dropped;
+  pthread_mutex_unlock(&e->lock);
   *written = wr;
   *dropped = dr;
   if (threads) *threads = n;
@@ -137,8 +152,7 @@ void engine__totals(uint64_t* written, uint64_t* dropped, uint32_t* threads) {
 
 /* The committed prefix of the durable buffer, waiting (bounded) for records
  * that are reserved but not yet committed below the allocation point. */
-static uint64_t durable_committed_end(void) {
-  engine_t* e = &engine__instance;
+static uint64_t durable_committed_end(engine_t* e) {
   uint64_t alloc = ATOMIC_ACQUIRE(&e->header->durable_alloc);
   /* full: the record that crossed the end was never written; the data ends
    * where it would have started */
@@ -161,13 +175,12 @@ static uint64_t durable_committed_end(void) {
 
 /* ---- buffer set-up ---- */
 
-static void write_metadata_records(uint64_t* p, size_t room_words);
+static void write_metadata_records(engine_t* e, uint64_t* p, size_t room_words);
 
 static size_t metadata_words(void);
 
 /* Clears the rolling buffers: allocation restarts at buffer 0. */
-static void clear_rolling(void) {
-  engine_t* e = &engine__instance;
+static void clear_rolling(engine_t* e) {
   trace_buffer_header_t* h = e->header;
   uint64_t alloc = h->rolling_alloc;
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
@@ -185,10 +198,9 @@ static void clear_rolling(void) {
 }
 
 /* Clears everything: tables restart, so every thread's caches are stale. */
-static void clear_all(void) {
-  engine_t* e = &engine__instance;
+static void clear_all(engine_t* e) {
   trace_buffer_header_t* h = e->header;
-  clear_rolling();
+  clear_rolling(e);
   uint64_t used = h->durable_alloc < e->durable_size ? h->durable_alloc : e->durable_size;
   if (used) memset(e->durable, 0, used);
   h->durable_alloc = h->durable_data_end = 0;
@@ -203,12 +215,12 @@ static void clear_all(void) {
    * oneshot buffer (which writers then never get). */
   if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
     if (e->dirty[0]) memset(e->rolling, 0, e->chunk_size);
-    write_metadata_records((uint64_t*)e->rolling, e->chunk_size / 8);
+    write_metadata_records(e, (uint64_t*)e->rolling, e->chunk_size / 8);
     h->rolling_alloc = e->chunk_size;
   } else {
     size_t words = metadata_words();
     if (words * 8 <= e->durable_size) {
-      write_metadata_records((uint64_t*)e->durable, words);
+      write_metadata_records(e, (uint64_t*)e->durable, words);
       h->durable_alloc = words * 8;
     }
   }
@@ -223,13 +235,13 @@ static size_t metadata_words(void) {
   return 2 + fxt_kernel_object_record_words(&name, NULL, 0);
 }
 
-static void write_metadata_records(uint64_t* p, size_t room_words) {
+static void write_metadata_records(engine_t* e, uint64_t* p, size_t room_words) {
   trace_string_ref_t name = process_name_ref();
   size_t kobj = fxt_kernel_object_record_words(&name, NULL, 0);
   if (room_words < 2 + kobj) return;
   p = fxt_write_initialization_record(p, trace_clock__ticks_per_second());
-  fxt_write_kernel_object_record(p, kobj, engine__instance.pid, FXT_KOBJ_PROCESS, &name, NULL, 0);
-  engine__instance.engine_written += 2;
+  fxt_write_kernel_object_record(p, kobj, e->pid, FXT_KOBJ_PROCESS, &name, NULL, 0);
+  e->engine_written += 2;
 }
 
 /* ---- initialize / start / stop / terminate ---- */
@@ -237,20 +249,24 @@ static void write_metadata_records(uint64_t* p, size_t room_words) {
 static void* engine_thread_main(void* arg);
 
 static void after_fork_in_child(void) {
-  /* The child shares the parent's buffer mapping: it must never write. */
-  ATOMIC_STORE(&trace_engine__generation, 0);
-  ATOMIC_STORE(&trace_engine__hot.epoch, 0);
-  engine__instance.initialized = false;
-  engine__instance.thread_running = false;
-  ATOMIC_STORE(&engine__instance.state, TRACE_STOPPED);
-  engine__instance.forked = true;
+  /* The child shares the parent's buffer mappings: it must never write. */
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    engine_t* e = &engine__sessions[i];
+    ATOMIC_STORE(&trace_engine__generation[i], 0);
+    ATOMIC_STORE(&trace_engine__hot[i].generation, 0);
+    ATOMIC_STORE(&trace_engine__hot[i].epoch, 0);
+    e->initialized = false;
+    e->thread_running = false;
+    ATOMIC_STORE(&e->state, TRACE_STOPPED);
+    e->forked = true;
+    trace_engine__self[i] = NULL;
+  }
+  engine__sessions_epoch++;
   engine__forget_pending(); /* and the call sites then cache "disabled" again */
-  writer__self = NULL;
 }
 
-static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mode, void* buffer,
-                             size_t size, bool zeroed) {
-  engine_t* e = &engine__instance;
+static int initialize_locked(engine_t* e, trace_handler_t* handler, trace_buffering_mode_t mode,
+                             void* buffer, size_t size, bool zeroed) {
   trace_buffer_geometry_t g;
   if (handler == NULL || handler->ops == NULL || buffer == NULL || ((uintptr_t)buffer & 7) ||
       buffer__compute_geometry((unsigned)mode, size, &g) != 0)
@@ -266,7 +282,6 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   }
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, process_setup);
-  trace_engine__hot.fence_needed = !membarrier_registered;
   e->mode = (uint32_t)mode;
   e->header = buffer;
   e->durable = (uint8_t*)buffer + sizeof(trace_buffer_header_t);
@@ -286,8 +301,8 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   e->stop_pending = e->started_pending = e->terminate_pending = false;
   ATOMIC_STORE(&e->state, TRACE_STOPPED);
   ATOMIC_RELEASE(&e->handler, handler);
-  clear_all();
-  if (pthread_create(&e->thread, NULL, engine_thread_main, NULL) != 0) {
+  clear_all(e);
+  if (pthread_create(&e->thread, NULL, engine_thread_main, e) != 0) {
     close(fd);
     free(owners);
     e->owners = NULL;
@@ -299,24 +314,59 @@ static int initialize_locked(trace_handler_t* handler, trace_buffering_mode_t mo
   return 0;
 }
 
+static engine_t* session_at(unsigned session) {
+  return session < TRACE_ENGINE_MAX_SESSIONS ? &engine__sessions[session] : NULL;
+}
+
+int trace_engine__session_initialize_zeroed(unsigned session, trace_handler_t* handler,
+                                            trace_buffering_mode_t mode, void* buffer,
+                                            size_t size) {
+  engine_t* e = session_at(session);
+  if (!e) return -EINVAL;
+  pthread_mutex_lock(&e->lock);
+  int status = initialize_locked(e, handler, mode, buffer, size, true);
+  pthread_mutex_unlock(&e->lock);
+  return status;
+}
+
 int trace_engine__initialize_zeroed(trace_handler_t* handler, trace_buffering_mode_t mode,
                                     void* buffer, size_t size) {
-  pthread_mutex_lock(&engine__instance.lock);
-  int status = initialize_locked(handler, mode, buffer, size, true);
-  pthread_mutex_unlock(&engine__instance.lock);
+  return trace_engine__session_initialize_zeroed(0, handler, mode, buffer, size);
+}
+
+int trace_engine_session_initialize(unsigned session, trace_handler_t* handler,
+                                    trace_buffering_mode_t mode, void* buffer, size_t size) {
+  engine_t* e = session_at(session);
+  if (!e) return -EINVAL;
+  pthread_mutex_lock(&e->lock);
+  int status = initialize_locked(e, handler, mode, buffer, size, false);
+  pthread_mutex_unlock(&e->lock);
   return status;
 }
 
 int trace_engine_initialize(trace_handler_t* handler, trace_buffering_mode_t mode, void* buffer,
                             size_t size) {
-  pthread_mutex_lock(&engine__instance.lock);
-  int status = initialize_locked(handler, mode, buffer, size, false);
-  pthread_mutex_unlock(&engine__instance.lock);
-  return status;
+  return trace_engine_session_initialize(0, handler, mode, buffer, size);
+}
+
+/* Publishes session e's new generation (or 0) and a new sessions epoch,
+ * then has every listed call site ask again (sites.c). Under e->lock. */
+static void publish_generation_locked(engine_t* e, uint64_t generation) {
+  pthread_mutex_lock(&engine__sessions_lock);
+  ATOMIC_RELEASE(&e->hot->generation, generation);
+  ATOMIC_RELEASE(e->current, generation);
+  ATOMIC_RELEASE(&engine__sessions_epoch, engine__sessions_epoch + 1);
+  sites__reset();
+  pthread_mutex_unlock(&engine__sessions_lock);
 }
 
 int trace_engine_start(trace_start_mode_t start_mode) {
-  engine_t* e = &engine__instance;
+  return trace_engine_session_start(0, start_mode);
+}
+
+int trace_engine_session_start(unsigned session, trace_start_mode_t start_mode) {
+  engine_t* e = session_at(session);
+  if (!e) return -EINVAL;
   if (start_mode < TRACE_START_CLEAR_ENTIRE_BUFFER || start_mode > TRACE_START_RETAIN_BUFFER)
     return -EINVAL;
   pthread_mutex_lock(&e->lock);
@@ -329,9 +379,9 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     if (start_mode == TRACE_START_CLEAR_ENTIRE_BUFFER ||
         (start_mode == TRACE_START_CLEAR_NONDURABLE_BUFFER &&
          e->mode == TRACE_BUFFERING_MODE_ONESHOT))
-      clear_all();
+      clear_all(e);
     else if (start_mode == TRACE_START_CLEAR_NONDURABLE_BUFFER)
-      clear_rolling();
+      clear_rolling(e);
     /* Every writer is outside the buffer (the last stop waited for them):
      * chunk tokens of earlier traces are void. */
     memset(e->owners, 0, (size_t)e->chunks_per_buffer * e->segments * sizeof(uint16_t));
@@ -342,14 +392,14 @@ int trace_engine_start(trace_start_mode_t start_mode) {
     /* drops are counted per start, as the writers' own counts (no writer is
      * in the buffer: the last stop waited for them) */
     ATOMIC_STORE(&h->num_records_dropped, 0);
-    e->generation = ++e->generations;
+    e->generation = (__atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED) << 2) | e->session;
+    e->generations++;
     e->disposition = 0;
     e->engine_dropped = 0;
-    engine__reset_alerts();
+    engine__reset_alerts(e);
     ATOMIC_STORE(&e->state, TRACE_STARTED);
-    ATOMIC_STORE(&trace_engine__hot.epoch, (e->generation << 24) | (sw & 0xffffff));
-    ATOMIC_RELEASE(&trace_engine__generation, e->generation);
-    sites__reset(); /* sites that cached "disabled" ask again */
+    ATOMIC_STORE(&e->hot->epoch, (e->generation << 24) | (sw & 0xffffff));
+    publish_generation_locked(e, e->generation); /* sites that cached an answer ask again */
     /* Events before this start that the process waited for (pending.c):
      * taken after the generation is out, so that every event either saw
      * the generation (and records) or was counted before the take. */
@@ -359,22 +409,20 @@ int trace_engine_start(trace_start_mode_t start_mode) {
       e->engine_dropped += missed;
     }
     e->started_pending = true;
-    wake_engine_thread();
+    wake_engine_thread(e);
   }
   pthread_mutex_unlock(&e->lock);
   return status;
 }
 
-static void begin_stop_locked(int disposition) {
-  engine_t* e = &engine__instance;
+static void begin_stop_locked(engine_t* e, int disposition) {
   if (e->state != TRACE_STARTED) return;
   ATOMIC_STORE(&e->state, TRACE_STOPPING);
   e->disposition = disposition;
-  ATOMIC_RELEASE(&trace_engine__generation, 0);
-  ATOMIC_STORE(&trace_engine__hot.epoch, 0);
-  sites__reset(); /* enabled sites learn they are off (once each) */
+  ATOMIC_STORE(&e->hot->epoch, 0);
+  publish_generation_locked(e, 0); /* enabled sites learn they are off (once each) */
   e->stop_pending = true;
-  wake_engine_thread();
+  wake_engine_thread(e);
 }
 
 /* See engine__set_stop_hook(). Set before tracing starts, never while a
@@ -387,27 +435,39 @@ void engine__set_stop_hook(void (*hook)(void* arg), void* arg) {
   stop_hook_arg = arg;
 }
 
-void engine__add_dropped(uint64_t count) {
-  pthread_mutex_lock(&engine__instance.lock);
-  engine__instance.engine_dropped += count;
+void engine__add_dropped(unsigned session, uint64_t count) {
+  engine_t* e = session_at(session);
+  if (!e) return;
+  pthread_mutex_lock(&e->lock);
+  e->engine_dropped += count;
   /* the header's count is live (writer__count_dropped): the manager reads
    * it even if this process dies before the stop */
-  if (engine__instance.header)
-    __atomic_fetch_add(&engine__instance.header->num_records_dropped, count, __ATOMIC_RELAXED);
-  pthread_mutex_unlock(&engine__instance.lock);
+  if (e->header) __atomic_fetch_add(&e->header->num_records_dropped, count, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&e->lock);
 }
 
-void trace_engine_stop(int disposition) {
+void trace_engine_stop(int disposition) { trace_engine_session_stop(0, disposition); }
+
+void trace_engine_session_stop(unsigned session, int disposition) {
+  engine_t* e = session_at(session);
+  if (!e) return;
   /* The hook runs while records may still be written (state STARTED), on
-   * the stopping thread, outside the lock: it may write and wait. */
-  if (stop_hook && ATOMIC_LOAD(&engine__instance.state) == TRACE_STARTED) stop_hook(stop_hook_arg);
-  pthread_mutex_lock(&engine__instance.lock);
-  begin_stop_locked(disposition);
-  pthread_mutex_unlock(&engine__instance.lock);
+   * the stopping thread, outside the lock: it may write and wait. Only for
+   * the last started session: the kernel provider's ftrace serves them all. */
+  bool others = false;
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    others |= i != session && ATOMIC_LOAD(&engine__sessions[i].state) == TRACE_STARTED;
+  if (stop_hook && !others && ATOMIC_LOAD(&e->state) == TRACE_STARTED) stop_hook(stop_hook_arg);
+  pthread_mutex_lock(&e->lock);
+  begin_stop_locked(e, disposition);
+  pthread_mutex_unlock(&e->lock);
 }
 
-void trace_engine_terminate(void) {
-  engine_t* e = &engine__instance;
+void trace_engine_terminate(void) { trace_engine_session_terminate(0); }
+
+void trace_engine_session_terminate(unsigned session) {
+  engine_t* e = session_at(session);
+  if (!e) return;
   pthread_mutex_lock(&e->lock);
   if (!e->initialized) {
     pthread_mutex_unlock(&e->lock);
@@ -420,8 +480,8 @@ void trace_engine_terminate(void) {
     return;
   }
   e->terminate_pending = true;
-  begin_stop_locked(0);
-  wake_engine_thread();
+  begin_stop_locked(e, 0);
+  wake_engine_thread(e);
   if (pthread_equal(pthread_self(), e->thread)) { /* from a callback: finish in the loop */
     e->thread_detach = true;
     pthread_mutex_unlock(&e->lock);
@@ -438,7 +498,13 @@ void trace_engine_terminate(void) {
 }
 
 int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data_end) {
-  engine_t* e = &engine__instance;
+  return trace_engine_session_mark_buffer_saved(0, wrapped_count, durable_data_end);
+}
+
+int trace_engine_session_mark_buffer_saved(unsigned session, uint32_t wrapped_count,
+                                           uint64_t durable_data_end) {
+  engine_t* e = session_at(session);
+  if (!e) return -EINVAL;
   (void)durable_data_end;
   pthread_mutex_lock(&e->lock);
   int status = 0;
@@ -463,8 +529,11 @@ int trace_engine_mark_buffer_saved(uint32_t wrapped_count, uint64_t durable_data
   return status;
 }
 
-bool trace_engine_save_pending(void) {
-  engine_t* e = &engine__instance;
+bool trace_engine_save_pending(void) { return trace_engine_session_save_pending(0); }
+
+bool trace_engine_session_save_pending(unsigned session) {
+  engine_t* e = session_at(session);
+  if (!e) return false;
   /* the header pointer goes away at terminate: read it under the lock */
   pthread_mutex_lock(&e->lock);
   bool pending = false;
@@ -479,15 +548,21 @@ bool trace_engine_save_pending(void) {
 }
 
 int trace_engine_get_stats(trace_engine_stats_t* out) {
+  return trace_engine_session_get_stats(0, out);
+}
+
+int trace_engine_session_get_stats(unsigned session, trace_engine_stats_t* out) {
+  engine_t* e = session_at(session);
+  if (!e) return -EINVAL;
   /* the header pointer goes away at terminate: read it under the lock */
-  pthread_mutex_lock(&engine__instance.lock);
-  trace_buffer_header_t* h = engine__instance.header;
+  pthread_mutex_lock(&e->lock);
+  trace_buffer_header_t* h = e->header;
   uint64_t alloc = h ? ATOMIC_LOAD(&h->rolling_alloc) : 0;
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_mutex_unlock(&e->lock);
   if (!h) return -ENODEV;
   uint64_t written, dropped;
   uint32_t threads;
-  engine__totals(&written, &dropped, &threads);
+  engine__totals(e, &written, &dropped, &threads);
   out->records_written = written;
   out->records_dropped = dropped;
   out->wrapped_count = (uint32_t)(alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS);
@@ -498,15 +573,14 @@ int trace_engine_get_stats(trace_engine_stats_t* out) {
 /* ---- the engine thread ---- */
 
 static void notify_observers(trace_state_t state, bool wait) {
-  engine_t* e = &engine__instance;
   observer_t snapshot[MAX_OBSERVERS];
-  pthread_mutex_lock(&e->lock);
+  pthread_mutex_lock(&observers_lock);
   size_t n = observer_count;
   for (size_t i = 0; i < n; i++) {
     observers[i].pending = observers[i].callback == NULL;
     snapshot[i] = observers[i];
   }
-  pthread_mutex_unlock(&e->lock);
+  pthread_mutex_unlock(&observers_lock);
   for (size_t i = 0; i < n; i++) {
     if (snapshot[i].callback) {
       snapshot[i].callback(state, snapshot[i].arg);
@@ -520,13 +594,15 @@ static void notify_observers(trace_state_t state, bool wait) {
   struct timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += OBSERVER_TIMEOUT_MS / 1000;
-  pthread_mutex_lock(&e->lock);
+  pthread_mutex_lock(&observers_lock);
   for (;;) {
     bool pending = false;
     for (size_t i = 0; i < observer_count; i++) pending |= observers[i].pending;
-    if (!pending || pthread_cond_timedwait(&e->cond, &e->lock, &deadline) == ETIMEDOUT) break;
+    if (!pending ||
+        pthread_cond_timedwait(&observers_cond, &observers_lock, &deadline) == ETIMEDOUT)
+      break;
   }
-  pthread_mutex_unlock(&e->lock);
+  pthread_mutex_unlock(&observers_lock);
 }
 
 /* Streaming: hands every full segment not handed over yet to the handler, in
@@ -535,26 +611,25 @@ static void notify_observers(trace_state_t state, bool wait) {
  * writer has left them and the durable records they may use are committed:
  * one wait for the whole batch. A handler that saves synchronously (file
  * mode) marks each saved before returning. */
-static void run_saves(void) {
-  engine_t* e = &engine__instance;
+static void run_saves(engine_t* e) {
   for (;;) {
     pthread_mutex_lock(&e->lock);
     uint64_t next = e->next_save;
     uint64_t requested = ATOMIC_ACQUIRE(&e->save_request);
     pthread_mutex_unlock(&e->lock);
     if (next >= requested) return;
-    engine__wait_writers_quiet(false);
-    uint64_t durable_end = durable_committed_end();
+    engine__wait_writers_quiet(e, false);
+    uint64_t durable_end = durable_committed_end(e);
     trace_buffer_header_t* h = e->header;
     uint64_t written, dropped;
-    engine__totals(&written, &dropped, NULL);
+    engine__totals(e, &written, &dropped, NULL);
     ATOMIC_STORE(&h->durable_data_end, durable_end);
     (void)dropped; /* the header's counter is live (writer__count_dropped) */
     ATOMIC_STORE(&h->records_written, written);
     for (uint64_t sw = next; sw < requested; sw++) {
       /* No writer can write into this segment again (their chunks' epochs
        * are gone), so its chunks are free for the next round once saved. */
-      uint32_t first = engine__segment(sw) * e->chunks_per_buffer;
+      uint32_t first = engine__segment(e, sw) * e->chunks_per_buffer;
       for (uint32_t i = 0; i < e->chunks_per_buffer; i++) ATOMIC_STORE(&e->owners[first + i], 0);
       pthread_mutex_lock(&e->lock);
       e->next_save = sw + 1;
@@ -567,36 +642,35 @@ static void run_saves(void) {
 /* From the winner of the switch from `sw` (after it published the new
  * epoch): switch counts up to `sw` are full. A monotonic maximum, since the
  * winners of successive switches may get here out of order. */
-void engine__request_save(uint64_t sw) {
-  uint64_t cur = ATOMIC_LOAD(&engine__instance.save_request);
-  while (cur < sw + 1 && !__atomic_compare_exchange_n(&engine__instance.save_request, &cur, sw + 1,
-                                                      true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+void engine__request_save(engine_t* e, uint64_t sw) {
+  uint64_t cur = ATOMIC_LOAD(&e->save_request);
+  while (cur < sw + 1 && !__atomic_compare_exchange_n(&e->save_request, &cur, sw + 1, true,
+                                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
   }
-  wake_engine_thread(); /* the one syscall a streaming switch makes */
+  wake_engine_thread(e); /* the one syscall a streaming switch makes */
 }
 
-static void finish_stop(void) {
-  engine_t* e = &engine__instance;
+static void finish_stop(engine_t* e) {
   notify_observers(TRACE_STOPPING, false);
-  engine__wait_writers_quiet(true);
+  engine__wait_writers_quiet(e, true);
   /* switches made by writers that were finishing: handed over before the
    * end */
-  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) run_saves();
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) run_saves(e);
   while (ATOMIC_ACQUIRE(&e->prolonged) != 0) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }
   /* alerts raised before the stop go out before STOPPED does */
-  engine__deliver_alerts(e->handler);
-  engine__report_alerts();
+  engine__deliver_alerts(e);
+  engine__report_alerts(e);
   trace_buffer_header_t* h = e->header;
   uint64_t alloc = ATOMIC_LOAD(&h->rolling_alloc);
   uint64_t sw = alloc >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
   uint64_t off = alloc & TRACE_BUFFER_ALLOC_OFFSET_MASK;
   uint64_t written, dropped;
-  engine__totals(&written, &dropped, NULL);
+  engine__totals(e, &written, &dropped, NULL);
   if (e->mode != TRACE_BUFFERING_MODE_ONESHOT)
-    ATOMIC_STORE(&h->durable_data_end, durable_committed_end());
+    ATOMIC_STORE(&h->durable_data_end, durable_committed_end(e));
   ATOMIC_STORE(&h->wrapped_count, (uint32_t)sw);
   ATOMIC_STORE(&h->rolling_data_end[sw & 1], off < e->rolling_size ? off : e->rolling_size);
   /* circular: switch winners write the marks without ordering among
@@ -617,8 +691,7 @@ static void finish_stop(void) {
 }
 
 static void* engine_thread_main(void* arg) {
-  (void)arg;
-  engine_t* e = &engine__instance;
+  engine_t* e = arg;
   for (;;) {
     struct pollfd pfd = {e->wake_fd, POLLIN, 0};
     if (poll(&pfd, 1, -1) < 0 && errno != EINTR) break;
@@ -633,17 +706,21 @@ static void* engine_thread_main(void* arg) {
     bool saving =
         e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_LOAD(&e->state) == TRACE_STARTED;
     if (started) {
-      tracepoints__on_start(); /* formats before anything reports the start */
+      tracepoints__on_start(e->session); /* formats before anything reports the start */
       notify_observers(TRACE_STARTED, true);
       if (e->handler->ops->trace_started) e->handler->ops->trace_started(e->handler);
     }
-    engine__deliver_alerts(e->handler);
-    if (saving) run_saves();
-    if (stop) finish_stop();
+    engine__deliver_alerts(e);
+    if (saving) run_saves(e);
+    if (stop) finish_stop(e);
     pthread_mutex_lock(&e->lock);
     terminate = e->terminate_pending && e->state == TRACE_STOPPED;
     pthread_mutex_unlock(&e->lock);
     if (terminate) {
+      /* every question to the handler asked under the generation the stop
+       * cleared has been answered (writer__session_enables) before its
+       * owner may free what the answers read */
+      while (__atomic_load_n(&e->askers, __ATOMIC_SEQ_CST) != 0) sched_yield();
       e->handler->ops->trace_terminated(e->handler);
       pthread_mutex_lock(&e->lock);
       if (e->thread_detach) {
@@ -669,59 +746,139 @@ static void* engine_thread_main(void* arg) {
 
 /* ---- instrumentation.h ---- */
 
-trace_state_t trace_state(void) { return ATOMIC_LOAD(&engine__instance.state); }
+trace_state_t trace_state(void) {
+  /* the process's state: started while any session is */
+  trace_state_t state = TRACE_STOPPED;
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    trace_state_t s = ATOMIC_LOAD(&engine__sessions[i].state);
+    if (s == TRACE_STARTED) return s;
+    if (s == TRACE_STOPPING) state = s;
+  }
+  return state;
+}
 
 bool trace_is_enabled(void) { return trace_state() != TRACE_STOPPED; }
 
-/* The Dekker half on the writer side (see the top of this file). */
-static trace_context_t* enter(uint64_t generation) { return writer__enter(generation); }
+trace_state_t trace_engine_session_state(unsigned session) {
+  engine_t* e = session_at(session);
+  return e ? ATOMIC_LOAD(&e->state) : TRACE_STOPPED;
+}
+
+/* The sessions that enable the category now, and the generation of the
+ * last of them. */
+static unsigned enabling_sessions(const char* category_literal, uint64_t* generation) {
+  unsigned mask = 0;
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    /* acquire: orders the reads of the session's set-up after its publication */
+    uint64_t g = ATOMIC_ACQUIRE(&trace_engine__generation[i]);
+    if (g != 0 && writer__session_enables(&engine__sessions[i], category_literal)) {
+      mask |= 1u << i;
+      *generation = g;
+    }
+  }
+  return mask;
+}
+
+static bool any_session_started(void) {
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    if (ATOMIC_ACQUIRE(&trace_engine__generation[i]) != 0) return true;
+  return false;
+}
+
+/* The epoch bits a TRACE_SITE_SEVERAL word keeps. */
+static uint64_t several_epoch(uint64_t epoch) { return epoch & (UINT64_MAX >> 6); }
 
 uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site) {
-  /* acquire: orders the reads of the engine's set-up after its publication */
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
-  if (generation == 0) {
+  uint64_t epoch = ATOMIC_ACQUIRE(&engine__sessions_epoch);
+  uint64_t state = ATOMIC_LOAD(&site->state);
+  /* several sessions, decided in this epoch: stands (the common visit of
+   * such a site) */
+  if ((state & TRACE_SITE_SEVERAL_FLAG) &&
+      ((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) == several_epoch(epoch))
+    return state;
+  if (!any_session_started()) {
     if (engine__count_if_pending(category_literal))
       return TRACE_SITE_DISABLED; /* counted, not cached: the next event asks again */
     /* not pending, or a start took the count meanwhile: then its generation
      * is out (pending.c), and this event belongs to the trace */
-    generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+    epoch = ATOMIC_ACQUIRE(&engine__sessions_epoch);
   }
-  if (generation == 0 || !writer__category_enabled(category_literal)) {
-    sites__set_disabled(site, generation);
-    return TRACE_SITE_DISABLED;
-  }
-  ATOMIC_STORE(&site->state, TRACE_SITE_ENABLED(generation)); /* stale: only costs a visit */
-  return TRACE_SITE_ENABLED(generation);
+  uint64_t generation = 0;
+  unsigned mask = enabling_sessions(category_literal, &generation);
+  if (mask == 0)
+    state = TRACE_SITE_DISABLED;
+  else if ((mask & (mask - 1)) == 0)
+    state = TRACE_SITE_ENABLED(generation);
+  else
+    state = TRACE_SITE_SEVERAL(several_epoch(epoch), mask);
+  sites__set(site, state, epoch);
+  return state;
 }
 
 trace_context_t* trace_engine__acquire_context_for_site(const char* category_literal,
                                                         trace_site_t* site,
                                                         trace_string_ref_t* out_ref,
                                                         uint64_t state) {
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  uint64_t generation = state & TRACE_SITE_SEVERAL_FLAG
+                            ? 0
+                            : ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
   if (UNLIKELY(generation == 0 || state != TRACE_SITE_ENABLED(generation))) {
     state = trace_engine__resolve_site(category_literal, site);
     if (state == TRACE_SITE_DISABLED) return NULL;
-    generation = state >> 1;
+    if (state & TRACE_SITE_SEVERAL_FLAG) {
+      /* one context only: the first of its sessions (docs/sessions.md:
+       * the forms that take a context write into one session) */
+      unsigned session = (unsigned)__builtin_ctzll(state >> 1);
+      generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
+      if (generation == 0) return NULL;
+    } else {
+      generation = state >> 1;
+    }
   }
-  trace_context_t* w = enter(generation);
+  trace_context_t* w = writer__enter(generation);
   if (w) *out_ref = writer__register_literal(w, category_literal);
   return w;
 }
 
+/* The first started session (enabling the category, if one is given). */
+static uint64_t first_generation(const char* category_literal) {
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    uint64_t g = ATOMIC_ACQUIRE(&trace_engine__generation[i]);
+    if (g != 0 && (category_literal == NULL ||
+                   writer__session_enables(&engine__sessions[i], category_literal)))
+      return g;
+  }
+  return 0;
+}
+
 trace_context_t* trace_acquire_context(void) {
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  uint64_t generation = first_generation(NULL);
   if (generation == 0) return NULL;
-  return enter(generation);
+  return writer__enter(generation);
 }
 
 trace_context_t* trace_acquire_context_for_category(const char* category_literal,
                                                     trace_string_ref_t* out_ref) {
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  uint64_t generation = first_generation(category_literal);
   if (generation == 0) return NULL;
-  if (!writer__category_enabled(category_literal)) return NULL;
-  trace_context_t* w = enter(generation);
+  trace_context_t* w = writer__enter(generation);
   if (w) *out_ref = writer__register_literal(w, category_literal);
+  return w;
+}
+
+trace_context_t* trace_engine_session_acquire_context_for_category(unsigned session,
+                                                                   const char* category_literal,
+                                                                   trace_string_ref_t* out_ref) {
+  if (session >= TRACE_ENGINE_MAX_SESSIONS) return NULL;
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
+  if (generation == 0) return NULL;
+  if (category_literal != NULL &&
+      !writer__session_enables(&engine__sessions[session], category_literal))
+    return NULL;
+  trace_context_t* w = writer__enter(generation);
+  if (w && out_ref)
+    *out_ref = category_literal ? writer__register_literal(w, category_literal)
+                                : trace_make_empty_string_ref();
   return w;
 }
 
@@ -738,54 +895,59 @@ void trace_release_context(trace_context_t* context) { writer__release(context);
 int trace_engine_flush_category_cache(void) {
   /* Unlinks every listed site (sites.c), so that none of a shared object
    * about to be unloaded stays on the list; they ask again on their next
-   * visit. */
-  pthread_mutex_lock(&engine__instance.lock);
-  int status = engine__instance.state == TRACE_STOPPED ? 0 : -EBUSY;
+   * visit. Only while every session is stopped. */
+  pthread_mutex_lock(&engine__sessions_lock);
+  int status = trace_state() == TRACE_STOPPED ? 0 : -EBUSY;
   if (status == 0) sites__forget();
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_mutex_unlock(&engine__sessions_lock);
   return status;
 }
 
 trace_prolonged_context_t* trace_acquire_prolonged_context(void) {
-  pthread_mutex_lock(&engine__instance.lock);
-  trace_prolonged_context_t* result = NULL;
-  if (engine__instance.state == TRACE_STARTED && ATOMIC_LOAD(&engine__instance.prolonged) < 127) {
-    __atomic_add_fetch(&engine__instance.prolonged, 1, __ATOMIC_RELAXED);
-    result = (trace_prolonged_context_t*)&engine__instance;
+  /* the first started session's (the API predates sessions) */
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    engine_t* e = &engine__sessions[i];
+    pthread_mutex_lock(&e->lock);
+    trace_prolonged_context_t* result = NULL;
+    if (e->state == TRACE_STARTED && ATOMIC_LOAD(&e->prolonged) < 127) {
+      __atomic_add_fetch(&e->prolonged, 1, __ATOMIC_RELAXED);
+      result = (trace_prolonged_context_t*)e;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (result) return result;
   }
-  pthread_mutex_unlock(&engine__instance.lock);
-  return result;
+  return NULL;
 }
 
 void trace_release_prolonged_context(trace_prolonged_context_t* context) {
-  if (context) __atomic_sub_fetch(&engine__instance.prolonged, 1, __ATOMIC_RELEASE);
+  if (context) __atomic_sub_fetch(&((engine_t*)context)->prolonged, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- observers ---- */
 
 static int add_observer(trace_observer_callback_t callback, void* arg, int fd) {
   int status = 0;
-  pthread_mutex_lock(&engine__instance.lock);
+  pthread_mutex_lock(&observers_lock);
   for (size_t i = 0; i < observer_count; i++)
     if (observers[i].callback == callback && observers[i].arg == arg && observers[i].fd == fd)
       status = -EINVAL;
   if (status == 0 && observer_count == MAX_OBSERVERS) status = -ENOMEM;
   if (status == 0) observers[observer_count++] = (observer_t){callback, arg, fd, false};
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_mutex_unlock(&observers_lock);
   return status;
 }
 
 static int remove_observer(trace_observer_callback_t callback, void* arg, int fd) {
   int status = -ENOENT;
-  pthread_mutex_lock(&engine__instance.lock);
+  pthread_mutex_lock(&observers_lock);
   for (size_t i = 0; i < observer_count; i++)
     if (observers[i].callback == callback && observers[i].arg == arg && observers[i].fd == fd) {
       observers[i] = observers[--observer_count];
       status = 0;
       break;
     }
-  pthread_cond_broadcast(&engine__instance.cond);
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_cond_broadcast(&observers_cond);
+  pthread_mutex_unlock(&observers_lock);
   return status;
 }
 
@@ -807,9 +969,9 @@ int trace_register_observer(int eventfd) {
 int trace_unregister_observer(int eventfd) { return remove_observer(NULL, NULL, eventfd); }
 
 void trace_notify_observer_updated(int eventfd) {
-  pthread_mutex_lock(&engine__instance.lock);
+  pthread_mutex_lock(&observers_lock);
   for (size_t i = 0; i < observer_count; i++)
     if (observers[i].callback == NULL && observers[i].fd == eventfd) observers[i].pending = false;
-  pthread_cond_broadcast(&engine__instance.cond);
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_cond_broadcast(&observers_cond);
+  pthread_mutex_unlock(&observers_lock);
 }

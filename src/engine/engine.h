@@ -11,6 +11,8 @@
 /* trace_engine_initialize() for a buffer known to be zero-filled (a fresh
  * memfd or a new file): skips clearing it, so pages are touched only as
  * records reach them. */
+int trace_engine__session_initialize_zeroed(unsigned session, trace_handler_t* handler,
+                                            trace_buffering_mode_t mode, void* buffer, size_t size);
 int trace_engine__initialize_zeroed(trace_handler_t* handler, trace_buffering_mode_t mode,
                                     void* buffer, size_t size);
 

@@ -8,9 +8,18 @@
  *     (its "writer"), reached through a thread-local pointer. Between start
  *     and stop a record takes no lock, makes no syscall and allocates nothing;
  *     a thread's first record of a trace attaches it (mutex, malloc) once.
- *   - the engine thread: created by trace_engine_initialize(); runs stops,
- *     streaming saves, observers and every handler callback. It may block.
- *   - API callers (start/stop/terminate): take engine.lock. */
+ *   - the engine thread: one per initialized session, created by
+ *     trace_engine_session_initialize(); runs that session's stops,
+ *     streaming saves, observers and handler callbacks. It may block.
+ *   - API callers (start/stop/terminate): take the session's engine.lock.
+ *
+ * Sessions (docs/sessions.md): engine__sessions[i] is session i, with its
+ * own buffer, handler, generation, writers and hot line
+ * (trace_engine__hot[i], trace_engine__generation[i]). A thread has one
+ * writer per session it records in (trace_engine__self[i]); a writer
+ * belongs to one session for its whole life. What is per process: the
+ * clock, the call-site list (sites.c, reset at every start and stop of any
+ * session), observers, pending events (pending.c, session 0). */
 #ifndef FXTRACE_ENGINE_ENGINE_INTERNAL_H_
 #define FXTRACE_ENGINE_ENGINE_INTERNAL_H_
 
@@ -49,7 +58,9 @@ typedef trace_engine_vthread_entry_t vthread_cache_entry_t;
 typedef struct engine {
   /* Read by every record; written only at start, stop, switches. */
   struct {
-    /* and trace_engine__hot (record_path.h): the epoch, fence_needed */
+    trace_engine_hot_t* hot; /* &trace_engine__hot[session] */
+    uint64_t* current;       /* &trace_engine__generation[session] */
+    /* and trace_engine__hot[session] (record_path.h): the epoch, the generation */
     trace_buffer_header_t* header;
     uint8_t* rolling; /* segment i at rolling + i * rolling_size */
     uint8_t* durable;
@@ -94,25 +105,41 @@ typedef struct engine {
   struct trace_context* writers;
   uint16_t writer_count;
   uint32_t prolonged;      /* atomic */
+  uint32_t askers;         /* atomic: threads asking the handler (writer__session_enables) */
   uint64_t engine_written; /* records the engine wrote itself (lock) */
   uint64_t engine_dropped; /* this trace: losses reported by engine__add_dropped (lock) */
   trace_koid_t pid;
+  uint32_t session; /* its index in engine__sessions */
 } engine_t;
 
-extern engine_t engine__instance;
+extern engine_t engine__sessions[TRACE_ENGINE_MAX_SESSIONS];
 
-/* The calling thread's writer (record_path.h). */
-#define writer__self trace_engine__self
+/* The session of a trace generation, and of a writer. */
+static inline engine_t* engine__of_generation(uint64_t generation) {
+  return &engine__sessions[TRACE_GENERATION_SESSION(generation)];
+}
+static inline engine_t* engine__of(const trace_context_t* w) {
+  return &engine__sessions[w->session];
+}
+/* The sessions epoch: changes (under engine__sessions_lock) at every start
+ * and stop of any session, so that call sites caching several sessions
+ * (TRACE_SITE_SEVERAL) ask again. */
+extern uint64_t engine__sessions_epoch;
+extern pthread_mutex_t engine__sessions_lock;
 
 /* writer.c */
 trace_context_t* writer__attach(uint64_t generation);
+/* Whether session e is started and its handler enables the category. */
+bool writer__session_enables(engine_t* e, const char* category);
+/* Whether session e's handler enables the category, started or not (the
+ * handler must stay valid meanwhile: pending.c, before the start). */
+bool writer__handler_enables(engine_t* e, const char* category);
 /* count: whether a failure counts as a dropped record (metadata records do
  * not: their users fall back to inline references). */
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
 trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w);
-bool writer__category_enabled(const char* category);
 trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length);
 trace_thread_ref_t writer__register_thread(trace_context_t* w, trace_koid_t pid, trace_koid_t tid,
                                            const char* name, size_t name_length);
@@ -120,9 +147,16 @@ void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_
                                const trace_string_ref_t* name_ref);
 
 /* sites.c: call-site state words */
-void sites__set_disabled(trace_site_t* site, uint64_t generation);
-void sites__reset(void); /* after publishing a new generation (or 0), under engine.lock */
+/* Stores `state` (DISABLED or SEVERAL) decided in sessions epoch `epoch`,
+ * repairing it if a start or stop came meanwhile. */
+void sites__set(trace_site_t* site, uint64_t state, uint64_t epoch);
+/* after publishing a new generation (or 0) and a new sessions epoch, under
+ * engine__sessions_lock */
+void sites__reset(void);
 void sites__forget(void);
+/* Takes one site off the list (a TRACE_EVENT() descriptor of a library
+ * being unloaded). Under engine__sessions_lock. */
+void sites__unlink(trace_site_t* site);
 
 /* pending.c: events before a start the process waits for (docs/provider.md) */
 extern uint64_t engine__pending_word; /* engine__begin_pending(), engine.h; bit 63: pending */
@@ -138,34 +172,35 @@ uint64_t engine__take_pending_locked(void);
 void engine__forget_pending(void);
 
 /* The segment of switch count `sw`, and its start. */
-static inline uint32_t engine__segment(uint64_t sw) {
-  return (uint32_t)(sw % engine__instance.segments);
+static inline uint32_t engine__segment(const engine_t* e, uint64_t sw) {
+  return (uint32_t)(sw % e->segments);
 }
-static inline uint8_t* engine__segment_base(uint32_t segment) {
-  return engine__instance.rolling + (uint64_t)segment * engine__instance.rolling_size;
+static inline uint8_t* engine__segment_base(const engine_t* e, uint32_t segment) {
+  return e->rolling + (uint64_t)segment * e->rolling_size;
 }
 
 /* engine.c */
-void engine__request_save(uint64_t switch_count);
-bool engine__wait_writers_quiet(bool bounded);
-void engine__totals(uint64_t* written, uint64_t* dropped, uint32_t* threads);
+void engine__request_save(engine_t* e, uint64_t switch_count);
+bool engine__wait_writers_quiet(engine_t* e, bool bounded);
+void engine__totals(engine_t* e, uint64_t* written, uint64_t* dropped, uint32_t* threads);
 /* hook(arg) is called by trace_engine_stop() on the stopping thread while the
- * trace is still started (records can be written), before the stop begins;
+ * trace is still started (records can be written), before the stop begins,
+ * when no other session is started (the last one stopping);
  * stops the engine makes itself (buffer full) do not call it. The kernel
  * provider drains ftrace there (src/kernel). NULL removes it. */
 void engine__set_stop_hook(void (*hook)(void* arg), void* arg);
-/* Adds records lost outside the engine (ftrace overruns) to this trace's
- * dropped count (header num_records_dropped). */
-void engine__add_dropped(uint64_t count);
-/* Wakes the engine thread (one eventfd write; never blocks). */
-void engine__wake_thread(void);
+/* Adds records lost outside the engine (ftrace overruns) to the trace of
+ * session `session`: its dropped count (header num_records_dropped). */
+void engine__add_dropped(unsigned session, uint64_t count);
+/* Wakes session e's engine thread (one eventfd write; never blocks). */
+void engine__wake_thread(engine_t* e);
 
-/* alerts.c: TRACE_ALERT's queue to the engine thread */
-void engine__reset_alerts(void); /* at start, under engine.lock */
-/* Engine thread: hands every queued alert to handler->ops->send_alert, in order. */
-void engine__deliver_alerts(trace_handler_t* handler);
+/* alerts.c: TRACE_ALERT's queue to each session's engine thread */
+void engine__reset_alerts(engine_t* e); /* at start, under engine.lock */
+/* Engine thread: hands every queued alert of e to handler->ops->send_alert, in order. */
+void engine__deliver_alerts(engine_t* e);
 /* At stop: alerts dropped or cut, on stderr (nothing if none). */
-void engine__report_alerts(void);
+void engine__report_alerts(engine_t* e);
 
 static inline void writer__count_written(trace_context_t* w) { trace_engine__count_written(w); }
 
@@ -176,7 +211,7 @@ static inline void writer__count_written(trace_context_t* w) { trace_engine__cou
  * record (nesting > 0), so the header is mapped. */
 static inline void writer__count_dropped(trace_context_t* w) {
   ATOMIC_STORE(&w->records_dropped, w->records_dropped + 1);
-  __atomic_fetch_add(&engine__instance.header->num_records_dropped, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&engine__of(w)->header->num_records_dropped, 1, __ATOMIC_RELAXED);
 }
 
 /* Reserves `words` in the thread's chunk (steps A, B and E of the design;
@@ -192,8 +227,7 @@ static inline uint64_t* writer__reserve(trace_context_t* w, size_t words) {
  * order, so its definitions precede its uses). A failure is not counted as a
  * dropped record: registration falls back to inline references. */
 static inline uint64_t* writer__reserve_metadata(trace_context_t* w, size_t words) {
-  if (engine__instance.mode != TRACE_BUFFERING_MODE_ONESHOT)
-    return writer__reserve_durable(w, words);
+  if (engine__of(w)->mode != TRACE_BUFFERING_MODE_ONESHOT) return writer__reserve_durable(w, words);
   return trace_engine__reserve_counted(w, words, false);
 }
 
@@ -201,7 +235,7 @@ static inline uint64_t* writer__reserve_metadata(trace_context_t* w, size_t word
  * (see the top of engine.c): the thread marks itself inside a record, then
  * re-checks the generation. NULL: nothing held. */
 static inline trace_context_t* writer__enter(uint64_t generation) {
-  trace_context_t* w = writer__self;
+  trace_context_t* w = trace_engine__self[TRACE_GENERATION_SESSION(generation)];
   if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation)) {
     w = writer__attach(generation);
     if (w == NULL) return NULL;

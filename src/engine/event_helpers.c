@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "trace/internal/event_record.h" /* the cached record path, per session below */
 
 /* ---- the record path of the event macros ----
  * The common record has the thread, the category and the name indexed (each
@@ -129,31 +130,81 @@ static bool is_site_event_type(unsigned type) {
   return type <= FXT_EVENT_FLOW_END && type != FXT_EVENT_DURATION_COMPLETE;
 }
 
+/* The sessions an event of `site` goes to (a mask of session bits; 0:
+ * none), from the word `state` its inline check read, asking again when it
+ * is not a current answer. */
+static unsigned site_sessions(trace_site_t* site, uint64_t state, const char* category_literal) {
+  if (!(state & TRACE_SITE_SEVERAL_FLAG)) {
+    /* acquire: orders the reads of the engine's set-up after its publication */
+    uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
+    if (LIKELY(generation != 0 && state == TRACE_SITE_ENABLED(generation)))
+      return 1u << TRACE_SITE_SESSION(state);
+  } else if (((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) ==
+             (ATOMIC_ACQUIRE(&engine__sessions_epoch) & (UINT64_MAX >> 6))) {
+    return (unsigned)(state >> 1) & 0xfu; /* several, decided in this epoch */
+  }
+  state = trace_engine__resolve_site(category_literal, site);
+  if (state == TRACE_SITE_DISABLED) return 0;
+  return state & TRACE_SITE_SEVERAL_FLAG ? (unsigned)(state >> 1) & 0xfu
+                                         : 1u << TRACE_SITE_SESSION(state);
+}
+
+/* One site event into each session of `mask`: enter, the record, release.
+ * With several sessions, each one's record comes from its writer's cache
+ * of the site's record when it is there (the macros' inline path,
+ * trace_internal_write_cached(), once per session: about one inline write
+ * each); otherwise each session registers the names in its own tables (so
+ * each gets a fresh copy of the caller's arguments) and fills its writer's
+ * cache. `start_time` != 0: a duration-complete event (the end time taken
+ * after each enter). */
+static void write_to_sessions(unsigned mask, trace_site_t* site, const char* category_literal,
+                              const char* name_literal, unsigned event_type, uint64_t payload,
+                              trace_ticks_t start_time, const trace_arg_t* args, size_t num_args) {
+  bool several = (mask & (mask - 1)) != 0;
+  if (num_args > TRACE_MAX_ARGS) num_args = TRACE_MAX_ARGS + 1; /* dropped and counted below */
+  trace_internal_payload_t kind = TRACE_INTERNAL_PAYLOAD_WORD;
+  if (start_time != 0)
+    kind = TRACE_INTERNAL_PAYLOAD_END_TIME;
+  else if (event_type == FXT_EVENT_DURATION_BEGIN || event_type == FXT_EVENT_DURATION_END)
+    kind = TRACE_INTERNAL_PAYLOAD_NONE;
+  for (; mask != 0; mask &= mask - 1) {
+    unsigned session = (unsigned)__builtin_ctz(mask);
+    uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
+    if (generation == 0) continue; /* stopped meanwhile */
+    if (several &&
+        trace_internal_write_cached(site, generation, kind, start_time != 0 ? start_time : payload,
+                                    args, num_args))
+      continue;
+    trace_context_t* w = writer__enter(generation); /* a first record, a new chunk */
+    if (UNLIKELY(w == NULL)) continue;
+    trace_arg_t copy[TRACE_MAX_ARGS + 1];
+    if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
+    trace_string_ref_t category = writer__register_literal(w, category_literal);
+    trace_ticks_t now = trace_clock__now_ns(); /* after the acquire (API.md §2) */
+    if (start_time != 0)
+      write_and_release(w, FXT_EVENT_DURATION_COMPLETE, start_time, &category, name_literal, copy,
+                        num_args, now, site);
+    else
+      write_and_release(w, event_type, now, &category, name_literal, copy, num_args, payload, site);
+  }
+}
+
 /* The out-of-line path of a site's events (event_helpers.h), for what the
  * inline one (trace/internal/event_record.h) does not do: the site's first
  * visit in a trace, a thread's first record, a record not cached yet, a
  * literal string value not registered on the thread yet, a blob, a record
- * too large, a new chunk, a trace stopping. Writes the record and caches it
- * for the thread. */
+ * too large, a new chunk, a trace stopping, and every event of a site that
+ * several sessions enable (written into each). Writes the record and caches
+ * it for the thread. */
 void trace_internal_write_event_at_site(trace_site_t* site, uint64_t state,
                                         const char* category_literal, const char* name_literal,
                                         unsigned event_type, uint64_t payload, trace_arg_t* args,
                                         size_t num_args) {
   if (UNLIKELY(!is_site_event_type(event_type))) return;
-  /* acquire: orders the reads of the engine's set-up after its publication */
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
-  trace_context_t* w;
-  trace_string_ref_t category;
-  if (LIKELY(generation != 0 && state == TRACE_SITE_ENABLED(generation))) {
-    w = writer__enter(generation); /* a first record, a new chunk */
-    if (UNLIKELY(w == NULL)) return;
-    category = writer__register_literal(w, category_literal);
-  } else {
-    w = trace_engine__acquire_context_for_site(category_literal, site, &category, state);
-    if (w == NULL) return;
-  }
-  write_and_release(w, event_type, trace_clock__now_ns(), &category, name_literal, args, num_args,
-                    payload, site);
+  unsigned mask = site_sessions(site, state, category_literal);
+  if (mask != 0)
+    write_to_sessions(mask, site, category_literal, name_literal, event_type, payload, 0, args,
+                      num_args);
 }
 
 void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
@@ -318,12 +369,12 @@ void trace_internal_write_vthread_flow_event_record_and_release_context(
 void trace_internal_write_duration_at_site(trace_site_t* site, const char* category_literal,
                                            const char* name_literal, trace_ticks_t start_time,
                                            trace_arg_t* args, size_t num_args) {
-  trace_string_ref_t category;
-  trace_context_t* w = trace_acquire_context_for_category_cached(category_literal, site, &category);
-  if (!w) return; /* stopped meanwhile: nothing (API.md §3) */
-  trace_ticks_t end = trace_clock__now_ns();
-  write_and_release(w, FXT_EVENT_DURATION_COMPLETE, start_time, &category, name_literal, args,
-                    num_args, end, site);
+  uint64_t state = ATOMIC_LOAD(&site->state);
+  if (state == TRACE_SITE_DISABLED) return; /* stopped meanwhile: nothing (API.md §3) */
+  unsigned mask = site_sessions(site, state, category_literal);
+  if (mask != 0)
+    write_to_sessions(mask, site, category_literal, name_literal, FXT_EVENT_DURATION_COMPLETE, 0,
+                      start_time != 0 ? start_time : 1, args, num_args);
 }
 
 void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {

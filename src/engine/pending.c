@@ -22,18 +22,20 @@ uint64_t engine__pending_word; /* atomic */
 #define PENDING_FLAG (UINT64_C(1) << 63)
 
 void engine__begin_pending(void) {
-  engine_t* e = &engine__instance;
+  engine_t* e = &engine__sessions[0];
   pthread_mutex_lock(&e->lock);
   if (ATOMIC_LOAD(&e->state) == TRACE_STOPPED && !e->forked &&
       !(__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) & PENDING_FLAG)) {
     __atomic_store_n(&engine__pending_word, PENDING_FLAG, __ATOMIC_SEQ_CST);
-    sites__reset(); /* sites that cached "disabled" ask again */
+    pthread_mutex_lock(&engine__sessions_lock); /* resets and unlinks one at a time */
+    sites__reset();                             /* sites that cached "disabled" ask again */
+    pthread_mutex_unlock(&engine__sessions_lock);
   }
   pthread_mutex_unlock(&e->lock);
 }
 
 void engine__end_pending(bool trace_ran) {
-  engine_t* e = &engine__instance;
+  engine_t* e = &engine__sessions[0];
   pthread_mutex_lock(&e->lock);
   uint64_t word = __atomic_exchange_n(&engine__pending_word, 0, __ATOMIC_SEQ_CST);
   uint64_t count = word & ~PENDING_FLAG;
@@ -64,8 +66,8 @@ uint64_t engine__pending_count(void) {
 bool engine__count_if_pending(const char* category_literal) {
   uint64_t word = __atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST);
   if (!(word & PENDING_FLAG)) return false;
-  if (ATOMIC_ACQUIRE(&engine__instance.handler) != NULL &&
-      !writer__category_enabled(category_literal))
+  if (ATOMIC_ACQUIRE(&engine__sessions[0].handler) != NULL &&
+      !writer__handler_enables(&engine__sessions[0], category_literal))
     return true; /* not an event of this trace; still not cached */
   /* acquire on failure: a start that took the count meanwhile published its
    * generation before, so the caller, asking again, sees the trace */

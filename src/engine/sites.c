@@ -1,21 +1,23 @@
 /* Call-site state words (instrumentation.h, trace_site_t): the list of
- * sites that cached "disabled", and its reset at every start and stop.
+ * sites that cached an answer, and its reset at every start and stop of
+ * any session.
  *
- * A site's word is TRACE_SITE_DISABLED, 0 (unknown: ask the slow path) or
- * TRACE_SITE_ENABLED(generation). The inline check tests DISABLED only, so
- * a stale DISABLED would keep a site off for a whole trace: every site that
- * stores DISABLED is first pushed (once, lock-free) on `list`, and the
- * engine resets every listed word to 0 after it publishes a new generation
- * (start) or 0 (stop). A stale ENABLED is harmless: the slow path compares
- * it with the current generation.
+ * A site's word is TRACE_SITE_DISABLED, 0 (unknown: ask the slow path),
+ * TRACE_SITE_ENABLED(generation) or TRACE_SITE_SEVERAL(epoch, mask). The
+ * inline check tests DISABLED only, so a stale DISABLED would keep a site
+ * off for a whole trace, and a stale ENABLED of one session would keep a
+ * session started since out of it: every site that stores an answer is
+ * first pushed (once, lock-free) on `list`, and the engine resets every
+ * listed word to 0 after it publishes a new generation (start) or 0 (stop)
+ * of any session, with a new sessions epoch.
  *
- * The race: a thread decides "disabled" for generation g while a start
- * publishes g + 1 and resets the list. The engine does
- *   store generation; fence; load list head; store 0 to each listed word
+ * The race: a thread decides a site's answer in sessions epoch E while a
+ * start or stop publishes E + 1 and resets the list. The engine does
+ *   store generation and epoch; fence; load list head; store 0 to each listed word
  * and the thread does
- *   push the site (RMW of the head); store DISABLED; fence; load generation
- * and, if the generation is no longer g, puts 0 back (compare-exchange from
- * DISABLED). Both sides store, fence (sequentially consistent), then load
+ *   push the site (RMW of the head); store its answer; fence; load the epoch
+ * and, if the epoch is no longer E, puts 0 back (compare-exchange from
+ * its answer). Both sides store, fence (sequentially consistent), then load
  * what the other stored (the Dekker argument of engine.c), so the two loads
  * cannot both miss: either the thread's generation load sees g + 1 and it
  * repairs, or the engine's head load sees the push, and then the thread's
@@ -46,16 +48,14 @@ static void push(trace_site_t* site) {
       !__atomic_compare_exchange_n(&list, &head, site, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
 }
 
-void sites__set_disabled(trace_site_t* site, uint64_t generation) {
+void sites__set(trace_site_t* site, uint64_t state, uint64_t epoch) {
   push(site);
-  __atomic_store_n(&site->state, (uint64_t)TRACE_SITE_DISABLED, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&site->state, state, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (UNLIKELY(__atomic_load_n(&trace_engine__generation, __ATOMIC_SEQ_CST) != generation ||
-               (__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) >> 63) != 0)) {
-    uint64_t disabled = TRACE_SITE_DISABLED;
-    __atomic_compare_exchange_n(&site->state, &disabled, 0, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_RELAXED);
-  }
+  if (UNLIKELY(__atomic_load_n(&engine__sessions_epoch, __ATOMIC_SEQ_CST) != epoch ||
+               (state == TRACE_SITE_DISABLED &&
+                (__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) >> 63) != 0)))
+    __atomic_compare_exchange_n(&site->state, &state, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 void sites__reset(void) {
@@ -63,6 +63,27 @@ void sites__reset(void) {
   for (trace_site_t* s = __atomic_load_n(&list, __ATOMIC_SEQ_CST); s != &list_end;
        s = ATOMIC_LOAD(&s->next))
     __atomic_store_n(&s->state, 0, __ATOMIC_SEQ_CST);
+}
+
+void sites__unlink(trace_site_t* site) {
+  if (ATOMIC_LOAD(&site->next) == NULL) return; /* not listed */
+  trace_site_t* head = __atomic_load_n(&list, __ATOMIC_SEQ_CST);
+  /* the head: pushes race with this, a compare-exchange settles it */
+  while (head == site) {
+    if (__atomic_compare_exchange_n(&list, &head, ATOMIC_LOAD(&site->next), false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST)) {
+      __atomic_store_n(&site->next, NULL, __ATOMIC_RELEASE);
+      return;
+    }
+  }
+  /* inside the list: only pushes (at the head) and unlinks (serialized by
+   * the caller) change it */
+  for (trace_site_t* s = head; s != &list_end; s = ATOMIC_LOAD(&s->next))
+    if (ATOMIC_LOAD(&s->next) == site) {
+      __atomic_store_n(&s->next, ATOMIC_LOAD(&site->next), __ATOMIC_SEQ_CST);
+      __atomic_store_n(&site->next, NULL, __ATOMIC_RELEASE);
+      return;
+    }
 }
 
 void sites__forget(void) {

@@ -18,7 +18,7 @@ static thread_exit_t exits[THREAD_EXITS_MAX];
 static size_t next_exit;
 
 void thread_exits__note(const trace_context_t* w) {
-  uint64_t generation = engine__instance.generation;
+  uint64_t generation = engine__of(w)->generation;
   if (generation == 0 || !w->thread_registered || w->generation != generation) return;
   thread_exit_t* e = &exits[next_exit++ % THREAD_EXITS_MAX];
   char name[17] = {0};
@@ -31,13 +31,14 @@ void thread_exits__note(const trace_context_t* w) {
 
 void thread_exits__each(void (*fn)(void* arg, uint64_t tid, const char* name, int alive),
                         void* arg) {
-  pthread_mutex_lock(&engine__instance.lock);
-  uint64_t generation = engine__instance.generation;
+  engine_t* session = &engine__sessions[0]; /* file mode's: one session */
+  pthread_mutex_lock(&session->lock);
+  uint64_t generation = session->generation;
   for (size_t i = 0; i < THREAD_EXITS_MAX; i++)
     if (exits[i].generation != 0 && exits[i].generation == generation)
       fn(arg, exits[i].tid, exits[i].name, 0);
-  for (const trace_context_t* w = engine__instance.writers; w; w = w->next)
+  for (const trace_context_t* w = session->writers; w; w = w->next)
     if (w->in_use && w->thread_registered && w->generation == generation && generation != 0)
       fn(arg, w->tid, w->name, 1);
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_mutex_unlock(&session->lock);
 }

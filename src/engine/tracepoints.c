@@ -98,7 +98,7 @@ static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
   /* Formats take at most half of the durable buffer: a full durable buffer
    * stops the trace, and strings and threads need it too. Past that, events
    * are still recorded (tools show their arguments without the format). */
-  engine_t* e = &engine__instance;
+  engine_t* e = engine__of(w);
   if (e->mode != TRACE_BUFFERING_MODE_ONESHOT &&
       ATOMIC_LOAD(&e->header->durable_alloc) + words * 8 > e->durable_size / 2)
     return;
@@ -111,11 +111,12 @@ static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
 /* Writes tp's format record once in trace `generation` (see the top of the
  * file). */
 static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
+  uint64_t* prepared = &tp->prepared[TRACE_GENERATION_SESSION(generation)];
   pthread_mutex_lock(&lock);
-  if (ATOMIC_LOAD(&tp->prepared) != generation) {
+  if (ATOMIC_LOAD(prepared) != generation) {
     const trace_tp_class_t* c = tp->event_class;
     if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) write_format(w, tp);
-    ATOMIC_RELEASE(&tp->prepared, generation);
+    ATOMIC_RELEASE(prepared, generation);
   }
   pthread_mutex_unlock(&lock);
 }
@@ -161,7 +162,7 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
   /* registered while tracing (dlopen): its format now, if it is enabled
    * (not asked otherwise: a start pending would count the question as an
    * event, pending.c) */
-  if (fresh && ATOMIC_LOAD(&trace_engine__generation) != 0 && trace_engine__tp_enabled(tp)) {
+  if (fresh && trace_is_enabled() && trace_engine__tp_enabled(tp)) {
     trace_string_ref_t category;
     trace_context_t* w = trace_engine__acquire_context_for_site(tp->system, &tp->site, &category,
                                                                 ATOMIC_LOAD(&tp->site.state));
@@ -173,6 +174,11 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
 }
 
 void trace_engine__tp_unregister(trace_tracepoint_t* tp) {
+  /* its site is on the engine's list once it was asked (sites.c): the
+   * library holding it is going away */
+  pthread_mutex_lock(&engine__sessions_lock);
+  sites__unlink(&tp->site);
+  pthread_mutex_unlock(&engine__sessions_lock);
   pthread_mutex_lock(&list_lock);
   for (trace_tracepoint_t** it = &registered; *it; it = &(*it)->next)
     if (*it == tp) {
@@ -189,7 +195,7 @@ bool trace_engine__tp_enabled(trace_tracepoint_t* tp) {
    * of the current generation too; anything else is decided afresh. */
   uint64_t state = ATOMIC_LOAD(&tp->site.state);
   if (state == TRACE_SITE_DISABLED) return false;
-  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation);
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
   if (generation != 0 && state == TRACE_SITE_ENABLED(generation)) return true;
   return trace_engine__resolve_site(tp->system, &tp->site) != TRACE_SITE_DISABLED;
 }
@@ -201,7 +207,8 @@ uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace
   if (w == NULL) return NULL;
   /* the generation this context was entered for: stays while it is held */
   uint64_t generation = ATOMIC_LOAD(&w->generation);
-  if (UNLIKELY(ATOMIC_ACQUIRE(&tp->prepared) != generation)) prepare(tp, w, generation);
+  if (UNLIKELY(ATOMIC_ACQUIRE(&tp->prepared[TRACE_GENERATION_SESSION(generation)]) != generation))
+    prepare(tp, w, generation);
   const trace_thread_ref_t* thread = writer__current_thread(w);
   size_t head = 2 + fxt_thread_ref_words(thread);
   size_t words = head + arg_words + 1; /* + the instant's scope word */
@@ -253,17 +260,18 @@ void trace_engine__tp_give_back(trace_context_t* w, uint64_t* from, size_t k) {
 
 /* ---- engine side ---- */
 
-void tracepoints__on_start(void) {
+void tracepoints__on_start(unsigned session) {
   pthread_mutex_lock(&list_lock);
   bool any = registered != NULL;
   pthread_mutex_unlock(&list_lock);
   if (!any) return; /* the engine thread attaches as a writer only when needed */
-  trace_context_t* w = trace_acquire_context();
+  trace_context_t* w = trace_engine_session_acquire_context_for_category(session, NULL, NULL);
   if (w == NULL) return;
   uint64_t generation = ATOMIC_LOAD(&w->generation);
+  engine_t* e = engine__of(w);
   pthread_mutex_lock(&list_lock); /* an unloading library waits */
   for (trace_tracepoint_t* tp = registered; tp; tp = tp->next)
-    if (trace_engine__tp_enabled(tp)) prepare(tp, w, generation);
+    if (writer__session_enables(e, tp->system)) prepare(tp, w, generation);
   pthread_mutex_unlock(&list_lock);
   writer__release(w);
 }

@@ -5,9 +5,10 @@
 
 #include <stddef.h>
 
-/* Engine thread, after a start: writes the format of every registered event
- * whose category is enabled into the durable buffer (once per trace). */
-void tracepoints__on_start(void);
+/* Engine thread of `session`, after its start: writes the format of every
+ * registered event whose category it enables into its durable buffer (once
+ * per trace). */
+void tracepoints__on_start(unsigned session);
 
 /* Calls fn(system, arg) once for every distinct TRACE_SYSTEM registered so
  * far (for a provider's known categories). */

@@ -13,9 +13,10 @@
 #include "engine/engine_internal.h"
 #include "engine/thread_exits.h"
 
-__thread trace_context_t* trace_engine__self __attribute__((tls_model("initial-exec")));
+__thread trace_context_t* trace_engine__self[TRACE_ENGINE_MAX_SESSIONS]
+    __attribute__((tls_model("initial-exec")));
 
-static pthread_key_t exit_key;
+static pthread_key_t exit_keys[TRACE_ENGINE_MAX_SESSIONS]; /* one writer per session */
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 enum { MAX_WRITERS = UINT16_MAX };
@@ -30,8 +31,8 @@ static void scrub(uint8_t* chunk, uint64_t bytes);
  * at its start would claim chunks that now hold someone else's records. So
  * the run is cleared, while this thread still owns it, before release. */
 static void clear_stale_run(trace_context_t* w) {
-  engine_t* e = &engine__instance;
-  uint64_t epoch = ATOMIC_LOAD(&trace_engine__hot.epoch);
+  engine_t* e = engine__of(w);
+  uint64_t epoch = ATOMIC_LOAD(&e->hot->epoch);
   if ((epoch & ~UINT64_C(0xffffff)) != (w->chunk_epoch & ~UINT64_C(0xffffff))) return;
   uint64_t now = ATOMIC_LOAD(&e->header->rolling_alloc) >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
   /* the segment is reused `segments` switches after it was filled */
@@ -41,13 +42,13 @@ static void clear_stale_run(trace_context_t* w) {
     uint32_t chunk = w->chunk + i;
     if (ATOMIC_LOAD(&e->owners[chunk]) != w->token) continue;
     uint32_t b = chunk / e->chunks_per_buffer;
-    scrub(engine__segment_base(b) + (uint64_t)(chunk % e->chunks_per_buffer) * C, C);
+    scrub(engine__segment_base(e, b) + (uint64_t)(chunk % e->chunks_per_buffer) * C, C);
   }
 }
 
 void writer__release_chunk(trace_context_t* w) {
   if (w->chunk == NO_CHUNK) return;
-  engine_t* e = &engine__instance;
+  engine_t* e = engine__of(w);
   if (w->owners != e->owners) { /* a chunk of an earlier engine */
     w->chunk = NO_CHUNK;
     w->pos = w->end = NULL;
@@ -89,7 +90,7 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
 /* Clears one chunk this thread was handed but does not use (unless a stale
  * writer owns it, or the round is over). */
 static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
-  if (claim(w, sw, offset, engine__instance.chunk_size, 0)) writer__release_chunk(w);
+  if (claim(w, sw, offset, engine__of(w)->chunk_size, 0)) writer__release_chunk(w);
 }
 
 /* Takes chunks [offset, offset + bytes) of the buffer of switch count `sw`,
@@ -106,12 +107,12 @@ static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
  * false: nothing owned, nothing written. */
 static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
                   uint64_t generation_bits) {
-  engine_t* e = &engine__instance;
-  uint32_t b = engine__segment(sw);
+  engine_t* e = engine__of(w);
+  uint32_t b = engine__segment(e, sw);
   uint32_t C = e->chunk_size;
   uint32_t first = b * e->chunks_per_buffer + (uint32_t)(offset / C);
   uint32_t n = (uint32_t)(bytes / C);
-  uint8_t* base = engine__segment_base(b) + offset;
+  uint8_t* base = engine__segment_base(e, b) + offset;
   uint32_t taken = 0;
   for (; taken < n; taken++) {
     uint16_t expected = 0;
@@ -141,19 +142,18 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
 
 /* Raises the epoch to `target` unless it is 0 (stopped) or already past it:
  * winners of successive switches may publish out of order. */
-static void publish_epoch(uint64_t target) {
-  uint64_t cur = ATOMIC_LOAD(&trace_engine__hot.epoch);
+static void publish_epoch(engine_t* e, uint64_t target) {
+  uint64_t cur = ATOMIC_LOAD(&e->hot->epoch);
   while (cur != 0 && cur < target &&
-         !__atomic_compare_exchange_n(&trace_engine__hot.epoch, &cur, target, true,
-                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+         !__atomic_compare_exchange_n(&e->hot->epoch, &cur, target, true, __ATOMIC_RELEASE,
+                                      __ATOMIC_RELAXED)) {
   }
 }
 
 /* The winner of the switch from `sw` to `sw + 1` (circular, streaming). The
  * data-end marks are indexed by switch count & 1: the previous segment's
  * and the current one's (docs/buffer-layout.md). */
-static void switched(uint64_t sw, uint64_t generation_bits) {
-  engine_t* e = &engine__instance;
+static void switched(engine_t* e, uint64_t sw, uint64_t generation_bits) {
   trace_buffer_header_t* h = e->header;
   unsigned old = (unsigned)(sw & 1);
   ATOMIC_STORE(&h->rolling_data_end[old], e->rolling_size); /* its full mark */
@@ -166,13 +166,13 @@ static void switched(uint64_t sw, uint64_t generation_bits) {
          !__atomic_compare_exchange_n(&h->wrapped_count, &cur, target, true, __ATOMIC_RELAXED,
                                       __ATOMIC_RELAXED)) {
   }
-  publish_epoch(generation_bits | ((sw + 1) & 0xffffff));
-  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(sw);
+  publish_epoch(e, generation_bits | ((sw + 1) & 0xffffff));
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(e, sw);
 }
 
 /* Oneshot full, or the durable buffer full: no record is written any more in
  * this trace (PROTOCOL.md §7.5), so none can refer to a lost string. */
-static void stop_recording(void) { ATOMIC_STORE(&trace_engine__hot.epoch, 0); }
+static void stop_recording(engine_t* e) { ATOMIC_STORE(&e->hot->epoch, 0); }
 
 static uint64_t* take(trace_context_t* w, size_t words) {
   uint64_t* p = w->pos;
@@ -187,12 +187,12 @@ static uint64_t* take(trace_context_t* w, size_t words) {
  * this record's body. */
 static uint64_t* take_run(trace_context_t* w, size_t words, uint64_t run_bytes) {
   uint64_t* p = take(w, words);
-  if (run_bytes > engine__instance.chunk_size) ATOMIC_RELEASE(p, buffer__provisional_header(words));
+  if (run_bytes > engine__of(w)->chunk_size) ATOMIC_RELEASE(p, buffer__provisional_header(words));
   return p;
 }
 
 uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count) {
-  engine_t* e = &engine__instance;
+  engine_t* e = engine__of(w);
   trace_buffer_header_t* h = e->header;
   uint64_t bytes = (uint64_t)words * 8;
   uint64_t C = e->chunk_size;
@@ -200,7 +200,7 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
   if (words == 0 || bytes > TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE || need > e->rolling_size)
     goto drop;
   for (;;) {
-    uint64_t epoch = ATOMIC_LOAD(&trace_engine__hot.epoch);
+    uint64_t epoch = ATOMIC_LOAD(&e->hot->epoch);
     if (epoch == 0) goto drop;
     uint64_t generation_bits = epoch & ~UINT64_C(0xffffff);
     uint64_t cur = ATOMIC_ACQUIRE(&h->rolling_alloc);
@@ -229,7 +229,7 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
     /* The current rolling buffer is full (step H). */
     if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
       ATOMIC_STORE(&h->rolling_data_end[0], e->rolling_size);
-      stop_recording();
+      stop_recording(e);
       goto drop;
     }
     /* Streaming: the next segment held switch count sw + 1 - segments; it
@@ -238,11 +238,11 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
     if (e->mode == TRACE_BUFFERING_MODE_STREAMING &&
         ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2)
       goto drop;
-    ATOMIC_STORE(&e->dirty[engine__segment(sw)], true); /* before anyone can come back to it */
+    ATOMIC_STORE(&e->dirty[engine__segment(e, sw)], true); /* before anyone can come back to it */
     uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | need;
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_RELAXED)) {
-      switched(sw, generation_bits);
+      switched(e, sw, generation_bits);
       if (claim(w, sw + 1, 0, need, generation_bits)) return take_run(w, words, need);
     }
   }
@@ -252,15 +252,14 @@ drop:
 }
 
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words) {
-  (void)w;
-  engine_t* e = &engine__instance;
-  if (ATOMIC_LOAD(&trace_engine__hot.epoch) == 0) return NULL;
+  engine_t* e = engine__of(w);
+  if (ATOMIC_LOAD(&e->hot->epoch) == 0) return NULL;
   uint64_t bytes = (uint64_t)words * 8;
   uint64_t offset = __atomic_fetch_add(&e->header->durable_alloc, bytes, __ATOMIC_ACQ_REL);
   if (offset + bytes <= e->durable_size) return (uint64_t*)(e->durable + offset);
   if (offset <= e->durable_size) { /* the one that crossed the end */
     ATOMIC_STORE(&e->header->durable_data_end, offset);
-    stop_recording();
+    stop_recording(e);
   }
   return NULL;
 }
@@ -283,7 +282,7 @@ static trace_string_ref_t inline_ref(const char* s) { return trace_make_inline_c
 /* A string record with a fresh index, or 0 when indexes or space ran out. */
 static trace_string_index_t write_string(trace_context_t* w, const char* s, size_t length) {
   uint32_t index =
-      take_index(&engine__instance.next_string_index, TRACE_ENCODED_STRING_REF_MAX_INDEX);
+      take_index(&engine__of(w)->next_string_index, TRACE_ENCODED_STRING_REF_MAX_INDEX);
   if (index == 0) return 0;
   if (length > TRACE_ENCODED_STRING_REF_MAX_LENGTH) length = TRACE_ENCODED_STRING_REF_MAX_LENGTH;
   uint64_t* p = writer__reserve_metadata(w, fxt_string_record_words(length));
@@ -312,7 +311,7 @@ trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char*
   if (entry == NULL) return inline_ref(literal); /* the thread's table is full */
   trace_string_index_t index = write_string(w, literal, strlen(literal));
   if (index == 0) {
-    if (ATOMIC_LOAD(&engine__instance.next_string_index) > TRACE_ENCODED_STRING_REF_MAX_INDEX) {
+    if (ATOMIC_LOAD(&engine__of(w)->next_string_index) > TRACE_ENCODED_STRING_REF_MAX_INDEX) {
       entry->literal = literal; /* indexes are used up: stop asking */
       entry->ref = 0;
     }
@@ -341,7 +340,7 @@ trace_thread_ref_t writer__register_thread(trace_context_t* w, trace_koid_t pid,
     writer__write_thread_info(w, pid, tid, &name_ref);
   }
   uint32_t index =
-      take_index(&engine__instance.next_thread_index, TRACE_ENCODED_THREAD_REF_MAX_INDEX);
+      take_index(&engine__of(w)->next_thread_index, TRACE_ENCODED_THREAD_REF_MAX_INDEX);
   if (index != 0) {
     uint64_t* p = writer__reserve_metadata(w, 3);
     if (p) {
@@ -365,75 +364,100 @@ void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_
 }
 
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w) {
-  w->thread_ref =
-      writer__register_thread(w, engine__instance.pid, w->tid, w->name, strlen(w->name));
+  w->thread_ref = writer__register_thread(w, engine__of(w)->pid, w->tid, w->name, strlen(w->name));
   w->thread_registered = true;
   return w->thread_ref;
 }
 
 /* ---- categories ---- */
 
-bool writer__category_enabled(const char* category) {
-  trace_handler_t* handler = ATOMIC_ACQUIRE(&engine__instance.handler);
+bool writer__handler_enables(engine_t* e, const char* category) {
+  trace_handler_t* handler = ATOMIC_ACQUIRE(&e->handler);
   return category != NULL && category[0] != '\0' && handler != NULL &&
          handler->ops->is_category_enabled(handler, category);
+}
+
+/* The handler is asked only while the session is started, and its
+ * termination waits for every question asked (e->askers) before it reports
+ * trace_terminated:
+ * a thread that read the generation before the stop cannot ask a handler
+ * whose owner already freed its categories. Both sides store, then load
+ * what the other stored, sequentially consistent (engine.c's Dekker
+ * argument): the asker counts itself then loads the generation; the stop
+ * clears the generation (at the stop) then loads the count. */
+bool writer__session_enables(engine_t* e, const char* category) {
+  __atomic_add_fetch(&e->askers, 1, __ATOMIC_SEQ_CST);
+  bool enabled =
+      __atomic_load_n(e->current, __ATOMIC_SEQ_CST) != 0 && writer__handler_enables(e, category);
+  __atomic_sub_fetch(&e->askers, 1, __ATOMIC_RELEASE);
+  return enabled;
 }
 
 /* ---- attaching threads ---- */
 
 static void on_thread_exit(void* arg) {
   trace_context_t* w = arg;
-  pthread_mutex_lock(&engine__instance.lock);
-  thread_exits__note(w); /* its name at the end, for file mode's archive */
-  if (engine__instance.owners) writer__release_chunk(w);
+  engine_t* e = engine__of(w);
+  pthread_mutex_lock(&e->lock);
+  /* its name at the end, for file mode's archive (session 0's; the ring is
+   * under that session's lock) */
+  if (w->session == 0) thread_exits__note(w);
+  if (e->owners) writer__release_chunk(w);
   w->chunk = NO_CHUNK;
   w->pos = w->end = NULL;
   w->reserving = 0;
   ATOMIC_RELEASE(&w->nesting, 0); /* a thread may exit holding a context */
   w->in_use = false;
-  pthread_mutex_unlock(&engine__instance.lock);
-  writer__self = NULL;
+  pthread_mutex_unlock(&e->lock);
+  trace_engine__self[w->session] = NULL;
 }
 
-static void make_exit_key(void) { pthread_key_create(&exit_key, on_thread_exit); }
+static void make_exit_keys(void) {
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    pthread_key_create(&exit_keys[i], on_thread_exit);
+}
 
-static trace_context_t* new_writer(void) {
+static trace_context_t* new_writer(engine_t* e) {
   trace_context_t* w = NULL;
-  pthread_mutex_lock(&engine__instance.lock);
-  for (trace_context_t* it = engine__instance.writers; it; it = it->next)
+  pthread_mutex_lock(&e->lock);
+  for (trace_context_t* it = e->writers; it; it = it->next)
     if (!it->in_use) {
       w = it;
       break;
     }
-  if (!w && engine__instance.writer_count < MAX_WRITERS) {
+  if (!w && e->writer_count < MAX_WRITERS) {
     w = aligned_alloc(64, sizeof(*w));
     if (w) {
       memset(w, 0, sizeof(*w));
-      w->token = ++engine__instance.writer_count;
+      w->token = ++e->writer_count;
       w->chunk = NO_CHUNK;
-      w->next = engine__instance.writers;
-      engine__instance.writers = w;
+      w->session = (uint8_t)e->session;
+      w->hot = e->hot;
+      w->next = e->writers;
+      e->writers = w;
     }
   }
   if (w) {
     w->in_use = true;
-    w->nesting = 0;
+    /* atomic: a stop's engine thread may be reading a reused writer's mark */
+    ATOMIC_STORE(&w->nesting, 0);
     w->reserving = 0;
     w->thread_registered = false;
     w->cache_epoch = 0; /* a new thread: its caches start empty */
   }
-  pthread_mutex_unlock(&engine__instance.lock);
+  pthread_mutex_unlock(&e->lock);
   return w;
 }
 
 trace_context_t* writer__attach(uint64_t generation) {
-  trace_context_t* w = writer__self;
+  engine_t* e = engine__of_generation(generation);
+  trace_context_t* w = trace_engine__self[e->session];
   if (w == NULL) {
-    w = new_writer();
+    w = new_writer(e);
     if (w == NULL) return NULL;
-    pthread_once(&exit_key_once, make_exit_key);
-    pthread_setspecific(exit_key, w);
-    writer__self = w;
+    pthread_once(&exit_key_once, make_exit_keys);
+    pthread_setspecific(exit_keys[e->session], w);
+    trace_engine__self[e->session] = w;
     w->tid = (trace_koid_t)gettid();
   }
   if (ATOMIC_LOAD(&w->generation) != generation) {
@@ -441,7 +465,7 @@ trace_context_t* writer__attach(uint64_t generation) {
     ATOMIC_STORE(&w->records_dropped, 0);
     ATOMIC_RELEASE(&w->generation, generation);
   }
-  uint64_t cache_epoch = ATOMIC_LOAD(&engine__instance.cache_epoch);
+  uint64_t cache_epoch = ATOMIC_LOAD(&e->cache_epoch);
   if (w->cache_epoch != cache_epoch) {
     memset(w->strings, 0, sizeof(w->strings));
     memset(w->sites, 0, sizeof(w->sites));

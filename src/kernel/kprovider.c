@@ -491,7 +491,7 @@ static void drain(void* arg) {
     pthread_join(s->thread, NULL);
     s->thread_running = false;
     uint64_t lost = ktracefs__lost_events(s->instance, s->cpus);
-    if (lost > 0) engine__add_dropped(lost);
+    if (lost > 0) engine__add_dropped(0, lost);
     /* switches the kernel never recorded (ftrace counts no loss for them):
      * each is a sched_switch_missing instant in the archive; said here too */
     if (s->writer.lane_gaps > 0)
@@ -506,6 +506,10 @@ static void drain(void* arg) {
 
 static void observe(trace_state_t state, void* arg) {
   (void)arg;
+  /* the process's state, not the one session's that changed: ftrace runs
+   * while any session is started (docs/kernel-provider.md, "Sessions") */
+  (void)state;
+  state = trace_state();
   pthread_mutex_lock(&lock);
   if (state == TRACE_STARTED && !current) {
     current = session_start();

@@ -1,11 +1,18 @@
 /* A provider connected to the trace manager (PROTOCOL.md §3, §6, §9; the
  * messages of src/protocol/wire.h).
  *
- * The library's own control thread polls three descriptors: the manager
- * connection (INITIALIZE, START, STOP, TERMINATE, GET_KNOWN_CATEGORIES,
- * REGISTER_RESULT), the FIFO of the current trace (BUFFER_SAVED, peer closed)
- * and an eventfd that trace_provider_destroy() and the exit handler use to
- * stop it. The engine's callbacks run on the engine's thread and send their
+ * The library's own control thread polls the manager connection
+ * (INITIALIZE, START, STOP, TERMINATE, GET_KNOWN_CATEGORIES,
+ * REGISTER_RESULT), the FIFO of each trace it takes part in (BUFFER_SAVED,
+ * peer closed) and an eventfd that trace_provider_destroy() and the exit
+ * handler use to stop it.
+ *
+ * Sessions (wire.h, "Sessions"; docs/sessions.md): the provider takes part
+ * in up to WIRE_MAX_SESSIONS traces at once, one provider_trace_t each,
+ * with its own buffer, FIFO and categories, recording into engine session
+ * `slot` (trace_engine_session_*). An INITIALIZE for a session id it
+ * already has, or with every slot taken, is refused by closing that
+ * INITIALIZE's FIFO. The engine's callbacks run on the engine's thread and send their
  * FIFO packets (STARTED, STOPPED, SAVE_BUFFER, ALERT) directly: 16-byte
  * writes on a SOCK_SEQPACKET socket, serialized by fifo_lock.
  *
@@ -35,6 +42,9 @@
 #include "provider/buffer_touch.h"
 #include "provider/provider_internal.h"
 
+_Static_assert(WIRE_MAX_SESSIONS == TRACE_ENGINE_MAX_SESSIONS,
+               "a provider's traces are the engine's sessions, one for one");
+
 enum {
   REGISTER_TIMEOUT_MS = 5000, /* trace_provider_create_synchronously(): the answer */
   /* finish with events counted while a start was pending: how long the
@@ -55,8 +65,32 @@ enum {
   JOIN_TIMEOUT_MS = SAVE_WAIT_TIMEOUT_MS + FINISH_TIMEOUT_MS + 1000,
 };
 
-struct manager_session {
+/* One trace this provider takes part in: engine session `slot`. Touched by
+ * the control thread, and by the engine callbacks (fifo under fifo_lock,
+ * categories under categories_lock, the counters under the connection's
+ * lock). */
+typedef struct provider_trace {
   trace_handler_t handler; /* first: the engine hands it back to us */
+  manager_session_t* conn;
+  unsigned slot;          /* the engine session */
+  uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under conn->lock */
+  /* streaming: SAVE_BUFFERs were sent whose BUFFER_SAVED (cumulative) has not
+   * been read yet, under conn->lock: the switch count + 1 of the last one
+   * sent (by the engine thread) and of the last one acknowledged (control
+   * thread) */
+  uint64_t save_sent, save_acked;
+  pthread_mutex_t fifo_lock;
+  int fifo;            /* -1 when the slot is free */
+  uint32_t session_id; /* the manager's session of this trace (wire.h, "Sessions") */
+  bool engine_initialized;
+  uint8_t* map;
+  size_t size;
+  pthread_rwlock_t categories_lock;
+  category_set_t base;       /* from INITIALIZE; empty = all */
+  category_set_t categories; /* base + START's additional categories */
+} provider_trace_t;
+
+struct manager_session {
   trace_provider_t* provider;
   pid_t pid; /* the process that owns the connection */
   int sock;  /* manager connection; -1 once lost */
@@ -78,24 +112,10 @@ struct manager_session {
   bool buffer_ready;                /* INITIALIZE handed the buffer over (under lock) */
   struct timespec pending_deadline; /* when a pending start is given up (under lock) */
   bool quit;
-  bool lost;              /* the control thread ended without being asked: the manager went away */
-  uint64_t stopped_count; /* trace_stopped calls (STOPPED sent), under lock */
-  /* streaming: SAVE_BUFFERs were sent whose BUFFER_SAVED (cumulative) has not
-   * been read yet, under lock: the switch count + 1 of the last one sent (by
-   * the engine thread) and of the last one acknowledged (control thread) */
-  uint64_t save_sent, save_acked;
+  bool lost; /* the control thread ended without being asked: the manager went away */
 
-  /* the trace: touched by the control thread, and by the engine callbacks
-   * (fifo under fifo_lock, categories under categories_lock) */
-  pthread_mutex_t fifo_lock;
-  int fifo;            /* -1 when no trace */
-  uint32_t session_id; /* the manager's session of this trace (wire.h, "Sessions") */
-  bool engine_initialized;
-  uint8_t* map;
-  size_t size;
-  pthread_rwlock_t categories_lock;
-  category_set_t base;       /* from INITIALIZE; empty = all */
-  category_set_t categories; /* base + START's additional categories */
+  /* the traces, slot i recording into engine session i */
+  provider_trace_t traces[WIRE_MAX_SESSIONS];
 };
 
 /* The session whose descriptors a fork child must close (one per process). */
@@ -109,16 +129,19 @@ static void close_in_child(void) {
    * manager watches it (and the FIFO) to learn that the provider is gone.
    * Only close(): locks may be held by threads that do not exist here. */
   if (s->sock >= 0) close(s->sock);
-  if (s->fifo >= 0) close(s->fifo);
+  for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++) {
+    if (s->traces[i].fifo >= 0) close(s->traces[i].fifo);
+    s->traces[i].fifo = -1;
+  }
   if (s->wake_fd >= 0) close(s->wake_fd);
-  s->sock = s->fifo = s->wake_fd = -1;
+  s->sock = s->wake_fd = -1;
 }
 
 static void register_atfork(void) { pthread_atfork(NULL, NULL, close_in_child); }
 
 /* ---- FIFO ---- */
 
-static void fifo_send(manager_session_t* s, const fifo_packet_t* packet) {
+static void fifo_send(provider_trace_t* s, const fifo_packet_t* packet) {
   pthread_mutex_lock(&s->fifo_lock);
   if (s->fifo >= 0) {
     ssize_t n;
@@ -130,7 +153,7 @@ static void fifo_send(manager_session_t* s, const fifo_packet_t* packet) {
   pthread_mutex_unlock(&s->fifo_lock);
 }
 
-static void fifo_send_request(manager_session_t* s, uint16_t request, uint32_t data32,
+static void fifo_send_request(provider_trace_t* s, uint16_t request, uint32_t data32,
                               uint64_t data64) {
   fifo_packet_t packet = {request, 0, data32, data64};
   fifo_send(s, &packet);
@@ -138,10 +161,10 @@ static void fifo_send_request(manager_session_t* s, uint16_t request, uint32_t d
 
 /* ---- engine callbacks (the engine's thread) ---- */
 
-static manager_session_t* session_of(trace_handler_t* h) { return (manager_session_t*)h; }
+static provider_trace_t* session_of(trace_handler_t* h) { return (provider_trace_t*)h; }
 
 static bool is_category_enabled(trace_handler_t* h, const char* category) {
-  manager_session_t* s = session_of(h);
+  provider_trace_t* s = session_of(h);
   pthread_rwlock_rdlock(&s->categories_lock);
   bool enabled = categories__match(&s->categories, category);
   pthread_rwlock_unlock(&s->categories_lock);
@@ -154,12 +177,12 @@ static void trace_started(trace_handler_t* h) {
 
 static void trace_stopped(trace_handler_t* h, int disposition) {
   (void)disposition;
-  manager_session_t* s = session_of(h);
-  fifo_send_request(s, FIFO_STOPPED, 0, 0);
-  pthread_mutex_lock(&s->lock);
-  s->stopped_count++;
-  pthread_cond_broadcast(&s->cond);
-  pthread_mutex_unlock(&s->lock);
+  provider_trace_t* t = session_of(h);
+  fifo_send_request(t, FIFO_STOPPED, 0, 0);
+  pthread_mutex_lock(&t->conn->lock);
+  t->stopped_count++;
+  pthread_cond_broadcast(&t->conn->cond);
+  pthread_mutex_unlock(&t->conn->lock);
 }
 
 static void trace_terminated(trace_handler_t* h) {
@@ -168,13 +191,13 @@ static void trace_terminated(trace_handler_t* h) {
 
 static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
                                uint64_t durable_data_end) {
-  manager_session_t* s = session_of(h);
+  provider_trace_t* t = session_of(h);
   /* pending before the packet leaves, so the control thread never reads the
    * acknowledgement of a save it does not know about */
-  pthread_mutex_lock(&s->lock);
-  s->save_sent = (uint64_t)wrapped_count + 1;
-  pthread_mutex_unlock(&s->lock);
-  fifo_send_request(s, FIFO_SAVE_BUFFER, wrapped_count, durable_data_end);
+  pthread_mutex_lock(&t->conn->lock);
+  t->save_sent = (uint64_t)wrapped_count + 1;
+  pthread_mutex_unlock(&t->conn->lock);
+  fifo_send_request(t, FIFO_SAVE_BUFFER, wrapped_count, durable_data_end);
 }
 
 static void send_alert(trace_handler_t* h, const char* name) {
@@ -195,7 +218,7 @@ static const trace_handler_ops_t ops = {is_category_enabled, trace_started,     
 
 /* ---- the trace (control thread) ---- */
 
-static void close_trace_resources(manager_session_t* s) {
+static void close_trace_resources(provider_trace_t* s) {
   if (s->map) munmap(s->map, s->size);
   s->map = NULL;
   s->size = 0;
@@ -212,20 +235,21 @@ static void close_trace_resources(manager_session_t* s) {
 /* A running trace ending here (destroy, exit, a lost manager): stop the engine
  * and wait, bounded, for trace_stopped, which sends STOPPED — so the manager
  * sees an orderly stop before the FIFO closes, not a death. */
-static void stop_engine(manager_session_t* s) {
+static void stop_engine(provider_trace_t* t) {
+  manager_session_t* s = t->conn;
   pthread_mutex_lock(&s->lock);
-  uint64_t before = s->stopped_count;
+  uint64_t before = t->stopped_count;
   pthread_mutex_unlock(&s->lock);
   /* trace_stopped counts after the state becomes STOPPED: a state read after
    * `before` that is not STOPPED means the count still has to move */
-  if (trace_state() == TRACE_STOPPED) return;
-  trace_engine_stop(0);
+  if (trace_engine_session_state(t->slot) == TRACE_STOPPED) return;
+  trace_engine_session_stop(t->slot, 0);
   struct timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += FINISH_TIMEOUT_MS / 1000;
   pthread_mutex_lock(&s->lock);
   bool late = false;
-  while (s->stopped_count == before && !late)
+  while (t->stopped_count == before && !late)
     late = pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT;
   pthread_mutex_unlock(&s->lock);
   if (late)
@@ -238,18 +262,18 @@ static void stop_engine(manager_session_t* s) {
 /* One FIFO packet, non-blocking. 1: it was BUFFER_SAVED (applied); 0:
  * nothing there; -1: the FIFO closed or carried something else (PROTOCOL.md
  * §3, §6.3: the trace must end). */
-static int read_fifo(manager_session_t* s) {
+static int read_fifo(provider_trace_t* t) {
   fifo_packet_t packet;
   ssize_t n;
-  do n = recv(s->fifo, &packet, sizeof(packet), MSG_DONTWAIT);
+  do n = recv(t->fifo, &packet, sizeof(packet), MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
   if (n < 0 && errno == EAGAIN) return 0;
   if (n == (ssize_t)sizeof(packet) && packet.request == FIFO_BUFFER_SAVED && packet.data16 == 0) {
-    pthread_mutex_lock(&s->lock);
-    s->save_acked = (uint64_t)packet.data32 + 1;
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_lock(&t->conn->lock);
+    t->save_acked = (uint64_t)packet.data32 + 1;
+    pthread_mutex_unlock(&t->conn->lock);
     /* -EBUSY (no trace) or a stale reply: ignored, as the engine is stopped */
-    trace_engine_mark_buffer_saved(packet.data32, packet.data64);
+    trace_engine_session_mark_buffer_saved(t->slot, packet.data32, packet.data64);
     return 1;
   }
   return -1;
@@ -263,13 +287,13 @@ static int read_fifo(manager_session_t* s) {
  * back then) would see STOPPED with a save of its own outstanding. Waiting
  * here, while reading the FIFO, keeps the order the manager expects:
  * SAVE_BUFFER, BUFFER_SAVED, STOPPED, close. */
-static void wait_pending_save(manager_session_t* s) {
+static void wait_pending_save(provider_trace_t* s) {
   struct timespec start, now;
   clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->conn->lock);
     bool pending = s->save_acked != s->save_sent;
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->conn->lock);
     if (!pending || s->fifo < 0) return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     long elapsed =
@@ -284,15 +308,32 @@ static void wait_pending_save(manager_session_t* s) {
 
 /* Stop if needed, terminate, unmap the buffer and close the FIFO. `exiting`:
  * the program ends its provider (destroy, exit), not the manager. */
-static void end_trace(manager_session_t* s, bool exiting) {
-  engine__end_pending(true); /* while the buffer is still there for the count */
+static void end_trace(provider_trace_t* s, bool exiting) {
+  /* while the buffer is still there for the count (pending.c: session 0's) */
+  if (s->slot == 0) engine__end_pending(true);
   if (s->engine_initialized) {
-    if (exiting && trace_state() == TRACE_STARTED) wait_pending_save(s);
+    if (exiting && trace_engine_session_state(s->slot) == TRACE_STARTED) wait_pending_save(s);
     stop_engine(s);
-    trace_engine_terminate(); /* returns after trace_stopped + trace_terminated */
+    /* returns after trace_stopped + trace_terminated */
+    trace_engine_session_terminate(s->slot);
     s->engine_initialized = false;
   }
   close_trace_resources(s);
+}
+
+/* Every trace ends (destroy, exit, a lost manager). */
+static void end_traces(manager_session_t* s, bool exiting) {
+  engine__end_pending(true);
+  for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++)
+    if (s->traces[i].fifo >= 0 || s->traces[i].engine_initialized)
+      end_trace(&s->traces[i], exiting);
+}
+
+/* The trace of session `id`, or NULL. */
+static provider_trace_t* trace_of_session(manager_session_t* s, uint32_t id) {
+  for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++)
+    if (s->traces[i].fifo >= 0 && s->traces[i].session_id == id) return &s->traces[i];
+  return NULL;
 }
 
 static bool read_categories(wire_reader_t* r, category_set_t* set) {
@@ -308,15 +349,24 @@ static bool read_categories(wire_reader_t* r, category_set_t* set) {
 }
 
 /* false: malformed (the connection is dropped). */
-static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size_t fd_count) {
+static bool on_initialize(manager_session_t* conn, wire_reader_t* r, int* fds, size_t fd_count) {
   uint32_t session_id = wire__get_u32(r);
   uint8_t mode = wire__get_u8(r);
   category_set_t categories = {0};
   bool ok = read_categories(r, &categories) && wire__done(r) && fd_count == 2 &&
             mode <= TRACE_BUFFERING_MODE_STREAMING;
-  if (!ok || s->engine_initialized || s->fifo >= 0) {
-    /* malformed, or a second INITIALIZE before TERMINATE: ignored (its
-     * FIFO closed, which tells the manager) */
+  provider_trace_t* s = NULL;
+  if (ok && trace_of_session(conn, session_id) == NULL)
+    for (unsigned i = 0; i < WIRE_MAX_SESSIONS && !s; i++)
+      if (conn->traces[i].fifo < 0 && !conn->traces[i].engine_initialized) s = &conn->traces[i];
+  if (!ok || s == NULL) {
+    /* malformed, a second INITIALIZE of a session, or one beyond
+     * WIRE_MAX_SESSIONS: ignored, its FIFO closed (which tells the manager) */
+    if (ok)
+      fprintf(stderr, "fxtrace: the trace manager's session %u refused: %s\n", session_id,
+              trace_of_session(conn, session_id) ? "this process takes part in it already"
+                                                 : "this process takes part in the most "
+                                                   "sessions it can at once");
     categories__free(&categories);
     for (size_t i = 0; i < fd_count; i++) close(fds[i]);
     return ok;
@@ -355,29 +405,29 @@ static bool on_initialize(manager_session_t* s, wire_reader_t* r, int* fds, size
   s->map = map;
   s->size = (size_t)st.st_size;
   /* a fresh memfd is zero-filled: pages are touched only as records come */
-  int status =
-      trace_engine__initialize_zeroed(&s->handler, (trace_buffering_mode_t)mode, map, s->size);
+  int status = trace_engine__session_initialize_zeroed(s->slot, &s->handler,
+                                                       (trace_buffering_mode_t)mode, map, s->size);
   if (status != 0) {
     fprintf(stderr, "fxtrace: cannot initialize the trace engine: %s\n", strerror(-status));
     close_trace_resources(s);
     return true;
   }
   s->engine_initialized = true;
-  pthread_mutex_lock(&s->lock);
-  s->buffer_ready = true; /* for a finish waiting to count pending events (finish) */
-  pthread_cond_broadcast(&s->cond);
-  pthread_mutex_unlock(&s->lock);
+  pthread_mutex_lock(&conn->lock);
+  conn->buffer_ready = true; /* for a finish waiting to count pending events (finish) */
+  pthread_cond_broadcast(&conn->cond);
+  pthread_mutex_unlock(&conn->lock);
   return true;
 }
 
-static bool on_start(manager_session_t* s, wire_reader_t* r) {
+static bool on_start(manager_session_t* conn, wire_reader_t* r) {
   uint32_t session_id = wire__get_u32(r);
   uint8_t disposition = wire__get_u8(r);
   category_set_t additional = {0};
   bool ok = read_categories(r, &additional) && wire__done(r);
-  if (ok && s->engine_initialized && session_id == s->session_id &&
-      trace_state() == TRACE_STOPPED && disposition >= TRACE_START_CLEAR_ENTIRE_BUFFER &&
-      disposition <= TRACE_START_RETAIN_BUFFER) {
+  provider_trace_t* s = ok ? trace_of_session(conn, session_id) : NULL;
+  if (s && s->engine_initialized && trace_engine_session_state(s->slot) == TRACE_STOPPED &&
+      disposition >= TRACE_START_CLEAR_ENTIRE_BUFFER && disposition <= TRACE_START_RETAIN_BUFFER) {
     /* Writers consult the set only while started: rebuilding it now is
      * safe, and the engine forgets cached answers at start. An empty base
      * already enables everything. */
@@ -391,11 +441,11 @@ static bool on_start(manager_session_t* s, wire_reader_t* r) {
     }
     pthread_rwlock_unlock(&s->categories_lock);
     if (disposition != TRACE_START_RETAIN_BUFFER) { /* switch counts start over */
-      pthread_mutex_lock(&s->lock);
+      pthread_mutex_lock(&conn->lock);
       s->save_sent = s->save_acked = 0;
-      pthread_mutex_unlock(&s->lock);
+      pthread_mutex_unlock(&conn->lock);
     }
-    int status = trace_engine_start((trace_start_mode_t)disposition);
+    int status = trace_engine_session_start(s->slot, (trace_start_mode_t)disposition);
     if (status != 0 && status != -EBUSY) /* -EBUSY: already started, ignored */
       fprintf(stderr, "fxtrace: cannot start the trace engine: %s\n", strerror(-status));
   }
@@ -470,16 +520,19 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
     case MSG_STOP: {
       uint32_t session_id = wire__get_u32(&r);
       if (!wire__done(&r)) return false;
-      if (session_id != s->session_id) return true;    /* not this trace's */
-      if (s->engine_initialized) trace_engine_stop(0); /* nothing if not started */
+      provider_trace_t* t = trace_of_session(s, session_id);
+      if (t == NULL) return true; /* not a trace of this provider's */
+      /* nothing if not started */
+      if (t->engine_initialized) trace_engine_session_stop(t->slot, 0);
       settle_start(s);
       return true;
     }
     case MSG_TERMINATE: {
       uint32_t session_id = wire__get_u32(&r);
       if (!wire__done(&r)) return false;
-      if (session_id != s->session_id) return true; /* not this trace's */
-      end_trace(s, false);
+      provider_trace_t* t = trace_of_session(s, session_id);
+      if (t == NULL) return true; /* not a trace of this provider's */
+      end_trace(t, false);
       settle_start(s);
       return true;
     }
@@ -493,10 +546,10 @@ static bool on_message(manager_session_t* s, uint8_t* buffer, wire_writer_t* w) 
 }
 
 /* A FIFO packet from the manager. */
-static void on_fifo(manager_session_t* s) {
+static void on_fifo(provider_trace_t* t) {
   /* peer closed without STOP (the manager died), or a bad packet: the trace
    * ends here (PROTOCOL.md §3, §6.3) */
-  if (read_fifo(s) < 0) end_trace(s, false);
+  if (read_fifo(t) < 0) end_trace(t, false);
 }
 
 /* A start pending for PENDING_MAX_MS (the manager answered "started" but
@@ -527,8 +580,15 @@ static void* control_main(void* arg) {
   wire_writer_t* w = s->w;
   bool connected = true;
   while (connected) {
-    struct pollfd pfd[3] = {{s->wake_fd, POLLIN, 0}, {s->sock, POLLIN, 0}, {s->fifo, POLLIN, 0}};
-    nfds_t count = s->fifo >= 0 ? 3 : 2;
+    /* the wake fd, the connection, then each trace's FIFO (traced[i]) */
+    struct pollfd pfd[2 + WIRE_MAX_SESSIONS] = {{s->wake_fd, POLLIN, 0}, {s->sock, POLLIN, 0}};
+    provider_trace_t* traced[WIRE_MAX_SESSIONS];
+    nfds_t count = 2;
+    for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++)
+      if (s->traces[i].fifo >= 0) {
+        traced[count - 2] = &s->traces[i];
+        pfd[count++] = (struct pollfd){s->traces[i].fifo, POLLIN, 0};
+      }
     /* a pending start (pending.c) is bounded: checked once a second */
     bool pending = engine__pending_active();
     int ready = poll(pfd, count, pending ? 1000 : -1);
@@ -547,14 +607,16 @@ static void* control_main(void* arg) {
       if (quit) break;
     }
     if (pfd[1].revents && !on_message(s, buffer, w)) connected = false;
-    if (connected && count == 3 && s->fifo >= 0 && pfd[2].revents) on_fifo(s);
+    /* a trace the message just ended is skipped (its FIFO is -1 now) */
+    for (nfds_t i = 2; connected && i < count; i++)
+      if (pfd[i].revents && traced[i - 2]->fifo == pfd[i].fd) on_fifo(traced[i - 2]);
   }
   /* destroy, exit or a lost connection: end any trace and become inert */
   pthread_mutex_lock(&s->lock);
   bool exiting = s->quit;
   s->lost = !exiting;
   pthread_mutex_unlock(&s->lock);
-  end_trace(s, exiting);
+  end_traces(s, exiting);
   set_registered(s, -ECONNRESET, false);
   settle_start(s);
   return NULL;
@@ -567,8 +629,10 @@ static void free_session(manager_session_t* s) {
   if (s->wake_fd >= 0) close(s->wake_fd);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cond);
-  pthread_mutex_destroy(&s->fifo_lock);
-  pthread_rwlock_destroy(&s->categories_lock);
+  for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++) {
+    pthread_mutex_destroy(&s->traces[i].fifo_lock);
+    pthread_rwlock_destroy(&s->traces[i].categories_lock);
+  }
   free(s->buffer);
   free(s->w);
   free(s);
@@ -680,21 +744,26 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
     close(sock);
     return NULL;
   }
-  s->handler.ops = &ops;
   s->provider = provider;
   s->pid = getpid();
   s->sock = sock;
-  s->fifo = -1;
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->cond, NULL);
-  pthread_mutex_init(&s->fifo_lock, NULL);
   /* writers first: while a start is pending (engine pending.c) every event
    * asks for its category, and a stream of readers must not keep INITIALIZE
    * from ever taking the lock */
   pthread_rwlockattr_t rwattr;
   pthread_rwlockattr_init(&rwattr);
   pthread_rwlockattr_setkind_np(&rwattr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-  pthread_rwlock_init(&s->categories_lock, &rwattr);
+  for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++) {
+    provider_trace_t* t = &s->traces[i];
+    t->handler.ops = &ops;
+    t->conn = s;
+    t->slot = i;
+    t->fifo = -1;
+    pthread_mutex_init(&t->fifo_lock, NULL);
+    pthread_rwlock_init(&t->categories_lock, &rwattr);
+  }
   pthread_rwlockattr_destroy(&rwattr);
   s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   s->buffer = malloc(WIRE_MAX_MESSAGE);
@@ -773,9 +842,12 @@ manager_session_t* manager_session__start(trace_provider_t* provider, bool synch
 bool manager_session__finish(manager_session_t* s) {
   if (getpid() != s->pid) { /* a fork child: no thread, descriptors closed at fork */
     if (forkable == s) forkable = NULL;
-    if (s->map) munmap(s->map, s->size); /* the engine never writes in a child */
-    categories__free(&s->categories);
-    categories__free(&s->base);
+    for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++) {
+      provider_trace_t* t = &s->traces[i];
+      if (t->map) munmap(t->map, t->size); /* the engine never writes in a child */
+      categories__free(&t->categories);
+      categories__free(&t->base);
+    }
     free(s->buffer);
     free(s->w);
     free(s);

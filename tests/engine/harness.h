@@ -9,6 +9,9 @@
  *   size_t n; const uint8_t* fxt = harness_archive(&h, &n);
  *   harness_free(&h);                       // terminates the engine
  *
+ * harness_start_session() runs the harness as one of the engine's sessions
+ * (trace_engine_session_*); harness_start() is session 0.
+ *
  * Streaming saves are done at once unless hold_saves is set; then they wait,
  * in order, for harness_release_saves() (to test dropping while no segment is
  * free, and a slow consumer). */
@@ -28,6 +31,7 @@
 
 typedef struct harness {
   trace_handler_t handler; /* first */
+  unsigned session;        /* the engine's session index */
   category_set_t categories;
   trace_buffering_mode_t mode;
   uint8_t* buffer;
@@ -113,7 +117,7 @@ static inline void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t dura
                     h, NULL);
   h->durable_saved = durable_end;
   h->saves++;
-  if (trace_engine_mark_buffer_saved(wrapped, durable_end) != 0) {
+  if (trace_engine_session_mark_buffer_saved(h->session, wrapped, durable_end) != 0) {
     fprintf(stderr, "harness: mark_buffer_saved refused\n");
     abort();
   }
@@ -169,9 +173,11 @@ static inline bool harness_release_saves(harness_t* h) {
 }
 
 /* 0, or a negative errno from the engine. categories: comma list, NULL = all. */
-static inline int harness_start(harness_t* h, trace_buffering_mode_t mode, size_t buffer_bytes,
-                                const char* categories) {
+static inline int harness_start_session(harness_t* h, unsigned session,
+                                        trace_buffering_mode_t mode, size_t buffer_bytes,
+                                        const char* categories) {
   memset(h, 0, sizeof(*h));
+  h->session = session;
   h->handler.ops = &harness_ops;
   h->mode = mode;
   h->size = buffer_bytes;
@@ -181,8 +187,9 @@ static inline int harness_start(harness_t* h, trace_buffering_mode_t mode, size_
   void* b = mmap(NULL, buffer_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (b == MAP_FAILED) return -12;
   h->buffer = (uint8_t*)b;
-  int status = trace_engine_initialize(&h->handler, mode, h->buffer, buffer_bytes);
-  if (status == 0) status = trace_engine_start(TRACE_START_CLEAR_ENTIRE_BUFFER);
+  int status =
+      trace_engine_session_initialize(session, &h->handler, mode, h->buffer, buffer_bytes);
+  if (status == 0) status = trace_engine_session_start(session, TRACE_START_CLEAR_ENTIRE_BUFFER);
   if (status != 0) return status;
   pthread_mutex_lock(&h->lock);
   while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
@@ -190,10 +197,15 @@ static inline int harness_start(harness_t* h, trace_buffering_mode_t mode, size_
   return 0;
 }
 
+static inline int harness_start(harness_t* h, trace_buffering_mode_t mode, size_t buffer_bytes,
+                                const char* categories) {
+  return harness_start_session(h, 0, mode, buffer_bytes, categories);
+}
+
 /* Starts again after harness_stop(), with `mode` (what the buffer keeps). */
 static inline void harness_restart(harness_t* h, trace_start_mode_t mode) {
   h->stopped = h->started = false;
-  ASSERT_EQ(trace_engine_start(mode), 0);
+  ASSERT_EQ(trace_engine_session_start(h->session, mode), 0);
   pthread_mutex_lock(&h->lock);
   while (!h->started) pthread_cond_wait(&h->cond, &h->lock);
   pthread_mutex_unlock(&h->lock);
@@ -201,11 +213,11 @@ static inline void harness_restart(harness_t* h, trace_start_mode_t mode) {
 
 /* Stops and builds the archive (prologue, streamed saves, the buffer). */
 static inline void harness_stop(harness_t* h) {
-  trace_engine_stop(0);
+  trace_engine_session_stop(h->session, 0);
   pthread_mutex_lock(&h->lock);
   while (!h->stopped) pthread_cond_wait(&h->cond, &h->lock);
   pthread_mutex_unlock(&h->lock);
-  trace_engine_get_stats(&h->stats);
+  trace_engine_session_get_stats(h->session, &h->stats);
   h->archive_len = 0;
   buffer__emit_prologue(1, "harness", h->stats.records_dropped, harness_emit_archive, h);
   if (h->saved_len) harness_emit_archive(h, h->saved, h->saved_len);
@@ -218,7 +230,7 @@ static inline const uint8_t* harness_archive(harness_t* h, size_t* length) {
 }
 
 static inline void harness_free(harness_t* h) {
-  trace_engine_terminate();
+  trace_engine_session_terminate(h->session);
   munmap(h->buffer, h->size);
   free(h->saved);
   free(h->archive);

@@ -545,7 +545,7 @@ static void run(trace_buffering_mode_t mode, size_t buffer_bytes) {
   for (size_t k = 0; k < EXPECTED; k++) expected[k].seen = expected[k].max_i = 0;
   memset(counts, 0, sizeof(counts));
   trap_count = 0;
-  wake_fd = engine__instance.wake_fd;
+  wake_fd = engine__sessions[0].wake_fd;
   ASSERT_TRUE(wake_fd >= 0);
 
   hot_t hot = {0};

@@ -183,7 +183,7 @@ static void test_site_words(void) {
   ASSERT_EQ(idle.state, (uint64_t)TRACE_SITE_DISABLED);
   ASSERT_TRUE(idle.next != NULL);
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED);
+  uint64_t generation = __atomic_load_n(&trace_engine__generation[0], __ATOMIC_RELAXED);
   ASSERT_TRUE(generation != 0);
   ASSERT_EQ(idle.state, 0u); /* the start reset it */
   ASSERT_TRUE(visit(&idle, "test"));
@@ -204,7 +204,7 @@ static void test_site_words(void) {
   harness_restart(&h, TRACE_START_CLEAR_ENTIRE_BUFFER);
   ASSERT_TRUE(!visit(&on, "test"));
   ASSERT_TRUE(visit(&off, "other"));
-  ASSERT_TRUE(__atomic_load_n(&trace_engine__generation, __ATOMIC_RELAXED) > generation);
+  ASSERT_TRUE(__atomic_load_n(&trace_engine__generation[0], __ATOMIC_RELAXED) > generation);
   harness_stop(&h);
   ASSERT_EQ(trace_engine_flush_category_cache(), 0);
   ASSERT_TRUE(on.state == 0 && on.next == NULL && off.state == 0 && off.next == NULL);

@@ -50,6 +50,9 @@
 
 enum { TIMEOUT_MS = 5000 };
 
+/* The manager's session id the fake uses unless a scenario says otherwise. */
+#define FAKE_SESSION_ID 7u
+
 /* ---- the fake manager ---- */
 
 typedef struct fake {
@@ -67,6 +70,7 @@ typedef struct fake {
   uint64_t saved_durable_end;
   uint32_t saves;
   int64_t last_wrapped;
+  uint32_t session_id; /* the manager's session this fake trace is (FAKE_SESSION_ID) */
 } fake_t;
 
 static wire_writer_t w;
@@ -76,6 +80,7 @@ static void fake_listen(fake_t* f) {
   memset(f, 0, sizeof(*f));
   f->conn = f->fifo = -1;
   f->last_wrapped = -1;
+  f->session_id = FAKE_SESSION_ID;
   snprintf(f->dir, sizeof(f->dir), "/tmp/fxtrace-mp-XXXXXX");
   ASSERT_TRUE(mkdtemp(f->dir) != NULL);
   snprintf(f->path, sizeof(f->path), "%s/manager.sock", f->dir);
@@ -144,12 +149,11 @@ static void put_list(const char* const* list) {
 }
 
 /* The session id this fake manager gives its one session (wire.h, "Sessions"). */
-#define FAKE_SESSION_ID 7u
 
 /* STOP or TERMINATE of the fake's session. */
-static void send_simple(int fd, uint16_t type) {
+static void send_simple(int fd, uint16_t type, uint32_t session_id) {
   wire__begin(&w, type, 0);
-  wire__put_u32(&w, FAKE_SESSION_ID);
+  wire__put_u32(&w, session_id);
   ASSERT_TRUE(wire__end(&w));
   ASSERT_EQ(wire__send(fd, &w, NULL, 0), 0);
 }
@@ -164,7 +168,7 @@ static int fake_initialize(fake_t* f, uint8_t mode, size_t size, const char* con
   int pair[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
   wire__begin(&w, MSG_INITIALIZE, 0);
-  wire__put_u32(&w, FAKE_SESSION_ID);
+  wire__put_u32(&w, f->session_id);
   wire__put_u8(&w, mode);
   put_list(categories);
   ASSERT_TRUE(wire__end(&w));
@@ -188,7 +192,7 @@ static int fake_initialize(fake_t* f, uint8_t mode, size_t size, const char* con
 
 static void fake_start(fake_t* f, uint8_t disposition, const char* const* additional) {
   wire__begin(&w, MSG_START, 0);
-  wire__put_u32(&w, FAKE_SESSION_ID);
+  wire__put_u32(&w, f->session_id);
   wire__put_u8(&w, disposition);
   put_list(additional);
   ASSERT_TRUE(wire__end(&w));
@@ -243,7 +247,7 @@ static void fake_expect_started(fake_t* f) {
 }
 
 static void fake_stop(fake_t* f) {
-  send_simple(f->conn, MSG_STOP);
+  send_simple(f->conn, MSG_STOP, f->session_id);
   fifo_packet_t p = fake_pump_until(f, FIFO_STOPPED);
   ASSERT_EQ(p.data32, 0u);
   ASSERT_EQ(p.data64, 0u);
@@ -261,7 +265,7 @@ static void expect_fifo_closed(int fifo) {
 }
 
 static void fake_terminate(fake_t* f) {
-  send_simple(f->conn, MSG_TERMINATE);
+  send_simple(f->conn, MSG_TERMINATE, f->session_id);
   expect_fifo_closed(f->fifo);
   close(f->fifo);
   f->fifo = -1;
@@ -427,7 +431,7 @@ static void scenario_oneshot(void) {
   ASSERT_EQ(c2.by_name[2], 3u);
 
   /* STOP when stopped is ignored; TERMINATE closes the FIFO */
-  send_simple(f.conn, MSG_STOP);
+  send_simple(f.conn, MSG_STOP, f.session_id);
   fake_terminate(&f);
 
   /* a new session after TERMINATE */
@@ -437,7 +441,7 @@ static void scenario_oneshot(void) {
   record_events(0, 7);
   record_others(2);
   /* TERMINATE while started: stopped first (STOPPED), then the FIFO closes */
-  send_simple(f.conn, MSG_TERMINATE);
+  send_simple(f.conn, MSG_TERMINATE, f.session_id);
   fake_pump_until(&f, FIFO_STOPPED);
   expect_fifo_closed(f.fifo);
   counts_t c3 = {0};
@@ -450,6 +454,84 @@ static void scenario_oneshot(void) {
 
   trace_provider_destroy(p);
   /* destroy closes the connection */
+  ASSERT_TRUE(readable(f.conn, TIMEOUT_MS));
+  ASSERT_EQ(recv(f.conn, rbuf, sizeof(rbuf), 0), 0);
+  fake_cleanup(&f);
+}
+
+/* Sessions (wire.h, "Sessions"): one provider in several traces at once,
+ * each with its own buffer, FIFO, mode and categories; a second INITIALIZE
+ * of a session, or one beyond WIRE_MAX_SESSIONS, gets its FIFO closed and
+ * changes nothing else; stopping or terminating one leaves the others. */
+static void scenario_sessions(void) {
+  fake_t f;
+  fake_listen(&f);
+  trace_provider_t* p = trace_provider_create_with_name("mp_sessions");
+  ASSERT_TRUE(p != NULL);
+  fake_accept(&f, "mp_sessions", 0);
+  const char* const test[] = {"test", NULL};
+  const char* const gfx[] = {"gfx*", NULL};
+  fake_t t[WIRE_MAX_SESSIONS];
+  for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++) {
+    t[i] = f;
+    t[i].session_id = 100 + i;
+  }
+  fake_initialize(&t[0], TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, test, false);
+  fake_initialize(&t[1], TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, test, false);
+  fake_t again = t[0]; /* session 100 a second time */
+  int spare = fake_initialize(&again, TRACE_BUFFERING_MODE_ONESHOT, 1 << 16, NULL, true);
+  expect_fifo_closed(spare);
+  close(spare);
+  fake_initialize(&t[2], TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, gfx, false);
+  fake_initialize(&t[3], TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, test, false);
+  fake_t fifth = f;
+  fifth.session_id = 200;
+  spare = fake_initialize(&fifth, TRACE_BUFFERING_MODE_ONESHOT, 1 << 16, NULL, true);
+  expect_fifo_closed(spare);
+  close(spare);
+  /* a STOP or TERMINATE of a session the provider is not in: ignored */
+  send_simple(f.conn, MSG_STOP, 200);
+  send_simple(f.conn, MSG_TERMINATE, 200);
+
+  for (unsigned i = 0; i < 3; i++) { /* the fourth is initialized, never started */
+    fake_start(&t[i], TRACE_START_CLEAR_ENTIRE_BUFFER, NULL);
+    fake_expect_started(&t[i]);
+  }
+  record_events(0, 500);
+  record_others(5);
+  fake_stop(&t[1]); /* the others go on */
+  record_events(500, 600);
+  fake_stop(&t[0]);
+  fake_stop(&t[2]);
+  ASSERT_TRUE(!TRACE_ENABLED());
+
+  counts_t c[3];
+  for (unsigned i = 0; i < 3; i++) {
+    memset(&c[i], 0, sizeof(c[i]));
+    c[i].seen = calloc(600, 1);
+    c[i].seen_size = 600;
+    fake_collect(&t[i], &c[i]);
+    ASSERT_EQ(c[i].duplicates, 0u);
+  }
+  ASSERT_EQ(c[0].by_name[0], 600u);
+  for (int n = 0; n < 600; n++) ASSERT_EQ(c[0].seen[n], 1u);
+  ASSERT_EQ(c[0].by_name[1], 0u);
+  ASSERT_EQ(c[1].by_name[0], 500u);
+  for (int n = 0; n < 500; n++) ASSERT_EQ(c[1].seen[n], 1u);
+  ASSERT_EQ(c[2].by_name[0], 0u);
+  ASSERT_EQ(c[2].by_name[1], 5u); /* gfx* only */
+  ASSERT_EQ(c[2].by_name[2], 0u);
+  for (unsigned i = 0; i < 3; i++) {
+    const trace_buffer_header_t* h = (const trace_buffer_header_t*)t[i].map;
+    ASSERT_EQ(h->num_records_dropped, 0u);
+    free(c[i].seen);
+  }
+  /* terminating one leaves the others' FIFOs open */
+  fake_terminate(&t[1]);
+  ASSERT_TRUE(!readable(t[0].fifo, 100));
+  for (unsigned i = 0; i < WIRE_MAX_SESSIONS; i++)
+    if (i != 1) fake_terminate(&t[i]);
+  trace_provider_destroy(p);
   ASSERT_TRUE(readable(f.conn, TIMEOUT_MS));
   ASSERT_EQ(recv(f.conn, rbuf, sizeof(rbuf), 0), 0);
   fake_cleanup(&f);
@@ -995,6 +1077,7 @@ int main(int argc, char** argv) {
     void (*run)(void);
   } scenarios[] = {
       {"oneshot", scenario_oneshot},
+      {"sessions", scenario_sessions},
       {"circular", scenario_circular},
       {"streaming", scenario_streaming},
       {"sync", scenario_sync},

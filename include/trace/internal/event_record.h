@@ -161,10 +161,12 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
       }
     }
   }
-  if (__builtin_expect(!registered, 0) || __builtin_expect(!trace_engine__enter(w, generation), 0))
+  const trace_engine_hot_t* hot = w->hot; /* read once: the fences below would read it again */
+  if (__builtin_expect(!registered, 0) ||
+      __builtin_expect(!trace_engine__enter_at(w, hot, generation), 0))
     return false;
   trace_ticks_t now = trace_clock__now_ns(); /* after the acquire (API.md §2) */
-  uint64_t* p = trace_engine__reserve(w, words);
+  uint64_t* p = trace_engine__reserve_counted_at(w, hot, words, true);
   if (__builtin_expect(p != NULL, 1)) {
     p[1] = payload_kind == TRACE_INTERNAL_PAYLOAD_END_TIME ? payload : now;
     uint64_t* q = p + 2;
@@ -234,9 +236,12 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
  * `num_args` the expansion's constant. */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_finish(
     trace_internal_duration_scope_t* scope, const trace_arg_t* args, size_t num_args) {
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   uint64_t state = __atomic_load_n(&scope->site->state, __ATOMIC_RELAXED);
-  if (__builtin_expect(generation != 0 && state == TRACE_SITE_ENABLED(generation), 1) &&
+  uint64_t generation = state >> 1;
+  uint64_t current = __atomic_load_n(
+      &trace_engine__generation[TRACE_GENERATION_SESSION(generation)], __ATOMIC_ACQUIRE);
+  /* (state >> 1 == current != 0: state is TRACE_SITE_ENABLED(current)) */
+  if (__builtin_expect(current != 0 && generation == current, 1) &&
       __builtin_expect(
           trace_internal_write_cached(scope->site, generation, TRACE_INTERNAL_PAYLOAD_END_TIME,
                                       scope->start_time, args, num_args),

@@ -482,7 +482,7 @@
 #define DECLARE_EVENT_CLASS(class_name, proto, args, tstruct, assign, print)
 #define DEFINE_EVENT(class_name, name, proto, args)                                   \
   trace_tracepoint_t trace_internal_tp_##name = {                                     \
-      {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, 0, 0, 0, NULL};    \
+      {0, NULL}, TRACE_INTERNAL_TP_STR(TRACE_SYSTEM), #name, NULL, {0}, 0, 0, NULL};  \
   __attribute__((constructor)) static void trace_internal_tp_register_##name(void) {  \
     trace_internal_tp_##name.event_class = trace_internal_tp_class_##class_name();    \
     trace_engine__tp_register(&trace_internal_tp_##name);                             \

@@ -69,7 +69,8 @@ typedef struct trace_tracepoint {
   const char* name;
   const trace_tp_class_t* event_class;
   /* engine-owned */
-  uint64_t prepared; /* the generation whose format record is written (atomic) */
+  /* per session: the generation whose format record is written (atomic) */
+  uint64_t prepared[TRACE_ENGINE_MAX_SESSIONS];
   uint32_t id;
   uint32_t registered;
   struct trace_tracepoint* next;
@@ -129,18 +130,21 @@ static inline bool trace_internal_tp_active(trace_tracepoint_t* tp) {
  * nothing here. */
 static inline __attribute__((always_inline)) uint64_t* trace_internal_tp_begin_fast(
     trace_tracepoint_t* tp, size_t arg_words, size_t num_args, trace_tp_record_t* r) {
-  uint64_t generation = __atomic_load_n(&trace_engine__generation, __ATOMIC_ACQUIRE);
   uint64_t state = __atomic_load_n(&tp->site.state, __ATOMIC_RELAXED);
+  uint64_t generation =
+      __atomic_load_n(&trace_engine__generation[TRACE_SITE_SESSION(state)], __ATOMIC_ACQUIRE);
   size_t words = 2 + arg_words + 1; /* header, timestamp, arguments, scope */
   trace_context_t* w = NULL;
-  if (__builtin_expect(generation == 0 || state != TRACE_SITE_ENABLED(generation), 0) ||
+  /* (state >> 1 == generation != 0: state is TRACE_SITE_ENABLED(generation)) */
+  if (__builtin_expect(generation == 0 || (state >> 1) != generation, 0) ||
       __builtin_expect(words > 0xfff, 0) ||
       __builtin_expect(
-          !trace_engine__load_record(generation, tp, num_args, &w, &r->header, r->names), 0) ||
-      __builtin_expect(!trace_engine__enter(w, generation), 0))
+          !trace_engine__load_record(generation, tp, num_args, &w, &r->header, r->names), 0))
     return NULL;
+  const trace_engine_hot_t* hot = w->hot; /* read once: the fences below would read it again */
+  if (__builtin_expect(!trace_engine__enter_at(w, hot, generation), 0)) return NULL;
   trace_ticks_t ticks = trace_clock__now_ns(); /* after the acquire (API.md §2) */
-  uint64_t* p = trace_engine__try_reserve(w, words);
+  uint64_t* p = trace_engine__try_reserve_at(w, hot, words);
   if (__builtin_expect(p == NULL, 0)) { /* a new chunk: the out-of-line path's */
     trace_engine__release(w);
     return NULL;
