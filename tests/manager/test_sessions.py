@@ -32,6 +32,9 @@ from test_manager import (CIRCULAR, ONESHOT, STREAMING, Archive, Checked, Manage
                           Provider, begin, check)
 
 TRACE = tm.TRACE
+# Long enough for a provider under a sanitizer on a loaded machine to stop: these tests check
+# that providers stop (stats state 1), never the timeout (test_manager.py does).
+STOP_TIMEOUT_MS = 20000
 
 
 def events_of(x, provider, category):
@@ -67,7 +70,7 @@ def session_line(p, session_id, what, timeout=10):
 
 
 def test_four_sessions_and_a_fifth_refused():
-    m = Manager()
+    m = Manager(stop_timeout_ms=STOP_TIMEOUT_MS)
     p = Provider(m, 'multi', '--multi', '--all-categories', '--events', 300)
     p.wait_for('registered')
     wanted = [(ONESHOT, ['test']), (CIRCULAR, ['other']), (STREAMING, ['test:sub']),
@@ -125,7 +128,7 @@ def test_four_sessions_and_a_fifth_refused():
 
 
 def test_provider_joins_two_running_sessions():
-    m = Manager()
+    m = Manager(stop_timeout_ms=STOP_TIMEOUT_MS)
     ca, aa = begin(m, mode=CIRCULAR, categories=['test'])
     cb, ab = begin(m, mode=ONESHOT, categories=['other'])
     check(ca.start() == 0 and cb.start() == 0, 'start')
@@ -149,7 +152,7 @@ def test_provider_joins_two_running_sessions():
 
 
 def test_stop_terminate_vanish_end_only_their_own():
-    m = Manager()
+    m = Manager(stop_timeout_ms=STOP_TIMEOUT_MS)
     p = Provider(m, 'cont', '--multi', '--continuous')
     p.wait_for('registered')
     sessions = [begin(m, mode=CIRCULAR) for _ in range(3)]
@@ -187,7 +190,7 @@ def test_stop_terminate_vanish_end_only_their_own():
 
 
 def test_stop_session_and_session_stopped():
-    m = Manager()
+    m = Manager(stop_timeout_ms=STOP_TIMEOUT_MS)
     p = Provider(m, 'p', '--multi', '--events', 100)
     p.wait_for('registered')
     owner, a = begin(m, mode=CIRCULAR)
@@ -220,7 +223,7 @@ def test_stop_session_and_session_stopped():
 def test_alerts_and_snapshots_per_session():
     """A provider's alert reaches each session it takes part in (its FIFO in each), and only
     their clients; SNAPSHOT copies the caller's own session only."""
-    m = Manager()
+    m = Manager(stop_timeout_ms=STOP_TIMEOUT_MS)
     p = Provider(m, 'alerter', '--multi', '--all-categories', '--events', 50, '--raw-alerts', 3)
     p.wait_for('registered')
     ca, aa = begin(m, mode=CIRCULAR, categories=['test'])
@@ -274,7 +277,7 @@ def test_alerts_and_snapshots_per_session():
 
 
 def test_malformed_session_calls():
-    m = Manager()
+    m = Manager(stop_timeout_ms=STOP_TIMEOUT_MS)
     c = m.controller()
     for mtype, payload in ((wire.LIST_SESSIONS, b'x'), (wire.STOP_SESSION, b''),
                            (wire.STOP_SESSION, wire.u32(1) + b'x')):
@@ -396,7 +399,7 @@ def test_users_see_and_stop_only_their_own():
             print('test_users_see_and_stop_only_their_own: SKIPPED (%s is missing)' % tool)
             return
     with Users() as users:
-        m = Manager('--group', users.group)
+        m = Manager('--group', users.group, stop_timeout_ms=STOP_TIMEOUT_MS)
         os.chmod(tm.TMP, 0o755)
         a_ids, b_ids = users.ids(0), users.ids(1)
 
@@ -467,7 +470,7 @@ def test_users_see_and_stop_only_their_own():
 def test_trace_list_sessions_stop_and_record():
     """`trace record` stopped by `trace stop ID`: it ends as at the end of --duration,
     saying who stopped it, with a complete archive; `trace list-sessions` shows it."""
-    m = Manager()
+    m = Manager(stop_timeout_ms=STOP_TIMEOUT_MS)
     env = dict(os.environ, FXTRACE_SOCKET=m.path)
     env.pop('FXTRACE_OUTPUT', None)
     p = Provider(m, 'p', '--multi', '--events', 100)

@@ -90,7 +90,7 @@ def stats_of(stats):
 
 
 def test_long_circular_short_oneshot_and_another_category():
-    m = Manager(stop_timeout_ms=10000)
+    m = Manager(stop_timeout_ms=ts.STOP_TIMEOUT_MS)
     prog = Program(m)
     cl, al = begin(m, mode=CIRCULAR, categories=['seq'], buffer_mb=32)
     co, ao = begin(m, mode=ONESHOT, categories=['other'], buffer_mb=32)
@@ -153,7 +153,7 @@ def wait_sessions(m, n, state='started'):
 
 
 def test_four_trace_records_and_a_fifth_refused():
-    m = Manager(stop_timeout_ms=10000)
+    m = Manager(stop_timeout_ms=ts.STOP_TIMEOUT_MS)
     env = dict(os.environ, FXTRACE_SOCKET=m.path)
     env.pop('FXTRACE_OUTPUT', None)
     prog = Program(m)
@@ -187,7 +187,7 @@ def test_four_trace_records_and_a_fifth_refused():
 
 
 def test_provider_registering_joins_two_running_sessions():
-    m = Manager(stop_timeout_ms=10000)
+    m = Manager(stop_timeout_ms=ts.STOP_TIMEOUT_MS)
     ca, aa = begin(m, mode=CIRCULAR, categories=['seq'], buffer_mb=8)
     cb, ab = begin(m, mode=ONESHOT, categories=['seq', 'other'], buffer_mb=8)
     check(ca.start() == 0 and cb.start() == 0, 'start')
@@ -225,7 +225,7 @@ def test_other_users_session():
             print('test_other_users_session: SKIPPED (%s is missing)' % tool)
             return
     with ts.Users() as users:
-        m = Manager('--group', users.group, stop_timeout_ms=10000)
+        m = Manager('--group', users.group, stop_timeout_ms=ts.STOP_TIMEOUT_MS)
         os.chmod(tm.TMP, 0o755)
         env = dict(os.environ, FXTRACE_SOCKET=m.path)
         env.pop('FXTRACE_OUTPUT', None)
