@@ -3,8 +3,11 @@
  *
  * Each alert a provider sends passes the manager's own count limit for that
  * provider (alert/alert_limit.h: 16 a second, again, whatever the provider's
- * library did) and then goes into the queue of every controller connection:
- * PROTOCOL.md's queue of 16 that drops the oldest when full. A controller
+ * library did) and then goes into the queue of the controller connection
+ * that owns the tracee's session (each session has a FIFO of its own with
+ * the provider, so a provider's alert reaches every session it takes part
+ * in, and no other: docs/sessions.md): PROTOCOL.md's queue of 16 that drops
+ * the oldest when full. A controller
  * asks with WATCH_ALERT (a hanging get: one at a time per connection); the
  * reply, ALERT, carries the oldest queued alert as soon as there is one, and
  * how many alerts this connection lost since its previous ALERT (refused by
@@ -95,14 +98,14 @@ void alerts__from_provider(manager_t* m, tracee_t* t, const char* name) {
     t->alerts_dropped++;
     LOGW(m, "provider #%u \"%s\": alert \"%s\" dropped: more than %d a second", t->provider_id,
          t->name, name, ALERT_LIMIT_PER_WINDOW);
-    for (conn_t* c = m->conns; c; c = c->next) {
-      if (c->closed || c->role != WIRE_ROLE_CONTROLLER) continue;
+    conn_t* c = t->s->owner;
+    if (c && !c->closed) {
       alert_queue_t* q = queue_of(c);
       if (q) add_dropped(q, 1);
     }
     return;
   }
-  LOGI(m, "provider #%u \"%s\": alert \"%s\"", t->provider_id, t->name, name);
+  LOGI(m, "session %u: provider #%u \"%s\": alert \"%s\"", t->s->id, t->provider_id, t->name, name);
   queued_alert_t a;
   memset(&a, 0, sizeof(a));
   snprintf(a.name, sizeof(a.name), "%s", name);
@@ -110,10 +113,10 @@ void alerts__from_provider(manager_t* m, tracee_t* t, const char* name) {
   a.pid = t->pid;
   snprintf(a.provider_name, sizeof(a.provider_name), "%s", t->name);
   a.time_ns = monotonic_ns();
-  for (conn_t* c = m->conns; c; c = c->next) {
-    if (c->closed || c->role != WIRE_ROLE_CONTROLLER) continue;
+  conn_t* c = t->s->owner; /* none once its client is gone */
+  if (c && !c->closed) {
     alert_queue_t* q = queue_of(c);
-    if (!q) continue;
+    if (!q) return;
     if (q->count == ALERT_QUEUE_SIZE) { /* full: the oldest goes (PROTOCOL.md §5.1) */
       q->head = (q->head + 1) % ALERT_QUEUE_SIZE;
       q->count--;

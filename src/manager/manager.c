@@ -331,7 +331,7 @@ void manager__shutdown(manager_t* m) {
 
 void manager__destroy(manager_t* m) {
   if (!m) return;
-  if (m->session) session__destroy(m, m->session);
+  while (m->sessions) session__destroy(m, m->sessions);
   while (m->conns) {
     conn_t* c = m->conns;
     m->conns = c->next;
@@ -508,6 +508,12 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
       case MSG_WATCH_ALERT:
         alerts__watch(m, c, &r);
         return;
+      case MSG_LIST_SESSIONS:
+        sessions__list(m, c, &r);
+        return;
+      case MSG_STOP_SESSION:
+        sessions__stop_session(m, c, &r);
+        return;
       default:
         break;
     }
@@ -540,9 +546,10 @@ static void connection_event(manager_t* m, conn_t* c, uint32_t events) {
 static void reap_closed(manager_t* m) {
   while (m->dead_tracees) {
     tracee_t* t = m->dead_tracees;
-    m->dead_tracees = t->next;
+    m->dead_tracees = t->dead_next;
     free(t);
   }
+  sessions__reap(m);
   while (m->dead_outputs) {
     output_t* o = m->dead_outputs;
     m->dead_outputs = o->next;
@@ -574,7 +581,7 @@ int manager__run(manager_t* m) {
     known__timeouts(m, now, &next);
     session__timeouts(m, now, &next);
     reap_closed(m);
-    if (m->shutting_down && !m->session) {
+    if (m->shutting_down && !m->sessions) {
       if (!m->draining) break;
       if (drain_deadline == 0) drain_deadline = now + SHUTDOWN_DRAIN_MS;
       if (now >= drain_deadline) break;
@@ -620,7 +627,7 @@ int manager__run(manager_t* m) {
       }
     }
   }
-  if (m->session) session__destroy(m, m->session);
+  while (m->sessions) session__destroy(m, m->sessions);
   output__drain_all(m, SHUTDOWN_DRAIN_MS);
   reap_closed(m);
   pthread_sigmask(SIG_SETMASK, &old_set, NULL);

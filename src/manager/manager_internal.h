@@ -5,6 +5,8 @@
  *   known_categories.c  GetKnownCategories (the union, or grouped by provider)
  *   session.c   the session and tracee state machines (PROTOCOL.md §10.1),
  *               the Controller calls, the FIFO packets (§6.3)
+ *   sessions.c  the set of sessions (docs/sessions.md): who takes part in
+ *               which, LIST_SESSIONS, STOP_SESSION
  *   archive.c   the archive: output queue, provider data (§10.4, §9)
  *   snapshot.c  snapshots of a running session (docs/snapshots.md)
  *   log.c       levelled logging to stderr, syslog or a callback
@@ -48,6 +50,7 @@ struct conn {
   struct ucred cred;
   bool closed;           /* waiting to be freed at the end of the loop turn */
   provider_t* provider;  /* after REGISTER_PROVIDER */
+  session_t* session;    /* a controller's own session (INITIALIZE_TRACING), while it lives */
   alert_queue_t* alerts; /* a controller's alert queue (alerts.c), once it has one */
   conn_t* next;
 };
@@ -56,9 +59,9 @@ struct provider {
   uint32_t id;
   uint64_t pid;
   bool other_pid_namespace; /* the pid it claims is not the one the kernel says */
+  uid_t uid;                /* SO_PEERCRED at registration: whose sessions it joins */
   char name[WIRE_MAX_NAME + 1];
   conn_t* conn;
-  tracee_t* tracee; /* in the current session, if any */
   provider_t* next;
 };
 
@@ -175,7 +178,8 @@ struct tracee {
   alert_limit_t alert_limit; /* the manager's own limit on its alerts */
   uint64_t alerts_dropped;   /* refused by it */
   bool gone;                 /* its session is gone: freed at the end of the loop turn */
-  tracee_t* next;
+  tracee_t* next;            /* in its session; kept when it is gone (iterations survive) */
+  tracee_t* dead_next;       /* in the manager's dead_tracees */
 };
 
 /* Session states (PROTOCOL.md §5.1). */
@@ -207,7 +211,16 @@ struct session {
   manager_t* m;
   uint32_t id; /* non-zero, never reused while the daemon runs (wire.h, "Sessions") */
   int state;
-  conn_t* owner; /* its connection closing terminates the session */
+  conn_t* owner;              /* its connection closing terminates the session */
+  uid_t client_uid;           /* the owner's SO_PEERCRED: who may see and stop it, */
+  pid_t client_pid;           /* and which providers take part (sessions.c) */
+  uint64_t start_realtime_ns; /* CLOCK_REALTIME at the first START_TRACING; 0 before */
+  /* Destroyed sessions are unlinked at once but freed at the end of the loop
+   * turn, so that a loop over the sessions (or over a session's tracees)
+   * survives a session ending inside it: check `gone`. */
+  bool gone;
+  session_t* next;      /* in m->sessions, creation order */
+  session_t* dead_next; /* in m->dead_sessions */
   char** categories;
   size_t category_count;
   uint32_t buffer_size_mb;
@@ -252,7 +265,8 @@ struct manager {
   uint32_t next_query_id;
   uint32_t next_session_id;
   category_query_t* queries;
-  session_t* session;
+  session_t* sessions;      /* at most WIRE_MAX_SESSIONS, creation order */
+  session_t* dead_sessions; /* freed at the end of the loop turn */
   output_t* draining;
   tracee_t* dead_tracees; /* freed at the end of the loop turn */
   output_t* dead_outputs;
@@ -260,6 +274,10 @@ struct manager {
   wire_writer_t* w; /* one message being built (256 KiB, not on the stack) */
   uint8_t* rbuf;    /* one message received */
 };
+
+/* The kernel provider's registration name (src/kernel/kprovider.h
+ * KPROVIDER_NAME): run by root under it, it takes part in every session. */
+#define KERNEL_PROVIDER_NAME "trace_kernel_provider"
 
 /* ---- manager.c ---- */
 uint64_t mgr__now_ms(void);
@@ -301,11 +319,15 @@ int known__configure(manager_t* m, const manager_category_t* items, size_t count
 void known__destroy(manager_t* m); /* queries and m->known */
 
 /* ---- session.c ---- */
+/* The Controller calls act on the calling connection's own session
+ * (c->session); a connection has at most one. */
 void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count);
 void session__start(manager_t* m, conn_t* c, wire_reader_t* r);
 void session__stop(manager_t* m, conn_t* c, wire_reader_t* r);
 void session__terminate(manager_t* m, conn_t* c, wire_reader_t* r);
-void session__add_provider(manager_t* m, provider_t* p); /* AddProvider (§10.2) */
+/* AddProvider (§10.2) into one session (the caller checked that p may take
+ * part: sessions__includes). */
+void session__add_provider(manager_t* m, session_t* s, provider_t* p);
 void session__provider_gone(manager_t* m, tracee_t* t);
 void session__fifo_event(manager_t* m, tracee_t* t, uint32_t events);
 void session__conn_closed(manager_t* m, conn_t* c);
@@ -313,13 +335,34 @@ void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
 /* After every event: writes the results that became due, flushes the output,
  * completes Start / Stop / Terminate whose tracees are all there. */
 void session__progress(manager_t* m);
+/* Stops s as its own client's STOP_TRACING{write_results = 1} would, with no
+ * one waiting for the STOP_RESULT (STOP_SESSION). false if s was not
+ * running (initialized, starting or started): nothing was done. */
+bool session__stop_for_other(manager_t* m, session_t* s);
 /* The output queue went below the streaming high-water mark. */
 void session__output_drained(session_t* s);
 /* The output failed (client gone, too slow, write error): abort. */
 void session__abort(manager_t* m, session_t* s, const char* why);
-/* Shutdown: terminate with results (idempotent). */
+/* Shutdown: terminate every session with results (idempotent). */
 void session__shutdown(manager_t* m);
 void session__destroy(manager_t* m, session_t* s);
+
+/* ---- sessions.c ---- */
+/* Whether provider p takes part in session s: its client's own providers
+ * (same uid), every one for root, and the kernel provider (run by root under
+ * KERNEL_PROVIDER_NAME) in every session. */
+bool sessions__includes(const session_t* s, const provider_t* p);
+/* A provider registered: it joins every session it may take part in. */
+void sessions__provider_registered(manager_t* m, provider_t* p);
+/* Whether a session p takes part in is starting or started (REGISTER_RESULT). */
+bool sessions__started_for(const manager_t* m, const provider_t* p);
+/* A provider's connection closed: every tracee of it, in every session. */
+void sessions__provider_removed(manager_t* m, provider_t* p);
+size_t sessions__count(const manager_t* m);
+void sessions__list(manager_t* m, conn_t* c, wire_reader_t* r);         /* LIST_SESSIONS */
+void sessions__stop_session(manager_t* m, conn_t* c, wire_reader_t* r); /* STOP_SESSION */
+/* Frees the sessions destroyed during this loop turn. */
+void sessions__reap(manager_t* m);
 
 /* ---- snapshot.c ---- */
 /* SNAPSHOT (wire.h): the buffers of the running session as they are now,

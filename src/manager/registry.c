@@ -42,6 +42,7 @@ void registry__register(manager_t* m, conn_t* c, wire_reader_t* r) {
   p->pid = c->cred.pid > 0 ? (uint64_t)c->cred.pid : claimed_pid;
   /* its records' koids are then its namespace's pids, not ours (names.h) */
   p->other_pid_namespace = c->cred.pid <= 0 || claimed_pid != (uint64_t)c->cred.pid;
+  p->uid = c->cred.uid;
   memcpy(p->name, name, sizeof(name));
   p->conn = c;
   c->provider = p;
@@ -49,17 +50,16 @@ void registry__register(manager_t* m, conn_t* c, wire_reader_t* r) {
   provider_t** pp = &m->providers;
   while (*pp) pp = &(*pp)->next;
   *pp = p;
-  LOGI(m, "provider #%u \"%s\" (pid %llu) registered%s", p->id, p->name, (unsigned long long)p->pid,
-       synchronous ? " synchronously" : "");
+  LOGI(m, "provider #%u \"%s\" (pid %llu, uid %u) registered%s", p->id, p->name,
+       (unsigned long long)p->pid, (unsigned)p->uid, synchronous ? " synchronously" : "");
   if (synchronous) {
-    session_t* s = m->session;
-    bool started = s && (s->state == SESSION_STARTING || s->state == SESSION_STARTED);
+    bool started = sessions__started_for(m, p);
     wire__begin(m->w, MSG_REGISTER_RESULT, r->request_id);
     wire__put_u32(m->w, 0);
     wire__put_u8(m->w, started ? 1 : 0);
     if (mgr__send(m, c, NULL, 0) != 0) return; /* closed: the provider is gone */
   }
-  if (m->session) session__add_provider(m, p);
+  sessions__provider_registered(m, p); /* AddProvider in each session it may join */
 }
 
 void registry__get_providers(manager_t* m, conn_t* c, wire_reader_t* r) {
@@ -88,12 +88,7 @@ void registry__remove(manager_t* m, provider_t* p) {
     }
   }
   known__provider_gone(m, p->id);
-  if (p->tracee) {
-    tracee_t* t = p->tracee;
-    p->tracee = NULL;
-    t->provider = NULL;
-    session__provider_gone(m, t);
-  }
+  sessions__provider_removed(m, p);
   free(p);
 }
 

@@ -1,13 +1,23 @@
 /* The session and tracee state machines (PROTOCOL.md §10.1), the Controller
  * calls that drive them (§5.1), providers joining mid-session (§10.2), the
- * FIFO packets (§6.3, §9) and the timeouts (§10.3). */
+ * FIFO packets (§6.3, §9) and the timeouts (§10.3).
+ *
+ * Several sessions run at once (docs/sessions.md), each owned by one
+ * controller connection and acted on only through it (or STOP_SESSION):
+ * a tracee belongs to one session, and a provider has one tracee in each
+ * session it takes part in, with a buffer and a FIFO of its own. Anything
+ * that ends a session or a provider may happen inside a loop over them (a
+ * failed send closes a connection), so sessions and tracees are unlinked at
+ * once but freed at the end of the loop turn, and loops check `gone`. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "manager/manager_internal.h"
@@ -21,7 +31,8 @@ static const char* const kStateNames[] = {"?",       "ready",    "initialized", 
                                           "started", "stopping", "stopped",     "terminating"};
 
 static void set_state(session_t* s, int state) {
-  mgr__log(s->m, MANAGER_LOG_DEBUG, "session: %s -> %s", kStateNames[s->state], kStateNames[state]);
+  mgr__log(s->m, MANAGER_LOG_DEBUG, "session %u: %s -> %s", s->id, kStateNames[s->state],
+           kStateNames[state]);
   s->state = state;
 }
 
@@ -230,7 +241,6 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
   tracee_t** pp = &s->tracees;
   while (*pp) pp = &(*pp)->next;
   *pp = t;
-  p->tracee = t;
   /* INITIALIZE: the categories are the session's plus the spec's */
   wire__begin(m->w, MSG_INITIALIZE, 0);
   wire__put_u32(m->w, s->id);
@@ -240,7 +250,8 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
   for (size_t i = 0; i < s->category_count; i++) wire__put_cstr(m->w, s->categories[i]);
   for (size_t i = 0; i < extra; i++) wire__put_cstr(m->w, spec->categories[i]);
   int fds[2] = {memfd, sv[1]};
-  LOGI(m, "provider #%u \"%s\": initialized (%u MiB, mode %u)", p->id, p->name, mb, s->mode);
+  LOGI(m, "session %u: provider #%u \"%s\": initialized (%u MiB, mode %u)", s->id, p->id, p->name,
+       mb, s->mode);
   mgr__send(m, p->conn, fds, 2); /* a failure marks the tracee gone */
   close(memfd);
   close(sv[1]);
@@ -303,9 +314,8 @@ void session__provider_gone(manager_t* m, tracee_t* t) {
   tracee_ended(m, t, "disconnected");
 }
 
-void session__add_provider(manager_t* m, provider_t* p) {
-  session_t* s = m->session;
-  if (!s || s->state == SESSION_TERMINATING) return;
+void session__add_provider(manager_t* m, session_t* s, provider_t* p) {
+  if (s->gone || s->state == SESSION_TERMINATING) return;
   tracee_t* t = add_tracee(m, s, p);
   if (!t || t->state == TRACEE_TERMINATED) return;
   switch (s->state) {
@@ -325,35 +335,47 @@ void session__add_provider(manager_t* m, provider_t* p) {
 /* ---- the session ---- */
 
 void session__destroy(manager_t* m, session_t* s) {
-  while (s->tracees) {
-    tracee_t* t = s->tracees;
-    s->tracees = t->next;
-    if (t->provider) {
-      if (t->state != TRACEE_TERMINATED) send_simple(m, t, MSG_TERMINATE);
-      if (t->provider) t->provider->tracee = NULL;
+  if (s->gone) return;
+  s->gone = true;
+  for (session_t** pp = &m->sessions; *pp; pp = &(*pp)->next) {
+    if (*pp == s) {
+      *pp = s->next; /* s->next stays: a loop standing on s goes on from it */
+      break;
     }
+  }
+  s->dead_next = m->dead_sessions;
+  m->dead_sessions = s;
+  if (s->owner && s->owner->session == s) s->owner->session = NULL;
+  for (tracee_t* t = s->tracees; t; t = t->next) {
+    if (t->gone) continue;
+    t->gone = true;
+    if (t->provider && t->state != TRACEE_TERMINATED) send_simple(m, t, MSG_TERMINATE);
     close_fifo(m, t);
     if (t->map) munmap((void*)t->map, t->size);
+    t->map = NULL;
     names__source_free(t->names);
     t->names = NULL;
-    t->gone = true;
-    t->next = m->dead_tracees;
+    t->dead_next = m->dead_tracees;
     m->dead_tracees = t;
   }
   if (s->out) output__release(m, s->out);
+  s->out = NULL;
   free_strs(s->categories, s->category_count);
   free_strs(s->additional, s->additional_count);
+  s->categories = s->additional = NULL;
+  s->category_count = s->additional_count = 0;
   for (size_t i = 0; i < s->spec_count; i++)
     free_strs(s->specs[i].categories, s->specs[i].category_count);
   free(s->specs);
+  s->specs = NULL;
+  s->spec_count = 0;
   names__free(s->names);
-  if (m->session == s) m->session = NULL;
-  LOGI(m, "session ended");
-  free(s);
+  s->names = NULL;
+  LOGI(m, "session %u ended", s->id);
 }
 
 void session__abort(manager_t* m, session_t* s, const char* why) {
-  LOGW(m, "session aborted: %s", why);
+  LOGW(m, "session %u aborted: %s", s->id, why);
   if (s->out) s->out->failed = true;
   pending_reply_t* pending[] = {&s->start, &s->stop, &s->terminate};
   for (int i = 0; i < 3; i++) {
@@ -371,15 +393,47 @@ static void begin_terminate(manager_t* m, session_t* s, bool write_results, conn
   s->write_results_on_terminate = write_results;
   set_state(s, SESSION_TERMINATING);
   s->terminate = (pending_reply_t){true, c, request_id, mgr__now_ms() + s->stop_timeout_ms};
-  for (tracee_t* t = s->tracees; t; t = t->next) {
+  for (tracee_t* t = s->tracees; t && !s->gone; t = t->next) {
     if (t->state == TRACEE_TERMINATED) continue;
     t->state = TRACEE_TERMINATING;
     send_simple(m, t, MSG_TERMINATE);
   }
 }
 
+/* Stop (§10.1): STOP to every started tracee; the STOP_RESULT goes to c when
+ * everyone stopped (none when c is NULL). */
+static void begin_stop(manager_t* m, session_t* s, bool write_results, conn_t* c,
+                       uint32_t request_id) {
+  reply_start(m, s, 0);
+  s->stop_write_results = write_results;
+  if (write_results) s->force_clear_entire = true;
+  set_state(s, SESSION_STOPPING);
+  s->stop = (pending_reply_t){true, c, request_id, mgr__now_ms() + s->stop_timeout_ms};
+  for (tracee_t* t = s->tracees; t && !s->gone; t = t->next) {
+    if (t->state == TRACEE_STARTING || t->state == TRACEE_STARTED) {
+      t->state = TRACEE_STOPPING;
+      send_simple(m, t, MSG_STOP);
+    } else if (t->state == TRACEE_INITIALIZED) {
+      t->state = TRACEE_STOPPED; /* never started: nothing to stop */
+    }
+  }
+  LOGI(m, "session %u: stopping tracing%s", s->id, write_results ? " (writing results)" : "");
+}
+
+static bool running(const session_t* s) {
+  return s->state == SESSION_INITIALIZED || s->state == SESSION_STARTING ||
+         s->state == SESSION_STARTED;
+}
+
+bool session__stop_for_other(manager_t* m, session_t* s) {
+  if (s->gone || !running(s)) return false;
+  begin_stop(m, s, true, NULL, 0);
+  return true;
+}
+
 void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count) {
   session_t* s = calloc(1, sizeof(*s));
+  char busy[80];
   const char* refusal = NULL;
   int code = -EINVAL;
   if (!s) {
@@ -416,8 +470,13 @@ void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, si
   } else if (m->shutting_down) {
     refusal = "the manager is shutting down";
     code = -ESHUTDOWN;
-  } else if (m->session) {
-    refusal = "a trace is already initialized (one session at a time)";
+  } else if (c->session) {
+    refusal = "this connection's trace is already initialized (one session per connection)";
+    code = -EBUSY;
+  } else if (sessions__count(m) >= WIRE_MAX_SESSIONS) {
+    snprintf(busy, sizeof(busy), "%zu sessions are running (the limit is %u)", sessions__count(m),
+             WIRE_MAX_SESSIONS);
+    refusal = busy;
     code = -EBUSY;
   }
   if (refusal) goto refuse;
@@ -427,6 +486,8 @@ void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, si
   if (s->start_timeout_ms == 0) s->start_timeout_ms = DEFAULT_START_TIMEOUT_MS;
   if (s->stop_timeout_ms == 0) s->stop_timeout_ms = m->config.stop_timeout_ms;
   s->owner = c;
+  s->client_uid = c->cred.uid;
+  s->client_pid = c->cred.pid;
   s->write_results_on_terminate = true;
   s->out = output__create(m, s, fds[0]);
   if (!s->out) {
@@ -437,17 +498,20 @@ void session__initialize(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, si
   s->names = names__create(); /* NULL: the archive ends without a names section */
   if (++m->next_session_id == 0) m->next_session_id = 1;
   s->id = m->next_session_id;
-  m->session = s;
-  LOGI(m, "session %u initialized by pid %d: mode %u, %u MiB, %zu categories", s->id,
-       (int)c->cred.pid, s->mode, s->buffer_size_mb, s->category_count);
+  session_t** pp = &m->sessions; /* appended: LIST_SESSIONS in creation order */
+  while (*pp) pp = &(*pp)->next;
+  *pp = s;
+  c->session = s;
+  LOGI(m, "session %u initialized by pid %d (uid %u): mode %u, %u MiB, %zu categories", s->id,
+       (int)c->cred.pid, (unsigned)c->cred.uid, s->mode, s->buffer_size_mb, s->category_count);
   if (!archive__magic(s->out) || !archive__clock_anchor(s->out, false) || !output__flush(s->out)) {
     session__abort(m, s, "cannot write the archive");
     return;
   }
   set_state(s, SESSION_INITIALIZED);
-  for (provider_t* p = m->providers; p;) {
-    provider_t* next = p->next; /* a failed send frees p */
-    session__add_provider(m, p);
+  for (provider_t* p = m->providers; p && !s->gone;) {
+    provider_t* next = p->next; /* a failed send frees p (and only p) */
+    if (sessions__includes(s, p)) session__add_provider(m, s, p);
     p = next;
   }
   return;
@@ -473,7 +537,7 @@ void session__start(manager_t* m, conn_t* c, wire_reader_t* r) {
     mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed START_TRACING");
     return;
   }
-  session_t* s = m->session;
+  session_t* s = c->session;
   uint32_t error = 0;
   if (!s)
     error = 1; /* NOT_INITIALIZED */
@@ -497,12 +561,17 @@ void session__start(manager_t* m, conn_t* c, wire_reader_t* r) {
   if (s->force_clear_entire) disposition = 1; /* results were written at the last stop */
   s->force_clear_entire = false;
   set_state(s, SESSION_STARTING);
+  if (s->start_realtime_ns == 0) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    s->start_realtime_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+  }
   s->start = (pending_reply_t){true, c, r->request_id, mgr__now_ms() + s->start_timeout_ms};
-  for (tracee_t* t = s->tracees; t; t = t->next)
+  for (tracee_t* t = s->tracees; t && !s->gone; t = t->next)
     if (t->state == TRACEE_INITIALIZED || (t->state == TRACEE_STOPPED && !t->stopped_itself))
       send_start(m, t, disposition);
-  LOGI(m, "tracing started (disposition %u, %zu additional categories)", disposition,
-       additional_count);
+  LOGI(m, "session %u: tracing started (disposition %u, %zu additional categories)", s->id,
+       disposition, additional_count);
 }
 
 void session__stop(manager_t* m, conn_t* c, wire_reader_t* r) {
@@ -511,29 +580,21 @@ void session__stop(manager_t* m, conn_t* c, wire_reader_t* r) {
     mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed STOP_TRACING");
     return;
   }
-  session_t* s = m->session;
-  if (!s || (s->state != SESSION_INITIALIZED && s->state != SESSION_STARTING &&
-             s->state != SESSION_STARTED)) {
+  session_t* s = c->session;
+  if (s && s->state == SESSION_STOPPING && s->stop.active && !s->stop.conn) {
+    /* stopped by STOP_SESSION: its client's own STOP_TRACING gets the result */
+    s->stop.conn = c;
+    s->stop.request_id = r->request_id;
+    return;
+  }
+  if (!s || !running(s)) {
     /* nothing to stop: answered at once */
     wire__begin(m->w, MSG_STOP_RESULT, r->request_id);
     put_stats(m, s);
     mgr__send(m, c, NULL, 0);
     return;
   }
-  reply_start(m, s, 0);
-  s->stop_write_results = write_results != 0;
-  if (write_results) s->force_clear_entire = true;
-  set_state(s, SESSION_STOPPING);
-  s->stop = (pending_reply_t){true, c, r->request_id, mgr__now_ms() + s->stop_timeout_ms};
-  for (tracee_t* t = s->tracees; t; t = t->next) {
-    if (t->state == TRACEE_STARTING || t->state == TRACEE_STARTED) {
-      t->state = TRACEE_STOPPING;
-      send_simple(m, t, MSG_STOP);
-    } else if (t->state == TRACEE_INITIALIZED) {
-      t->state = TRACEE_STOPPED; /* never started: nothing to stop */
-    }
-  }
-  LOGI(m, "stopping tracing%s", write_results ? " (writing results)" : "");
+  begin_stop(m, s, write_results != 0, c, r->request_id);
 }
 
 void session__terminate(manager_t* m, conn_t* c, wire_reader_t* r) {
@@ -542,7 +603,7 @@ void session__terminate(manager_t* m, conn_t* c, wire_reader_t* r) {
     mgr__send_error(m, c, r->request_id, -EBADMSG, "malformed TERMINATE_TRACING");
     return;
   }
-  session_t* s = m->session;
+  session_t* s = c->session;
   if (!s) {
     wire__begin(m->w, MSG_TERMINATE_RESULT, r->request_id);
     put_stats(m, NULL);
@@ -558,28 +619,30 @@ void session__terminate(manager_t* m, conn_t* c, wire_reader_t* r) {
     }
     return;
   }
-  LOGI(m, "terminating tracing%s", write_results ? " (writing results)" : "");
+  LOGI(m, "session %u: terminating tracing%s", s->id, write_results ? " (writing results)" : "");
   begin_terminate(m, s, write_results != 0, c, r->request_id);
 }
 
 void session__conn_closed(manager_t* m, conn_t* c) {
-  session_t* s = m->session;
-  if (!s) return;
-  if (s->start.conn == c) s->start.conn = NULL;
-  if (s->stop.conn == c) s->stop.conn = NULL;
-  if (s->terminate.conn == c) s->terminate.conn = NULL;
-  if (s->owner == c) {
-    s->owner = NULL;
-    if (s->state != SESSION_TERMINATING) {
-      LOGI(m, "the session's client disconnected: terminating");
-      begin_terminate(m, s, s->write_results_on_terminate, NULL, 0);
-    }
+  for (session_t* s = m->sessions; s; s = s->next) {
+    if (s->gone) continue;
+    if (s->start.conn == c) s->start.conn = NULL;
+    if (s->stop.conn == c) s->stop.conn = NULL;
+    if (s->terminate.conn == c) s->terminate.conn = NULL;
+  }
+  session_t* s = c->session;
+  c->session = NULL;
+  if (!s || s->gone) return;
+  s->owner = NULL;
+  if (s->state != SESSION_TERMINATING) {
+    LOGI(m, "session %u: its client disconnected: terminating", s->id);
+    begin_terminate(m, s, s->write_results_on_terminate, NULL, 0);
   }
 }
 
 void session__shutdown(manager_t* m) {
-  session_t* s = m->session;
-  if (s && s->state != SESSION_TERMINATING) begin_terminate(m, s, true, NULL, 0);
+  for (session_t* s = m->sessions; s; s = s->next)
+    if (!s->gone && s->state != SESSION_TERMINATING) begin_terminate(m, s, true, NULL, 0);
 }
 
 void session__output_drained(session_t* s) {
@@ -712,7 +775,7 @@ static void handle_packet(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
 void session__fifo_event(manager_t* m, tracee_t* t, uint32_t events) {
   (void)events;
   session_t* s = t->s;
-  for (int i = 0; i < 64 && t->fifo >= 0 && m->session == s && !t->gone; i++) {
+  for (int i = 0; i < 64 && t->fifo >= 0 && !s->gone && !t->gone; i++) {
     fifo_packet_t p;
     ssize_t n = recv(t->fifo, &p, sizeof(p), MSG_DONTWAIT | MSG_TRUNC);
     if (n < 0 && errno == EINTR) continue;
@@ -737,10 +800,8 @@ static bool any_in_state(session_t* s, int state) {
   return false;
 }
 
-void session__progress(manager_t* m) {
-  session_t* s = m->session;
-  if (!s) return;
-  for (tracee_t* t = s->tracees; t; t = t->next) {
+static void progress(manager_t* m, session_t* s) {
+  for (tracee_t* t = s->tracees; t && !s->gone; t = t->next) {
     if (!t->started || t->results_written || t->aborted) continue;
     bool due = false;
     if ((s->state == SESSION_STOPPING || s->state == SESSION_STOPPED) && s->stop_write_results &&
@@ -756,6 +817,7 @@ void session__progress(manager_t* m) {
       return;
     }
   }
+  if (s->gone) return;
   if (!output__flush(s->out)) {
     session__abort(m, s, "the archive output failed");
     return;
@@ -776,7 +838,7 @@ void session__progress(manager_t* m) {
     }
     set_state(s, SESSION_STOPPED);
     reply_stats(m, s, &s->stop, MSG_STOP_RESULT);
-    LOGI(m, "tracing stopped");
+    LOGI(m, "session %u: tracing stopped", s->id);
   }
   if (s->state == SESSION_TERMINATING && !any_in_state(s, TRACEE_TERMINATING)) {
     if ((!s->stop_anchor_written && !archive__clock_anchor(s->out, true)) ||
@@ -791,9 +853,12 @@ void session__progress(manager_t* m) {
   }
 }
 
-void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
-  session_t* s = m->session;
-  if (!s) return;
+void session__progress(manager_t* m) {
+  for (session_t* s = m->sessions; s; s = s->next)
+    if (!s->gone) progress(m, s);
+}
+
+static void timeouts(manager_t* m, session_t* s, uint64_t now) {
   if (s->state == SESSION_STARTING && s->start.active && now >= s->start.deadline_ms) {
     for (tracee_t* t = s->tracees; t; t = t->next)
       if (t->state == TRACEE_STARTING)
@@ -801,6 +866,7 @@ void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
              (unsigned long long)s->start_timeout_ms);
     set_state(s, SESSION_STARTED); /* late STARTED packets are still taken */
     reply_start(m, s, 0);
+    if (s->gone) return; /* the reply's failure ended it */
   }
   if (s->state == SESSION_STOPPING && now >= s->stop.deadline_ms) {
     for (tracee_t* t = s->tracees; t; t = t->next) {
@@ -821,12 +887,17 @@ void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
       t->stat_state = STAT_NOT_STOPPED;
     }
   }
+}
+
+void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline) {
+  for (session_t* s = m->sessions; s; s = s->next)
+    if (!s->gone) timeouts(m, s, now);
   session__progress(m);
-  s = m->session;
-  if (!s) return;
-  uint64_t deadline = UINT64_MAX;
-  if (s->state == SESSION_STARTING && s->start.active) deadline = s->start.deadline_ms;
-  if (s->state == SESSION_STOPPING) deadline = s->stop.deadline_ms;
-  if (s->state == SESSION_TERMINATING) deadline = s->terminate.deadline_ms;
-  if (deadline < *next_deadline) *next_deadline = deadline;
+  for (session_t* s = m->sessions; s; s = s->next) {
+    uint64_t deadline = UINT64_MAX;
+    if (s->state == SESSION_STARTING && s->start.active) deadline = s->start.deadline_ms;
+    if (s->state == SESSION_STOPPING) deadline = s->stop.deadline_ms;
+    if (s->state == SESSION_TERMINATING) deadline = s->terminate.deadline_ms;
+    if (deadline < *next_deadline) *next_deadline = deadline;
+  }
 }

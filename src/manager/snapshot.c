@@ -90,7 +90,7 @@ static void reply(manager_t* m, conn_t* c, uint32_t request_id, session_t* s,
 }
 
 void snapshot__take(manager_t* m, conn_t* c, wire_reader_t* r, int* fds, size_t fd_count) {
-  session_t* s = m->session;
+  session_t* s = c->session; /* the caller's own */
   const char* refusal = NULL;
   int code = -EINVAL;
   if (!wire__done(r)) {

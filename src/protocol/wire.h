@@ -124,8 +124,8 @@
  *   INITIALIZE_TRACING with WIRE_MAX_SESSIONS sessions running is answered
  *   MSG_ERROR { -EBUSY, "N sessions are running (the limit is N)" }.
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
- * The manager closes the archive fd when the session ends (terminate, or the
- * last controller connection closing). */
+ * The manager closes the archive fd when the session ends (terminate, or its
+ * client's connection closing). */
 #ifndef FXTRACE_PROTOCOL_WIRE_H_
 #define FXTRACE_PROTOCOL_WIRE_H_
 

@@ -16,9 +16,11 @@ int cmd__formats(int argc, char** argv);
 int cmd__gen_sample(int argc, char** argv);
 int cmd__list_categories(int argc, char** argv);
 int cmd__list_providers(int argc, char** argv);
-int cmd__merge(int argc, char** argv); /* src/merge/cmd_merge.c */
+int cmd__list_sessions(int argc, char** argv); /* cmd_sessions.c */
+int cmd__merge(int argc, char** argv);         /* src/merge/cmd_merge.c */
 int cmd__record(int argc, char** argv);
 int cmd__recover(int argc, char** argv);
+int cmd__stop(int argc, char** argv); /* cmd_sessions.c */
 int cmd__summary(int argc, char** argv);
 
 /* Prints "trace CMD: message" to stderr. */

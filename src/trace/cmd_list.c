@@ -12,6 +12,7 @@
 #include "trace/cli.h"
 #include "trace/controller.h"
 #include "trace/local_manager.h"
+#include "trace/manager_connect.h"
 #include "trace/record_kernel.h"
 #include "trace/text_escape.h"
 
@@ -59,32 +60,12 @@ static int parse(const char* cmd, const char* usage, int argc, char** argv) {
   return 0;
 }
 
-/* 0, or the cause (printed): -ENAMETOOLONG, -EPERM for a default socket
- * directory that fails the rule (manager_socket.h), or controller__open()'s
- * -errno. */
-static int connect_manager(const char* cmd, controller_t* c) {
-  struct manager_socket where;
-  if (manager_socket__locate(&where, false, 0, (gid_t)-1) != 0) {
-    cli__error(cmd, "the manager's socket path is too long (check FXTRACE_SOCKET)");
-    return -ENAMETOOLONG;
-  }
-  if (where.kind == MANAGER_SOCKET_UNSAFE) {
-    cli__error(cmd, "not looking for the trace manager in %s: %s; %s", where.directory,
-               where.problem, MANAGER_SOCKET_ADVICE);
-    return -EPERM;
-  }
-  int status = controller__open(c, where.absent ? NULL : where.connect_path, where.path);
-  manager_socket__release(&where);
-  if (status != 0) cli__error(cmd, "%s", c->error);
-  return status;
-}
-
 int cmd__list_providers(int argc, char** argv) {
   static const char kCmd[] = "list-providers";
   int rc = parse(kCmd, kProvidersUsage, argc, argv);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
-  if (connect_manager(kCmd, &c) != 0) return EXIT_FAILED;
+  if (manager_connect__controller(kCmd, &c) != 0) return EXIT_FAILED;
   controller_provider_t* list;
   size_t count;
   rc = EXIT_OK;
@@ -199,7 +180,7 @@ int cmd__list_categories(int argc, char** argv) {
   int rc = parse(kCmd, kCategoriesUsage, argc, argv);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
-  int status = connect_manager(kCmd, &c);
+  int status = manager_connect__controller(kCmd, &c);
   if (status != 0) return list_without_manager(status);
   controller_category_group_t* groups;
   size_t count;

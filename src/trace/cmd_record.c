@@ -10,6 +10,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,7 +48,8 @@ static const char kUsage[] =
     "Records a trace of every registered provider through the trace manager and\n"
     "writes the archive. With COMMAND, tracing starts first, then COMMAND runs (with\n"
     "FXTRACE_SOCKET set so its provider finds the same manager) and recording ends\n"
-    "when it exits; otherwise after --duration. Ctrl-C ends recording cleanly.\n"
+    "when it exits; otherwise after --duration. Ctrl-C ends recording cleanly, and\n"
+    "so does 'trace stop ID' (a session of 'trace list-sessions'), said with who did it.\n"
     "With no manager running, trace runs one of its own for the recording.\n"
     "kernel:* categories (kernel:sched, kernel:task, kernel:irq, kernel:SYSTEM/EVENT)\n"
     "come from ftrace: as root, trace runs a kernel provider itself when none is\n"
@@ -828,6 +830,7 @@ typedef struct session {
   int64_t start_ms;        /* CLOCK_MONOTONIC, when tracing started */
   bool watching;           /* alerts are asked for */
   bool stopped_by_trigger; /* a --trigger=NAME:stop alert ended recording */
+  bool polling;            /* the controller connection is read for SESSION_STOPPED */
   uint64_t alerts;         /* received */
   uint64_t alerts_lost;    /* the manager reported lost (its limit, its full queue) */
 } session_t;
@@ -1041,10 +1044,33 @@ static bool take_alerts(session_t* s) {
   return stop;
 }
 
+/* Another client stopped this session (`trace stop ID`: SESSION_STOPPED):
+ * said with who did it; recording then ends as at the end of --duration. */
+static void say_stopped_by_other(const controller_t* c) {
+  char buf[4096], who[64];
+  struct passwd pw, *found = NULL;
+  if (getpwuid_r((uid_t)c->stopped_by_uid, &pw, buf, sizeof(buf), &found) == 0 && found)
+    snprintf(who, sizeof(who), "%s", found->pw_name);
+  else
+    snprintf(who, sizeof(who), "uid %u", (unsigned)c->stopped_by_uid);
+  fprintf(stderr, "trace record: session %u stopped by %s (pid %llu, trace stop): stopping\n",
+          (unsigned)c->session_id, who, (unsigned long long)c->stopped_by_pid);
+}
+
+/* Reads the controller connection when no alert is watched (take_alerts
+ * reads it otherwise): SESSION_STOPPED may come. */
+static void poll_controller(session_t* s) {
+  if (!s->polling || s->watching) return;
+  if (controller__poll(&s->controller) != 0) {
+    cli__warning(kCmd, "the trace manager's connection: %s", s->controller.error);
+    s->polling = false;
+  }
+}
+
 /* Waits for the end of recording: duration, a signal, the command's exit, a
- * --trigger=NAME:stop alert, the archive ending early (the manager went
- * away), or a failed write of the output (a full disk), which ends it as the
- * duration would. */
+ * --trigger=NAME:stop alert, another client's `trace stop`, the archive
+ * ending early (the manager went away), or a failed write of the output (a
+ * full disk), which ends it as the duration would. */
 static void wait_for_end(session_t* s) {
   const record_options_t* o = s->o;
   bool progress = isatty(STDERR_FILENO);
@@ -1063,12 +1089,17 @@ static void wait_for_end(session_t* s) {
         break;
       }
     }
+    poll_controller(s);
+    if (s->controller.session_stopped) {
+      say_stopped_by_other(&s->controller);
+      break;
+    }
     int64_t now = now_ms();
     if (deadline >= 0 && now >= deadline) break;
     int wait_ms = progress ? PROGRESS_INTERVAL_MS : 1000;
     if (deadline >= 0 && deadline - now < wait_ms) wait_ms = (int)(deadline - now);
     struct pollfd p[2] = {{record_signals__wake_fd(), POLLIN, 0},
-                          {s->watching ? s->controller.fd : -1, POLLIN, 0}};
+                          {s->watching || s->polling ? s->controller.fd : -1, POLLIN, 0}};
     if (s->controller.alert_ready) wait_ms = 0;
     if (poll(p, 2, wait_ms) > 0) {
       if (p[0].revents) record_signals__drain();
@@ -1160,6 +1191,7 @@ static int record(const record_options_t* o) {
   }
   if (connected && open_output(&s) && start_archive_reader(&s) && initialize_and_start(&s)) {
     traced = true;
+    s.polling = true;
     s.start_ms = now_ms();
     ok = true;
     if (o->command) {

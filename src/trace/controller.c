@@ -110,9 +110,74 @@ static bool read_alert(wire_reader_t* r, controller_alert_t* a) {
   return wire__done(r) && a->name[0] != '\0';
 }
 
+/* Receives one message into *r (descriptors are never expected on a
+ * controller connection: any that come are closed). 0 or -errno. */
+static int receive(controller_t* c, const char* what, wire_reader_t* r) {
+  int fds[WIRE_MAX_FDS];
+  size_t fd_count = 0;
+  ssize_t length = wire__recv(c->fd, c->buffer, fds, &fd_count);
+  for (size_t i = 0; i < fd_count; i++) close(fds[i]);
+  if (length == 0 || length == -ECONNRESET)
+    return fail(c, -ECONNRESET,
+                "%s: the trace manager closed the connection (it drops a connection that "
+                "sends a request it cannot accept)",
+                what);
+  if (length == -EMSGSIZE)
+    return fail(c, -EPROTO, "%s: the trace manager's reply is larger than %u bytes", what,
+                WIRE_MAX_MESSAGE);
+  if (length < 0)
+    return fail(c, (int)length, "%s: receiving from the trace manager failed: %s", what,
+                strerror((int)-length));
+  const char* bad = wire__open(r, c->buffer, (size_t)length);
+  if (bad) return fail(c, -EPROTO, "%s: malformed reply from the trace manager: %s", what, bad);
+  return 0;
+}
+
+/* A message the manager sends unasked while another call waits: the
+ * waiting WATCH_ALERT's ALERT (unless `id`, the awaited request, is that
+ * WATCH_ALERT), or SESSION_STOPPED. 1 if *r was one (kept in c), 0 if not,
+ * or -errno when it was malformed. */
+static int take_unsolicited(controller_t* c, const char* what, uint32_t id, wire_reader_t* r) {
+  if (r->type == MSG_SESSION_STOPPED && r->request_id == 0) {
+    wire__get_u32(r); /* this connection's session: it has one */
+    uint32_t uid = wire__get_u32(r);
+    uint64_t pid = wire__get_u64(r);
+    if (!wire__done(r))
+      return fail(c, -EPROTO, "%s: malformed SESSION_STOPPED from the trace manager", what);
+    c->session_stopped = true;
+    c->stopped_by_uid = uid;
+    c->stopped_by_pid = pid;
+    return 1;
+  }
+  if (r->type == MSG_ALERT && c->watch_request_id != 0 && r->request_id == c->watch_request_id &&
+      id != c->watch_request_id) {
+    if (!read_alert(r, &c->alert))
+      return fail(c, -EPROTO, "%s: malformed ALERT from the trace manager", what);
+    c->alert_ready = true;
+    c->watch_request_id = 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* A MSG_ERROR in *r: its status, and c->error says what it answered. */
+static int take_error(controller_t* c, const char* what, uint32_t id, wire_reader_t* r) {
+  int32_t code;
+  char message[MAX_ERROR_MESSAGE];
+  read_error(r, &code, message, sizeof(message));
+  int status = code < 0 ? code : -EPROTO;
+  if (c->initialize_request_id != 0 && r->request_id == c->initialize_request_id) {
+    c->initialize_request_id = 0;
+    return fail(c, status, "the trace manager refused to initialize tracing: %s", message);
+  }
+  if (id != 0 && r->request_id == id)
+    return fail(c, status, "%s: the trace manager answered with an error: %s", what, message);
+  return fail(c, -EPROTO, "%s: the trace manager sent an error for unknown request %u: %s", what,
+              (unsigned)r->request_id, message);
+}
+
 /* Waits for the reply to request `id`, which must be of type `expected`, and
- * opens it in *r. Descriptors are never expected on a controller connection:
- * any that come are closed. */
+ * opens it in *r. */
 static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t expected,
                        wire_reader_t* r) {
   int64_t deadline = c->reply_timeout_ms < 0 ? -1 : now_ms() + c->reply_timeout_ms;
@@ -130,46 +195,12 @@ static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t 
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return fail(c, -errno, "%s: poll failed: %s", what, strerror(errno));
     if (n == 0) continue;
-    int fds[WIRE_MAX_FDS];
-    size_t fd_count = 0;
-    ssize_t length = wire__recv(c->fd, c->buffer, fds, &fd_count);
-    for (size_t i = 0; i < fd_count; i++) close(fds[i]);
-    if (length == 0 || length == -ECONNRESET)
-      return fail(c, -ECONNRESET,
-                  "%s: the trace manager closed the connection (it drops a connection that "
-                  "sends a request it cannot accept)",
-                  what);
-    if (length == -EMSGSIZE)
-      return fail(c, -EPROTO, "%s: the trace manager's reply is larger than %u bytes", what,
-                  WIRE_MAX_MESSAGE);
-    if (length < 0)
-      return fail(c, (int)length, "%s: receiving from the trace manager failed: %s", what,
-                  strerror((int)-length));
-    const char* bad = wire__open(r, c->buffer, (size_t)length);
-    if (bad) return fail(c, -EPROTO, "%s: malformed reply from the trace manager: %s", what, bad);
-    if (r->type == MSG_ERROR) {
-      int32_t code;
-      char message[MAX_ERROR_MESSAGE];
-      read_error(r, &code, message, sizeof(message));
-      int status = code < 0 ? code : -EPROTO;
-      if (c->initialize_request_id != 0 && r->request_id == c->initialize_request_id) {
-        c->initialize_request_id = 0;
-        return fail(c, status, "the trace manager refused to initialize tracing: %s", message);
-      }
-      if (r->request_id == id)
-        return fail(c, status, "%s: the trace manager answered with an error: %s", what, message);
-      return fail(c, -EPROTO, "%s: the trace manager sent an error for unknown request %u: %s",
-                  what, (unsigned)r->request_id, message);
-    }
-    if (r->type == MSG_ALERT && c->watch_request_id != 0 && r->request_id == c->watch_request_id &&
-        id != c->watch_request_id) {
-      /* the waiting WATCH_ALERT's reply, come first: kept for read_alert */
-      if (!read_alert(r, &c->alert))
-        return fail(c, -EPROTO, "%s: malformed ALERT from the trace manager", what);
-      c->alert_ready = true;
-      c->watch_request_id = 0;
-      continue;
-    }
+    int status = receive(c, what, r);
+    if (status != 0) return status;
+    if (r->type == MSG_ERROR) return take_error(c, what, id, r);
+    status = take_unsolicited(c, what, id, r);
+    if (status < 0) return status;
+    if (status == 1) continue;
     if (r->request_id != id)
       return fail(c, -EPROTO, "%s: the trace manager's reply (type %u) is for request %u, not %u",
                   what, (unsigned)r->type, (unsigned)r->request_id, (unsigned)id);
@@ -177,6 +208,27 @@ static int await_reply(controller_t* c, const char* what, uint32_t id, uint16_t 
       return fail(c, -EPROTO, "%s: the trace manager replied with message type %u, not %u", what,
                   (unsigned)r->type, (unsigned)expected);
     return 0;
+  }
+}
+
+int controller__poll(controller_t* c) {
+  static const char kWhat[] = "waiting for the trace manager";
+  if (c->fd < 0) return fail(c, -ENOTCONN, "not connected to the trace manager");
+  for (;;) {
+    struct pollfd p = {c->fd, POLLIN, 0};
+    int n = poll(&p, 1, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(c, -errno, "%s: poll failed: %s", kWhat, strerror(errno));
+    if (n == 0) return 0;
+    wire_reader_t r;
+    int status = receive(c, kWhat, &r);
+    if (status != 0) return status;
+    if (r.type == MSG_ERROR) return take_error(c, kWhat, 0, &r);
+    status = take_unsolicited(c, kWhat, 0, &r);
+    if (status < 0) return status;
+    if (status == 0)
+      return fail(c, -EPROTO, "%s: the trace manager sent message type %u for request %u unasked",
+                  kWhat, (unsigned)r.type, (unsigned)r.request_id);
   }
 }
 
@@ -311,20 +363,16 @@ int controller__watch_alert(controller_t* c) {
 }
 
 int controller__read_alert(controller_t* c, controller_alert_t* out) {
-  static const char kWhat[] = "WatchAlert";
-  if (c->alert_ready) {
-    *out = c->alert;
-    c->alert_ready = false;
-    return 1;
+  if (!c->alert_ready && c->watch_request_id != 0) {
+    int status = controller__poll(c);
+    if (status != 0) {
+      c->watch_request_id = 0;
+      return status;
+    }
   }
-  if (c->watch_request_id == 0) return 0;
-  struct pollfd p = {c->fd, POLLIN, 0};
-  if (poll(&p, 1, 0) <= 0) return 0;
-  wire_reader_t r;
-  int status = await_reply(c, kWhat, c->watch_request_id, MSG_ALERT, &r);
-  c->watch_request_id = 0;
-  if (status != 0) return status;
-  if (!read_alert(&r, out)) return malformed(c, kWhat);
+  if (!c->alert_ready) return 0;
+  *out = c->alert;
+  c->alert_ready = false;
   return 1;
 }
 
@@ -480,6 +528,91 @@ int controller__snapshot(controller_t* c, int snapshot_fd, controller_snapshot_s
   *stats = items;
   *count = n;
   return 0;
+}
+
+void controller__free_sessions(controller_session_t* list, size_t count) {
+  for (size_t i = 0; list && i < count; i++) {
+    for (size_t j = 0; j < list[i].category_count; j++) free(list[i].categories[j]);
+    free(list[i].categories);
+  }
+  free(list);
+}
+
+int controller__list_sessions(controller_t* c, controller_session_t** list, size_t* count) {
+  static const char kWhat[] = "ListSessions";
+  *list = NULL;
+  *count = 0;
+  uint32_t id = begin(c, MSG_LIST_SESSIONS);
+  int status = send_request(c, kWhat, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_SESSIONS, &r);
+  if (status != 0) return status;
+  uint16_t n = wire__get_u16(&r);
+  if (r.error || n > WIRE_MAX_SESSIONS) return malformed(c, kWhat);
+  controller_session_t* items = alloc_list(n, sizeof(*items));
+  if (!items) return fail(c, -ENOMEM, "out of memory");
+  bool valid = true;
+  for (size_t i = 0; i < n && !r.error && valid; i++) {
+    controller_session_t* s = &items[i];
+    s->id = wire__get_u32(&r);
+    s->client_pid = wire__get_u64(&r);
+    s->client_uid = wire__get_u32(&r);
+    s->buffering_mode = wire__get_u8(&r);
+    s->buffer_size_mb = wire__get_u32(&r);
+    uint16_t k = wire__get_u16(&r);
+    if (r.error || k > WIRE_MAX_CATEGORIES || (size_t)k * 2 > r.length - r.pos) {
+      r.error = true;
+      break;
+    }
+    s->categories = alloc_list(k, sizeof(char*));
+    if (!s->categories) {
+      controller__free_sessions(items, n);
+      return fail(c, -ENOMEM, "out of memory");
+    }
+    for (size_t j = 0; j < k && !r.error; j++) {
+      char name[WIRE_MAX_NAME + 1];
+      wire__get_str(&r, name, sizeof(name), WIRE_MAX_NAME);
+      if (r.error) break;
+      if (!(s->categories[j] = strdup(name))) {
+        controller__free_sessions(items, n);
+        return fail(c, -ENOMEM, "out of memory");
+      }
+      s->category_count = j + 1;
+    }
+    s->start_realtime_ns = wire__get_u64(&r);
+    s->state = wire__get_u8(&r);
+    s->bytes = wire__get_u64(&r);
+    s->providers = wire__get_u32(&r);
+    if (s->buffering_mode > 2 || s->state < CONTROLLER_SESSION_INITIALIZED ||
+        s->state > CONTROLLER_SESSION_TERMINATING)
+      valid = false;
+  }
+  if (!valid || !wire__done(&r)) {
+    controller__free_sessions(items, n);
+    return malformed(c, kWhat);
+  }
+  *list = items;
+  *count = n;
+  return 0;
+}
+
+int controller__stop_session(controller_t* c, uint32_t session_id) {
+  static const char kWhat[] = "StopSession";
+  uint32_t id = begin(c, MSG_STOP_SESSION);
+  wire__put_u32(c->writer, session_id);
+  int status = send_request(c, kWhat, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_STOP_SESSION_RESULT, &r);
+  if (status != 0) return status;
+  uint32_t stopped = wire__get_u32(&r);
+  if (!wire__done(&r) || stopped != session_id) return malformed(c, kWhat);
+  return 0;
+}
+
+const char* controller__session_state_name(uint8_t state) {
+  static const char* const kNames[] = {"?",        "initialized", "starting",   "started",
+                                       "stopping", "stopped",     "terminating"};
+  return state < sizeof(kNames) / sizeof(kNames[0]) ? kNames[state] : "?";
 }
 
 const char* controller__mode_name(uint8_t buffering_mode) {

@@ -30,7 +30,12 @@ typedef struct controller {
   controller_alert_t alert;
   uint32_t next_request_id;
   uint32_t initialize_request_id; /* 0: none sent; a MSG_ERROR for it can come later */
-  uint32_t session_id;   /* the manager's id of this session, from START_RESULT; 0 before */
+  uint32_t session_id; /* the manager's id of this session, from START_RESULT; 0 before */
+  /* SESSION_STOPPED came (another client's STOP_SESSION stopped this
+   * connection's session): by whom. Set by whichever call read it. */
+  bool session_stopped;
+  uint32_t stopped_by_uid;
+  uint64_t stopped_by_pid;
   int reply_timeout_ms;  /* how long a reply may take; -1 waits forever */
   wire_writer_t* writer; /* WIRE_MAX_MESSAGE each: on the heap */
   uint8_t* buffer;
@@ -173,7 +178,45 @@ int controller__watch_alert(controller_t* c);
  * has come yet (never waits), or -errno. */
 int controller__read_alert(controller_t* c, controller_alert_t* out);
 
+/* Reads what the manager sent unasked, without waiting: the waiting
+ * WATCH_ALERT's ALERT (then alert_ready) and SESSION_STOPPED (then
+ * session_stopped). 0, or -errno (the connection failed, or a message that
+ * answers nothing came). */
+int controller__poll(controller_t* c);
+
+/* session_info of wire.h: a running session. */
+typedef struct controller_session {
+  uint32_t id;
+  uint64_t client_pid;
+  uint32_t client_uid;
+  uint8_t buffering_mode;
+  uint32_t buffer_size_mb;
+  char** categories; /* category_count names; none: every category */
+  size_t category_count;
+  uint64_t start_realtime_ns; /* 0: not started yet */
+  uint8_t state;              /* enum controller_session_state */
+  uint64_t bytes;             /* archive bytes written to its client so far */
+  uint32_t providers;         /* taking part */
+} controller_session_t;
+
+enum controller_session_state {
+  CONTROLLER_SESSION_INITIALIZED = 1,
+  CONTROLLER_SESSION_STARTING = 2,
+  CONTROLLER_SESSION_STARTED = 3,
+  CONTROLLER_SESSION_STOPPING = 4,
+  CONTROLLER_SESSION_STOPPED = 5,
+  CONTROLLER_SESSION_TERMINATING = 6,
+};
+
+/* LIST_SESSIONS: the sessions this user may see (all of them for root).
+ * Free with controller__free_sessions. */
+int controller__list_sessions(controller_t* c, controller_session_t** list, size_t* count);
+void controller__free_sessions(controller_session_t* list, size_t count);
+/* STOP_SESSION: -ENOENT when no session `id` is visible to this user. */
+int controller__stop_session(controller_t* c, uint32_t id);
+
 /* Names, for messages. */
+const char* controller__session_state_name(uint8_t state);
 const char* controller__mode_name(uint8_t buffering_mode);
 const char* controller__start_error_name(uint32_t start_error);
 const char* controller__state_name(uint8_t state);

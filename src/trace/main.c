@@ -22,6 +22,8 @@ static const command_t kCommands[] = {
     {"record", cmd__record, "record a trace through the trace manager (of COMMAND, if given)"},
     {"list-providers", cmd__list_providers, "list the providers registered with the manager"},
     {"list-categories", cmd__list_categories, "list the categories the manager knows"},
+    {"list-sessions", cmd__list_sessions, "list the manager's running trace sessions"},
+    {"stop", cmd__stop, "stop a running trace session (its client writes its archive)"},
     {"summary", cmd__summary, "summarize an FXT archive: durations, counters, threads, CPU time"},
     {"gen-sample", cmd__gen_sample, NULL},
     /* the far end of `trace record --host` (docs/multi-host.md) */

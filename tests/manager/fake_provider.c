@@ -19,10 +19,16 @@
  *   --bad-packet         after starting, send an invalid FIFO packet
  *   --known NAME=DESC    a known category (repeatable)
  *   --raw-alerts N       after starting, send N FIFO ALERT packets "raw0", "raw1",
- *                        ... directly (no library limit), then say "alerted N" */
+ *                        ... directly (no library limit), then say "alerted N"
+ *   --multi              take part in several sessions at once (docs/sessions.md):
+ *                        each INITIALIZE forks a child process that runs its own
+ *                        engine on that session's buffer and FIFO; this process
+ *                        relays the session's START / STOP / TERMINATE to it. The
+ *                        children's lines start with "session=ID ". */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/buffer_header.h"
@@ -43,7 +50,7 @@ static struct {
   const char* socket;
   const char* name;
   long events;
-  bool sync, all_categories, continuous, hang_stop, bad_packet;
+  bool sync, all_categories, continuous, hang_stop, bad_packet, multi;
   long raw_alerts;
   const char* garbage;
   char* known[16];
@@ -62,11 +69,14 @@ static atomic_bool g_running; /* between started and stop */
 static bool g_terminated;
 static long g_attempted;
 
+static uint32_t g_child_session; /* --multi: the session this child serves (0: none) */
+
 static void say(const char* format, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char* format, ...) {
   va_list ap;
   va_start(ap, format);
   pthread_mutex_lock(&g_lock);
+  if (g_child_session) printf("session=%u ", (unsigned)g_child_session);
   vprintf(format, ap);
   putchar('\n');
   fflush(stdout);
@@ -285,53 +295,9 @@ static void handle(int conn, size_t length, int* fds, size_t fd_count) {
   for (size_t i = 0; i < fd_count && r.type != MSG_INITIALIZE; i++) close(fds[i]);
 }
 
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; i++) {
-    const char* a = argv[i];
-    if (!strcmp(a, "--socket"))
-      opt.socket = argv[++i];
-    else if (!strcmp(a, "--name"))
-      opt.name = argv[++i];
-    else if (!strcmp(a, "--events"))
-      opt.events = atol(argv[++i]);
-    else if (!strcmp(a, "--sync"))
-      opt.sync = true;
-    else if (!strcmp(a, "--all-categories"))
-      opt.all_categories = true;
-    else if (!strcmp(a, "--continuous"))
-      opt.continuous = true;
-    else if (!strcmp(a, "--garbage"))
-      opt.garbage = argv[++i];
-    else if (!strcmp(a, "--hang-stop"))
-      opt.hang_stop = true;
-    else if (!strcmp(a, "--bad-packet"))
-      opt.bad_packet = true;
-    else if (!strcmp(a, "--raw-alerts"))
-      opt.raw_alerts = atol(argv[++i]);
-    else if (!strcmp(a, "--known") && opt.known_count < 16)
-      opt.known[opt.known_count++] = argv[++i];
-    else {
-      fprintf(stderr, "fake_provider: bad argument %s\n", a);
-      return 2;
-    }
-  }
-  struct manager_socket where;
-  if (!opt.socket) {
-    manager_socket__locate(&where, false, 0, (gid_t)-1);
-    opt.socket = where.connect_path; /* its directory stays open: the process is short */
-  }
-  int conn = wire__connect(opt.socket, WIRE_ROLE_PROVIDER, NULL);
-  if (conn < 0) {
-    fprintf(stderr, "fake_provider: connect %s: %s\n", opt.socket, strerror(-conn));
-    return 1;
-  }
-  wire__begin(&g_w, MSG_REGISTER_PROVIDER, 1);
-  wire__put_u64(&g_w, (uint64_t)getpid());
-  wire__put_cstr(&g_w, opt.name);
-  wire__put_u8(&g_w, opt.sync);
-  wire__end(&g_w);
-  if (wire__send(conn, &g_w, NULL, 0) != 0) return 1;
-  if (!opt.sync) say("registered");
+/* The single-session provider on `conn` (the manager's connection, or
+ * with --multi the relay's socket to this child). */
+static int serve(int conn) {
   pthread_t thread;
   pthread_create(&thread, NULL, emitter, NULL);
   for (;;) {
@@ -361,4 +327,154 @@ int main(int argc, char** argv) {
       }
     }
   }
+}
+
+/* --multi: one child per session. */
+typedef struct child {
+  uint32_t session_id;
+  int sock; /* -1: free */
+  pid_t pid;
+} child_t;
+static child_t g_children[WIRE_MAX_SESSIONS + 2];
+
+static child_t* child_of(uint32_t session_id) {
+  for (size_t i = 0; i < sizeof(g_children) / sizeof(g_children[0]); i++)
+    if (g_children[i].sock >= 0 && g_children[i].session_id == session_id) return &g_children[i];
+  return NULL;
+}
+
+/* Sends the message just received (g_rbuf) on to a child. */
+static void forward(child_t* ch, size_t length, const int* fds, size_t fd_count) {
+  memcpy(g_w.data, g_rbuf, length);
+  g_w.length = length;
+  g_w.overflow = false;
+  if (wire__send(ch->sock, &g_w, fds, fd_count) != 0)
+    say("relay to session %u failed", ch->session_id);
+}
+
+static void spawn_child(int conn, size_t length, int* fds, size_t fd_count, uint32_t id) {
+  child_t* ch = NULL;
+  for (size_t i = 0; i < sizeof(g_children) / sizeof(g_children[0]) && !ch; i++)
+    if (g_children[i].sock < 0) ch = &g_children[i];
+  int sv[2];
+  if (!ch || child_of(id) || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    say("INITIALIZE for session %u refused", id);
+    for (size_t i = 0; i < fd_count; i++) close(fds[i]); /* the manager sees the FIFO close */
+    return;
+  }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(conn);
+    close(sv[0]);
+    for (size_t i = 0; i < sizeof(g_children) / sizeof(g_children[0]); i++)
+      if (g_children[i].sock >= 0) close(g_children[i].sock);
+    g_child_session = id;
+    exit(serve(sv[1]));
+  }
+  close(sv[1]);
+  ch->session_id = id;
+  ch->sock = sv[0];
+  ch->pid = pid;
+  forward(ch, length, fds, fd_count);
+  for (size_t i = 0; i < fd_count; i++) close(fds[i]);
+}
+
+/* --multi's parent: no engine of its own; each session's messages go to its
+ * child (the session id is every such message's first field). */
+static int relay(int conn) {
+  signal(SIGCHLD, SIG_IGN); /* children are reaped by the kernel */
+  for (size_t i = 0; i < sizeof(g_children) / sizeof(g_children[0]); i++) g_children[i].sock = -1;
+  for (;;) {
+    int fds[2];
+    size_t fd_count;
+    ssize_t len = wire__recv(conn, g_rbuf, fds, &fd_count);
+    if (len <= 0) {
+      say("manager gone");
+      for (size_t i = 0; i < sizeof(g_children) / sizeof(g_children[0]); i++)
+        if (g_children[i].sock >= 0) close(g_children[i].sock);
+      while (wait(NULL) > 0) {
+      }
+      return 0;
+    }
+    wire_reader_t r;
+    if (wire__open(&r, g_rbuf, (size_t)len)) {
+      say("bad message");
+      continue;
+    }
+    if (r.type == MSG_INITIALIZE || r.type == MSG_START || r.type == MSG_STOP ||
+        r.type == MSG_TERMINATE) {
+      uint32_t id = wire__get_u32(&r);
+      if (r.type == MSG_INITIALIZE) {
+        spawn_child(conn, (size_t)len, fds, fd_count, id);
+        continue;
+      }
+      child_t* ch = child_of(id);
+      if (!ch) {
+        say("message %u for unknown session %u", r.type, id);
+      } else {
+        forward(ch, (size_t)len, fds, fd_count);
+        if (r.type == MSG_TERMINATE) { /* the child ends after it (end of its stream) */
+          close(ch->sock);
+          ch->sock = -1;
+        }
+      }
+      for (size_t i = 0; i < fd_count; i++) close(fds[i]);
+      continue;
+    }
+    handle(conn, (size_t)len, fds, fd_count); /* registration result, known categories */
+  }
+}
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (!strcmp(a, "--socket"))
+      opt.socket = argv[++i];
+    else if (!strcmp(a, "--name"))
+      opt.name = argv[++i];
+    else if (!strcmp(a, "--events"))
+      opt.events = atol(argv[++i]);
+    else if (!strcmp(a, "--sync"))
+      opt.sync = true;
+    else if (!strcmp(a, "--all-categories"))
+      opt.all_categories = true;
+    else if (!strcmp(a, "--continuous"))
+      opt.continuous = true;
+    else if (!strcmp(a, "--garbage"))
+      opt.garbage = argv[++i];
+    else if (!strcmp(a, "--hang-stop"))
+      opt.hang_stop = true;
+    else if (!strcmp(a, "--bad-packet"))
+      opt.bad_packet = true;
+    else if (!strcmp(a, "--raw-alerts"))
+      opt.raw_alerts = atol(argv[++i]);
+    else if (!strcmp(a, "--multi"))
+      opt.multi = true;
+    else if (!strcmp(a, "--known") && opt.known_count < 16)
+      opt.known[opt.known_count++] = argv[++i];
+    else {
+      fprintf(stderr, "fake_provider: bad argument %s\n", a);
+      return 2;
+    }
+  }
+  struct manager_socket where;
+  if (!opt.socket) {
+    manager_socket__locate(&where, false, 0, (gid_t)-1);
+    opt.socket = where.connect_path; /* its directory stays open: the process is short */
+  }
+  int conn = wire__connect(opt.socket, WIRE_ROLE_PROVIDER, NULL);
+  if (conn < 0) {
+    fprintf(stderr, "fake_provider: connect %s: %s\n", opt.socket, strerror(-conn));
+    return 1;
+  }
+  wire__begin(&g_w, MSG_REGISTER_PROVIDER, 1);
+  wire__put_u64(&g_w, (uint64_t)getpid());
+  wire__put_cstr(&g_w, opt.name);
+  wire__put_u8(&g_w, opt.sync);
+  wire__end(&g_w);
+  if (wire__send(conn, &g_w, NULL, 0) != 0) return 1;
+  if (!opt.sync) say("registered");
+  if (opt.multi) return relay(conn);
+  return serve(conn);
 }

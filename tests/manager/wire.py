@@ -20,7 +20,13 @@ INITIALIZE_TRACING, START_TRACING, START_RESULT = 32, 33, 34
 STOP_TRACING, STOP_RESULT, TERMINATE_TRACING, TERMINATE_RESULT = 35, 36, 37, 38
 GET_PROVIDER_CATEGORIES, PROVIDER_CATEGORIES = 39, 40
 CATEGORIES_FORMAT = 1
+SNAPSHOT, SNAPSHOT_RESULT = 41, 42
 WATCH_ALERT, ALERT = 43, 44
+LIST_SESSIONS, SESSIONS, STOP_SESSION, STOP_SESSION_RESULT, SESSION_STOPPED = 45, 46, 47, 48, 49
+MAX_SESSIONS = 4  # src/protocol/wire.h WIRE_MAX_SESSIONS
+# session_info.state
+SESSION_STATES = {1: 'initialized', 2: 'starting', 3: 'started', 4: 'stopping', 5: 'stopped',
+                  6: 'terminating'}
 ROLE_PROVIDER, ROLE_CONTROLLER = 1, 2
 
 
@@ -64,6 +70,7 @@ class Conn:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock.connect(path)
         self.next_id = 100
+        self.session_stopped = []  # SESSION_STOPPED messages come unasked: kept here
         if hello:
             self.send_raw(message(HELLO, u8(role)))
 
@@ -94,10 +101,48 @@ class Conn:
         self.send_raw(message(mtype, payload, rid), fds)
         if mtype == INITIALIZE_TRACING:
             return None
-        reply = self.recv(timeout)
-        assert reply is not None, 'connection closed instead of a reply'
-        assert reply[1] == rid, 'reply to request %d, expected %d' % (reply[1], rid)
-        return reply
+        while True:
+            reply = self.recv(timeout)
+            assert reply is not None, 'connection closed instead of a reply'
+            if reply[0] == SESSION_STOPPED and reply[1] == 0:
+                self.session_stopped.append(parse_session_stopped(reply[2]))
+                continue
+            assert reply[1] == rid, 'reply to request %d, expected %d' % (reply[1], rid)
+            return reply
+
+    def wait_session_stopped(self, timeout=10.0):
+        """The next SESSION_STOPPED {id, by_uid, by_pid} (one already read first)."""
+        if not self.session_stopped:
+            t, rid, p = self.recv(timeout)
+            assert t == SESSION_STOPPED and rid == 0, (t, rid, p)
+            self.session_stopped.append(parse_session_stopped(p))
+        return self.session_stopped.pop(0)
+
+    def list_sessions(self):
+        """[{id, client_pid, client_uid, mode, buffer_mb, categories, start_realtime_ns,
+        state, bytes, providers}]"""
+        t, _, p = self.call(LIST_SESSIONS)
+        assert t == SESSIONS, (t, p)
+        r = Reader(p)
+        out = []
+        for _ in range(r.u16()):
+            out.append(dict(id=r.u32(), client_pid=r.u64(), client_uid=r.u32(), mode=r.u8(),
+                            buffer_mb=r.u32(), categories=[r.str() for _ in range(r.u16())],
+                            start_realtime_ns=r.u64(), state=SESSION_STATES.get(r.u8(), '?'),
+                            bytes=r.u64(), providers=r.u32()))
+        assert r.done()
+        return out
+
+    def stop_session(self, session_id):
+        """('stopped', id) or ('error', code, text)."""
+        t, _, p = self.call(STOP_SESSION, u32(session_id))
+        if t == ERROR:
+            return ('error',) + parse_error(p)
+        assert t == STOP_SESSION_RESULT, (t, p)
+        r = Reader(p)
+        stopped = r.u32()
+        assert r.done()
+        return ('stopped', stopped)
 
     # ---- the Controller calls ----
     def initialize(self, out_fd, mode=0, categories=(), buffer_mb=1, start_timeout_ms=0,
@@ -164,6 +209,13 @@ def parse_alert(payload):
          'time_ns': r.u64(), 'dropped': r.u32()}
     assert r.done(), payload
     return a
+
+
+def parse_session_stopped(payload):
+    r = Reader(payload)
+    out = {'id': r.u32(), 'by_uid': r.u32(), 'by_pid': r.u64()}
+    assert r.done(), payload
+    return out
 
 
 def parse_error(payload):
