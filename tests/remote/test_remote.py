@@ -218,6 +218,17 @@ def test_conversation(hosts):
     check(begins == want and ends == want, 'merged: flow ids %s / %s' % (sorted(begins)[:3],
                                                                          sorted(ends)[:3]))
     d = run([TRACE, 'dump', out]).stdout.decode()
+    # the peers' names at their stops (src/engine/stop_names.h): `name_at` is a time on
+    # the host's clock, mapped onto the timeline as the timestamps are (within minutes of the
+    # last message, not the namespaces' thousands of seconds away)
+    name_at = [int(v) / 1000.0 for v in re.findall(r'"name_at"=uint64:(\d+)', d)]
+    check(len(name_at) >= 2, 'merged: %d names at a stop' % len(name_at))
+    if sends and recvs:
+        first = min(e['ts'] for e in sends.values())
+        last = max(e['ts'] for e in recvs.values())
+        for t in name_at:
+            check(first - unc_us <= t <= last + 600e6,
+                  'merged: name_at %.0f us off the timeline [%.0f, %.0f]' % (t, first, last))
     for host, prov in (('alpha', 'sender'), ('beta', 'receiver')):
         check('name="%s: %s"' % (host, prov) in d, 'merged: no provider "%s: %s"' % (host, prov))
     s = run([TRACE, 'summary', out])
