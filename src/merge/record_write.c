@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/stop_names.h"
 #include "fxt/fxt_encode.h"
 #include "merge/merge.h"
 #include "trace/timestamp.h"
@@ -276,6 +277,15 @@ static bool write_kernel_object(merge_writer_t* w, const merge_host_t* h,
   if (type == 1) text = prefixed(w, h, &text); /* a process carries its host's name */
   trace_string_ref_t name = str(w, &text);
   size_t n = convert_args(w, h, &rec->kernel_object.args);
+  /* a thread's name at a stop (src/engine/stop_names.h): its `name_at` is
+   * a time on the host's clock, mapped onto the output's as timestamps are */
+  for (size_t i = 0; type == 2 && i < n; i++) {
+    const trace_reader_arg_t* a = &rec->kernel_object.args.items[i];
+    if (a->type == TRACE_ARG_UINT64 && a->name.length == sizeof(STOP_NAMES_ARG) - 1 &&
+        memcmp(a->name.data, STOP_NAMES_ARG, a->name.length) == 0)
+      w->args[i].value =
+          trace_make_uint64_arg_value(ordered__clock_map(&h->clock, a->uint64_value));
+  }
   size_t words = fxt_kernel_object_record_words(&name, w->args, n);
   if (!fits(w, words)) return true;
   return emit(w, fxt_write_kernel_object_record(w->words, words, koid, type, &name, w->args, n));

@@ -130,8 +130,12 @@ int remote__agent_main(int argc, char** argv); /* `trace remote` */
 int remote__hold_main(int argc, char** argv);  /* `trace remote-hold` */
 
 /* ---- record (remote_record.c) ---- */
+/* A host's NAME at most (a hostname's size, as gethostname() gives this
+ * host's). */
+#define REMOTE_MAX_HOST_NAME 255
+
 typedef struct remote_host_spec {
-  const char* name;
+  const char* name;    /* at most REMOTE_MAX_HOST_NAME bytes */
   const char* command; /* as given: split by remote_words__split() */
 } remote_host_spec_t;
 

@@ -42,12 +42,14 @@ remote_clock_map_t remote_clock__map(const remote_clock_sample_t* start,
   remote_clock_map_t m = {0};
   if (!start->valid) return m;
   int64_t o_s = remote_clock__offset(start);
-  m.shift_ns = -o_s;
+  /* in uint64 (wrapping), then back: a far end's nonsense clock (o_s of
+   * INT64_MIN, offsets 2^63 apart) is no signed overflow */
+  m.shift_ns = (int64_t)(0 - (uint64_t)o_s);
   m.origin_ns = start->far_ns;
   if (!end || !end->valid || end->far_ns <= start->far_ns) return m;
   /* near = far - o(far), o linear through both samples */
   double span = (double)(end->far_ns - start->far_ns);
-  double k = (double)(remote_clock__offset(end) - o_s) / span;
+  double k = (double)(int64_t)((uint64_t)remote_clock__offset(end) - (uint64_t)o_s) / span;
   double ppb = k * 1e9;
   m.measured_ppb = (int64_t)(ppb < 0 ? ppb - 0.5 : ppb + 0.5);
   m.rate_used = span >= MIN_RATE_SPAN_NS && llabs(m.measured_ppb) <= MAX_PLAUSIBLE_PPB;

@@ -203,15 +203,26 @@ static bool exchange_clocks(remote_host_t* h, remote_clock_sample_t* s) {
 }
 
 static bool send_start(remote_host_t* h) {
-  unsigned char payload[REMOTE_MAX_OPTIONS * 300];
   size_t n = 0;
+  for (size_t i = 0; i < h->o->record_option_count; i++) n += strlen(h->o->record_options[i]) + 1;
+  if (n > REMOTE_MAX_PAYLOAD) { /* never cut: the host would record other categories */
+    fail(h, "the trace record options are too long for START%s", "");
+    return false;
+  }
+  unsigned char* payload = malloc(n ? n : 1);
+  if (!payload) {
+    fail(h, "out of memory%s", "");
+    return false;
+  }
+  n = 0;
   for (size_t i = 0; i < h->o->record_option_count; i++) {
     size_t len = strlen(h->o->record_options[i]) + 1;
-    if (n + len > sizeof(payload)) break;
     memcpy(payload + n, h->o->record_options[i], len);
     n += len;
   }
-  if (!remote_channel__write(h->to_far, REMOTE_START, payload, n)) {
+  bool sent = remote_channel__write(h->to_far, REMOTE_START, payload, n);
+  free(payload);
+  if (!sent) {
     fail(h, "the channel broke before START: %s", last_words(h));
     return false;
   }
@@ -232,7 +243,7 @@ static bool wait_stop(remote_host_t* h) {
   int got = next_frame(h, -1, true, &f);
   if (got == GOT_STOP) return true;
   h->dropped = true;
-  if (got == GOT_FRAME && f.type == REMOTE_END) {
+  if (got == GOT_FRAME && f.type == REMOTE_END && f.length == 4) {
     h->ended = true;
     h->end_status = (int)remote__get32(f.payload);
     char msg[64];

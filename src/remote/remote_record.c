@@ -33,6 +33,8 @@ enum {
   PROGRESS_INTERVAL_MS = 200,
   KILL_GRACE_MS = 2000,
   ORDER_MEMORY = 64 << 20,
+  /* one host's clock record: about 40 words besides its name, which is at
+   * most REMOTE_MAX_HOST_NAME bytes (32 words) */
   HOST_CLOCK_MAX_WORDS = 160,
 };
 
@@ -43,7 +45,7 @@ typedef struct recording {
   remote_host_t* hosts;
   size_t count;
   remote_sync_t sync;
-  char local_name[256];
+  char local_name[REMOTE_MAX_HOST_NAME + 1];
   uint64_t start_ns; /* this host's clock when every host was told to start */
   pid_t child;
   bool child_done, child_exited;
@@ -149,12 +151,17 @@ static void end_command(recording_t* r) {
 /* The local COMMAND, with FXTRACE_SOCKET set to the local host's manager. */
 static bool start_command(recording_t* r) {
   if (!r->o->command) return true;
-  for (size_t i = 0; i < r->count; i++)
-    if (r->hosts[i].local && r->hosts[i].state == HOST_STARTED && r->hosts[i].socket_path[0] &&
+  for (size_t i = 0; i < r->count; i++) {
+    /* state under the mutex: the host's thread may be ending it now */
+    pthread_mutex_lock(&r->sync.mutex);
+    bool started = r->hosts[i].state == HOST_STARTED;
+    pthread_mutex_unlock(&r->sync.mutex);
+    if (r->hosts[i].local && started && r->hosts[i].socket_path[0] &&
         setenv("FXTRACE_SOCKET", r->hosts[i].socket_path, 1) != 0) {
       cli__error(kCmd, "cannot set FXTRACE_SOCKET: %s", strerror(errno));
       return false;
     }
+  }
   bool to_stderr = strcmp(r->o->output, "-") == 0;
   int err = spawn__command(r->o->command, to_stderr, &r->child);
   if (err != 0) {

@@ -253,6 +253,10 @@ static int add_host(record_options_t* o, const char* text) {
   const char* eq = strchr(text, '=');
   if (!eq || eq == text || eq[1] == '\0')
     return cli__usage_error(kCmd, "bad --host '%s' (NAME=COMMAND, e.g. db1=\"ssh -T db1\")", text);
+  /* a hostname's size at most: the host's clock record is sized for it
+   * (remote_record.c, HOST_CLOCK_MAX_WORDS) */
+  if ((size_t)(eq - text) > REMOTE_MAX_HOST_NAME)
+    return cli__usage_error(kCmd, "--host: NAME longer than %d bytes", REMOTE_MAX_HOST_NAME);
   remote_host_spec_t* grown = realloc(o->hosts, (o->host_count + 1) * sizeof(*grown));
   if (grown) o->hosts = grown;
   char* name = grown ? strndup(text, (size_t)(eq - text)) : NULL;

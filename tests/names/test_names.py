@@ -38,6 +38,7 @@ import tempfile
 TRACE, DEMO, RENAME_EXEC, TOOLS, PART = sys.argv[1:6]
 sys.path.insert(0, TOOLS)
 import fxt_decode  # noqa: E402
+from fxtest import skip_unless_tracefs  # noqa: E402
 
 failures = []
 MODES = ['oneshot', 'circular', 'streaming']
@@ -49,19 +50,6 @@ def check(cond, msg):
     if not cond:
         failures.append(msg)
         print('FAIL: ' + msg)
-
-
-def skip_unless_tracefs():
-    if os.geteuid() != 0:
-        print('SKIP: kernel categories need root (tracefs)')
-        sys.exit(77)
-    have = any(line.split()[2] == 'tracefs' for line in open('/proc/mounts'))
-    if not have:
-        r = subprocess.run(['mount', '-t', 'tracefs', 'nodev', '/sys/kernel/tracing'],
-                           capture_output=True)
-        if r.returncode != 0:
-            print('SKIP: tracefs is not available: ' + r.stderr.decode().strip())
-            sys.exit(77)
 
 
 PROVIDER_INFO = re.compile(r'metadata\s+provider=\d+ provider-info id=(\d+) name="([^"]*)"')
@@ -291,18 +279,18 @@ def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner,
 def main():
     with tempfile.TemporaryDirectory(prefix='fxtrace-names-') as tmp:
         if PART == 'demo':
-            skip_unless_tracefs()
+            skip_unless_tracefs('kernel categories need root (tracefs)')
             for mode in MODES:
                 check_demo(tmp, mode, 'kernel:sched,kernel:task,demo')
         elif PART == 'exec':
-            skip_unless_tracefs()
+            skip_unless_tracefs('kernel categories need root (tracefs)')
             for mode in MODES:
                 check_rename_exec(
                     tmp, mode, None, 'main-renamed', 't-second',
                     lambda out, mode=mode: record('kernel:sched,kernel:task,names', mode, out,
                                                   [RENAME_EXEC]))
         elif PART == 'exec_full':
-            skip_unless_tracefs()
+            skip_unless_tracefs('kernel categories need root (tracefs)')
 
             def run(out):
                 env = dict(os.environ, NAMES_SWITCHES='40000')

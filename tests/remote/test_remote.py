@@ -218,6 +218,17 @@ def test_conversation(hosts):
     check(begins == want and ends == want, 'merged: flow ids %s / %s' % (sorted(begins)[:3],
                                                                          sorted(ends)[:3]))
     d = run([TRACE, 'dump', out]).stdout.decode()
+    # the peers' names at their stops (src/engine/stop_names.h): `name_at` is a time on
+    # the host's clock, mapped onto the timeline as the timestamps are (within minutes of the
+    # last message, not the namespaces' thousands of seconds away)
+    name_at = [int(v) / 1000.0 for v in re.findall(r'"name_at"=uint64:(\d+)', d)]
+    check(len(name_at) >= 2, 'merged: %d names at a stop' % len(name_at))
+    if sends and recvs:
+        first = min(e['ts'] for e in sends.values())
+        last = max(e['ts'] for e in recvs.values())
+        for t in name_at:
+            check(first - unc_us <= t <= last + 600e6,
+                  'merged: name_at %.0f us off the timeline [%.0f, %.0f]' % (t, first, last))
     for host, prov in (('alpha', 'sender'), ('beta', 'receiver')):
         check('name="%s: %s"' % (host, prov) in d, 'merged: no provider "%s: %s"' % (host, prov))
     s = run([TRACE, 'summary', out])
@@ -298,13 +309,29 @@ def test_usage():
                        (['--no-local'], '--no-local alone'),
                        (['--host', 'a=true', '--format=json'], 'json'),
                        (['--host', 'a=true', '--trigger=x:stop'], 'trigger'),
-                       (['--host', 'a=env', '--host', 'a=env'], 'one name twice')):
+                       (['--host', 'a=env', '--host', 'a=env'], 'one name twice'),
+                       (['--host', 'n' * 256 + '=env'], 'NAME of 256 bytes')):
         p = run([TRACE, 'record'] + args + ['-o', path('usage.fxt')])
         check(p.returncode == 2, 'usage %s: exit %d: %s' % (what, p.returncode,
                                                            p.stderr.decode()))
     p = run([TRACE, 'record', '--host', 'a=ssh "x', '--no-local', '-o', path('usage.fxt')])
     check(p.returncode == 1 and b'unterminated' in p.stderr,
           'bad COMMAND: exit %d: %s' % (p.returncode, p.stderr.decode()))
+
+
+def test_long_name():
+    """A NAME of 255 bytes (the most) goes whole into the archive's clock record and its
+    processes' names (the clock records' buffer overflowed with a longer one: a crash)."""
+    name = 'h' * 255
+    out = path('long-name.fxt')
+    p = run([TRACE, 'record', '--no-local', '--categories=merge', '--duration=1',
+             '--host', name + '=env FXTRACE_SOCKET=' + path('long-name.sock'),
+             '--remote-trace=' + TRACE, '-o', out])
+    err = p.stderr.decode()
+    check(p.returncode == 0, 'long name: exit %d: %s' % (p.returncode, err[-2000:]))
+    if p.returncode == 0:
+        clocks = clock_records(to_json(out))
+        check(list(clocks) == [name], 'long name: clock records of %s' % [h[:20] for h in clocks])
 
 
 def timed(f, *args):
@@ -316,6 +343,7 @@ def timed(f, *args):
 
 try:
     timed(test_usage)
+    timed(test_long_name)
     why_not = namespaces_usable()
     if why_not:
         print('SKIP (namespaces): %s: the simulated hosts need PID, mount and time namespaces'

@@ -69,6 +69,15 @@ static void test_clock(void) {
   m = remote_clock__map(&a, &c);
   ASSERT_TRUE(!m.rate_used);
   ASSERT_EQ(m.drift_ppb, 0);
+  /* a far end that lies: offsets of -2^63 and then about +2^63 (no signed
+   * overflow: UBSan; an implausible rate, not used) */
+  remote_clock_sample_t d = {true, 1ull << 62, (1ull << 62) + (1ull << 63), 0, 32};
+  remote_clock_sample_t e = {true, 3ull << 62, (3ull << 62) - 1, 0, 32};
+  ASSERT_EQ(remote_clock__offset(&d), INT64_MIN);
+  m = remote_clock__map(&d, &e);
+  ASSERT_EQ(m.shift_ns, INT64_MIN);
+  ASSERT_TRUE(!m.rate_used);
+  ASSERT_EQ(m.drift_ppb, 0);
 }
 
 static void test_frames(void) {
