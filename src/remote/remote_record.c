@@ -52,20 +52,11 @@ typedef struct recording {
   int child_status;
 } recording_t;
 
-static void format_bytes(uint64_t bytes, char* out, size_t size) {
-  if (bytes < 10 * 1024)
-    snprintf(out, size, "%" PRIu64 " B", bytes);
-  else if (bytes < 10 * 1024 * 1024)
-    snprintf(out, size, "%.1f KiB", bytes / 1024.0);
-  else
-    snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024.0));
-}
-
 static void show_progress(const recording_t* r, int64_t start_ms) {
   fprintf(stderr, "\r\033[Krecording: %.1f s", (now_ms() - start_ms) / 1000.0);
   for (size_t i = 0; i < r->count; i++) {
     char b[32];
-    format_bytes(atomic_load(&r->hosts[i].bytes), b, sizeof(b));
+    cli__format_bytes(atomic_load(&r->hosts[i].bytes), b, sizeof(b));
     fprintf(stderr, ", %s %s", r->hosts[i].name, b);
   }
   fflush(stderr);
@@ -448,7 +439,7 @@ static bool report_hosts(const recording_t* r) {
     if (!h->failed) continue;
     all = false;
     char b[32];
-    format_bytes(atomic_load(&h->bytes), b, sizeof(b));
+    cli__format_bytes(atomic_load(&h->bytes), b, sizeof(b));
     if (h->dropped)
       cli__error(kCmd, "host %s dropped out during the trace: %s (the %s it sent are merged)",
                  h->name, h->failure, b);

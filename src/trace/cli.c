@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,35 @@ int cli__usage_error(const char* cmd, const char* fmt, ...) {
   va_end(ap);
   fprintf(stderr, "Run 'trace %s --help' for usage.\n", cmd);
   return EXIT_USAGE;
+}
+
+int cli__parse_help_only(const char* cmd, const char* usage, int argc, char** argv, int positional,
+                         const char* missing, int* first) {
+  static const struct option kLong[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  int opt;
+  opterr = 0;
+  optind = 1;
+  while ((opt = getopt_long(argc, argv, ":h", kLong, NULL)) != -1) {
+    if (opt == 'h') {
+      fputs(usage, stdout);
+      return -1;
+    }
+    return cli__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+  }
+  if (argc - optind < positional) return cli__usage_error(cmd, "%s", missing);
+  if (argc - optind > positional)
+    return cli__usage_error(cmd, "unexpected argument '%s'", argv[optind + positional]);
+  *first = optind;
+  return 0;
+}
+
+void cli__format_bytes(uint64_t bytes, char* out, size_t size) {
+  if (bytes < 10 * 1024)
+    snprintf(out, size, "%llu B", (unsigned long long)bytes);
+  else if (bytes < 10 * 1024 * 1024)
+    snprintf(out, size, "%.1f KiB", bytes / 1024.0);
+  else
+    snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024.0));
 }
 
 int cli__open_input(const char* cmd, const char* path) {

@@ -68,6 +68,14 @@ void cli__warnings_done(const cli_warnings_t* w);
 
 /* Prints the usage error and a hint to run --help; returns EXIT_USAGE. */
 int cli__usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A command whose only option is --help: prints `usage` on --help (then
+ * returns -1), else checks that exactly `positional` arguments follow (a
+ * usage error's exit status when not; `missing` says what a missing one is)
+ * and sets *first to the first one's index: 0. */
+int cli__parse_help_only(const char* cmd, const char* usage, int argc, char** argv, int positional,
+                         const char* missing, int* first);
+/* A byte count for people: "123 B", "45.6 KiB", "7.8 MiB". */
+void cli__format_bytes(uint64_t bytes, char* out, size_t size);
 /* --order-memory's value: N, NK, NM or NG (binary units), at least
  * ORDERED_MIN_MEMORY (src/ordered/ordered.h). 0, or a usage error's exit
  * status (said for `cmd`). */

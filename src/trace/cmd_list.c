@@ -43,26 +43,10 @@ static const char kCategoriesUsage[] =
     "Exit status: 0 on success, 1 if no manager is running (the kernel categories\n"
     "are still listed) or it fails to answer, 2 on a usage error.\n";
 
-/* No options but --help. 0 to go on, -1 after --help, else the exit status. */
-static int parse(const char* cmd, const char* usage, int argc, char** argv) {
-  static const struct option kLong[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  int opt;
-  opterr = 0;
-  optind = 1;
-  while ((opt = getopt_long(argc, argv, ":h", kLong, NULL)) != -1) {
-    if (opt == 'h') {
-      fputs(usage, stdout);
-      return -1;
-    }
-    return cli__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-  }
-  if (optind != argc) return cli__usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-  return 0;
-}
-
 int cmd__list_providers(int argc, char** argv) {
   static const char kCmd[] = "list-providers";
-  int rc = parse(kCmd, kProvidersUsage, argc, argv);
+  int first;
+  int rc = cli__parse_help_only(kCmd, kProvidersUsage, argc, argv, 0, "", &first);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
   if (manager_connect__controller(kCmd, &c) != 0) return EXIT_FAILED;
@@ -177,7 +161,8 @@ static void print_groups(const controller_category_group_t* groups, size_t count
 
 int cmd__list_categories(int argc, char** argv) {
   static const char kCmd[] = "list-categories";
-  int rc = parse(kCmd, kCategoriesUsage, argc, argv);
+  int first;
+  int rc = cli__parse_help_only(kCmd, kCategoriesUsage, argc, argv, 0, "", &first);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
   int status = manager_connect__controller(kCmd, &c);

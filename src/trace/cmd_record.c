@@ -678,18 +678,9 @@ static void end_command(pid_t pid) {
 
 /* ---- progress and summary ---- */
 
-static void format_bytes(uint64_t bytes, char* out, size_t size) {
-  if (bytes < 10 * 1024)
-    snprintf(out, size, "%llu B", (unsigned long long)bytes);
-  else if (bytes < 10 * 1024 * 1024)
-    snprintf(out, size, "%.1f KiB", bytes / 1024.0);
-  else
-    snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024.0));
-}
-
 static void show_progress(int64_t start_ms, const archive_t* a) {
   char bytes[32];
-  format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
+  cli__format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
   fprintf(stderr, "\r\033[Krecording: %.1f s, %s received", (now_ms() - start_ms) / 1000.0, bytes);
   fflush(stderr);
 }
@@ -739,9 +730,9 @@ static void print_summary(archive_t* a, const char* output, const char* codec,
   uint64_t total = 0;
   for (size_t i = 0; i < a->provider_count; i++) total += a->providers[i].records;
   char bytes[32], compressed[64] = "", packed[32];
-  format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
+  cli__format_bytes(atomic_load(&a->bytes), bytes, sizeof(bytes));
   if (codec) {
-    format_bytes(compressed_bytes, packed, sizeof(packed));
+    cli__format_bytes(compressed_bytes, packed, sizeof(packed));
     snprintf(compressed, sizeof(compressed), ", %s-compressed to %s", codec, packed);
   }
   fprintf(stderr,

@@ -41,29 +41,6 @@ static const char kStopUsage[] =
     "there is no such session of yours, no manager is running or it fails to\n"
     "answer, 2 on a usage error.\n";
 
-/* --help, then the positional arguments: 0 to go on, -1 after --help, else
- * the exit status. `*first` is the first positional argument's index. */
-static int parse(const char* cmd, const char* usage, int argc, char** argv, int positional,
-                 int* first) {
-  static const struct option kLong[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  int opt;
-  opterr = 0;
-  optind = 1;
-  while ((opt = getopt_long(argc, argv, ":h", kLong, NULL)) != -1) {
-    if (opt == 'h') {
-      fputs(usage, stdout);
-      return -1;
-    }
-    return cli__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-  }
-  if (argc - optind < positional)
-    return cli__usage_error(cmd, "missing the session id (see 'trace list-sessions')");
-  if (argc - optind > positional)
-    return cli__usage_error(cmd, "unexpected argument '%s'", argv[optind + positional]);
-  *first = optind;
-  return 0;
-}
-
 static void user_name(uint32_t uid, char* out, size_t size) {
   char buf[4096];
   struct passwd pw, *found = NULL;
@@ -81,15 +58,6 @@ static void start_time(uint64_t realtime_ns, char* out, size_t size) {
     snprintf(out, size, "-");
 }
 
-static void format_bytes(uint64_t bytes, char* out, size_t size) {
-  if (bytes < 10 * 1024)
-    snprintf(out, size, "%llu B", (unsigned long long)bytes);
-  else if (bytes < 10 * 1024 * 1024)
-    snprintf(out, size, "%.1f KiB", bytes / 1024.0);
-  else
-    snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024.0));
-}
-
 /* The categories, comma-separated and escaped (a client's own names). */
 static void print_categories(const controller_session_t* s) {
   if (s->category_count == 0) {
@@ -105,7 +73,7 @@ static void print_categories(const controller_session_t* s) {
 int cmd__list_sessions(int argc, char** argv) {
   static const char kCmd[] = "list-sessions";
   int first;
-  int rc = parse(kCmd, kListUsage, argc, argv, 0, &first);
+  int rc = cli__parse_help_only(kCmd, kListUsage, argc, argv, 0, "", &first);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   controller_t c;
   if (manager_connect__controller(kCmd, &c) != 0) return EXIT_FAILED;
@@ -123,7 +91,7 @@ int cmd__list_sessions(int argc, char** argv) {
       char user[64], started[32], bytes[32];
       user_name(s->client_uid, user, sizeof(user));
       start_time(s->start_realtime_ns, started, sizeof(started));
-      format_bytes(s->bytes, bytes, sizeof(bytes));
+      cli__format_bytes(s->bytes, bytes, sizeof(bytes));
       printf("%-4u %-8llu %-12s %-9s %-11s %-19s %10s %5u  ", (unsigned)s->id,
              (unsigned long long)s->client_pid, user, controller__mode_name(s->buffering_mode),
              controller__session_state_name(s->state), started, bytes, (unsigned)s->providers);
@@ -141,7 +109,8 @@ int cmd__list_sessions(int argc, char** argv) {
 int cmd__stop(int argc, char** argv) {
   static const char kCmd[] = "stop";
   int first;
-  int rc = parse(kCmd, kStopUsage, argc, argv, 1, &first);
+  int rc = cli__parse_help_only(kCmd, kStopUsage, argc, argv, 1,
+                                "missing the session id (see 'trace list-sessions')", &first);
   if (rc != 0) return rc < 0 ? EXIT_OK : rc;
   const char* text = argv[first];
   char* end;
