@@ -957,9 +957,10 @@ def test_real_provider_library_three_processes():
 TESTS = [v for k, v in sorted(globals().items()) if k.startswith('test_')]
 
 
-def main():
-    only = sys.argv[6:]
-    for t in TESTS:
+def run_tests(tests, only):
+    """Runs each test (those named in `only`, if any) with cleanup() after it; the logs' tails
+    when any failed. The exit status."""
+    for t in tests:
         if only and t.__name__ not in only:
             continue
         start = time.time()
@@ -981,8 +982,13 @@ def main():
     if FAILURES:
         print('FAILED: %s' % ', '.join(FAILURES))
         return 1
-    if not os.environ.get("KEEP_TMP"): subprocess.run(["rm", "-rf", TMP])
+    if not os.environ.get('KEEP_TMP'):
+        subprocess.run(['rm', '-rf', TMP])
     return 0
+
+
+def main():
+    return run_tests(TESTS, sys.argv[6:])
 
 
 if __name__ == '__main__':

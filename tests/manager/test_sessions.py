@@ -520,32 +520,7 @@ TESTS = [v for k, v in sorted(globals().items()) if k.startswith('test_')]
 
 
 def main():
-    only = sys.argv[6:]
-    for t in TESTS:
-        if only and t.__name__ not in only:
-            continue
-        start = time.time()
-        try:
-            t()
-            print('%s: ok (%.1fs)' % (t.__name__, time.time() - start), flush=True)
-        except Exception as e:  # noqa: BLE001
-            import traceback
-            traceback.print_exc()
-            tm.FAILURES.append(t.__name__)
-            print('%s: FAILED: %s' % (t.__name__, e), flush=True)
-        finally:
-            tm.cleanup()
-    for f in sorted(os.listdir(tm.TMP)):
-        if f.endswith('.log') and tm.FAILURES:
-            print('--- %s (tail)' % f)
-            with open(os.path.join(tm.TMP, f)) as fh:
-                print(fh.read()[-2500:])
-    if tm.FAILURES:
-        print('FAILED: %s' % ', '.join(tm.FAILURES))
-        return 1
-    if not os.environ.get('KEEP_TMP'):
-        subprocess.run(['rm', '-rf', tm.TMP])
-    return 0
+    return tm.run_tests(TESTS, sys.argv[6:])
 
 
 if __name__ == '__main__':

@@ -18,7 +18,6 @@ usage: test_sessions_acceptance.py TRACE_MANAGER FAKE_PROVIDER TRACE TOOLS_DIR D
                                    SESSION_PROGRAM [TEST...]"""
 
 import os
-import pwd
 import shutil
 import subprocess
 import sys
@@ -30,7 +29,6 @@ PROGRAM = os.path.abspath(sys.argv[6])
 ONLY = sys.argv[7:]
 import test_manager as tm  # noqa: E402
 import test_sessions as ts  # noqa: E402
-import wire  # noqa: E402
 from test_manager import CIRCULAR, ONESHOT, Checked, Manager, begin, check  # noqa: E402
 
 NAME = 'session_program'
@@ -299,31 +297,7 @@ TESTS = [v for k, v in sorted(globals().items()) if k.startswith('test_')]
 
 
 def main():
-    for t in TESTS:
-        if ONLY and t.__name__ not in ONLY:
-            continue
-        start = time.time()
-        try:
-            t()
-            print('%s: ok (%.1fs)' % (t.__name__, time.time() - start), flush=True)
-        except Exception as e:  # noqa: BLE001
-            import traceback
-            traceback.print_exc()
-            tm.FAILURES.append(t.__name__)
-            print('%s: FAILED: %s' % (t.__name__, e), flush=True)
-        finally:
-            tm.cleanup()
-    for f in sorted(os.listdir(tm.TMP)):
-        if f.endswith('.log') and tm.FAILURES:
-            print('--- %s (tail)' % f)
-            with open(os.path.join(tm.TMP, f)) as fh:
-                print(fh.read()[-2500:])
-    if tm.FAILURES:
-        print('FAILED: %s' % ', '.join(tm.FAILURES))
-        return 1
-    if not os.environ.get('KEEP_TMP'):
-        subprocess.run(['rm', '-rf', tm.TMP])
-    return 0
+    return tm.run_tests(TESTS, ONLY)
 
 
 if __name__ == '__main__':
