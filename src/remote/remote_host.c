@@ -280,9 +280,15 @@ static void collect(remote_host_t* h) {
 /* ---- the far end's process ---- */
 
 static bool spawn(remote_host_t* h) {
-  int in[2], out[2], err[2];
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
-    fail(h, "cannot create a pipe: %s", strerror(errno));
+    int e = errno;
+    /* the pipes made before the one that failed (a failed pipe2 leaves -1s) */
+    int* made[] = {in, out, err};
+    for (size_t i = 0; i < 3; i++)
+      for (int j = 0; j < 2; j++)
+        if (made[i][j] >= 0) close(made[i][j]);
+    fail(h, "cannot create a pipe: %s", strerror(e));
     return false;
   }
   posix_spawn_file_actions_t actions;
@@ -332,7 +338,8 @@ static void end_process(remote_host_t* h) {
     if (now_ms() >= deadline) {
       if (termed) {
         kill(-h->pid, SIGKILL);
-        waitpid(h->pid, &status, 0);
+        while (waitpid(h->pid, &status, 0) < 0 && errno == EINTR) {
+        }
         break;
       }
       kill(-h->pid, SIGTERM); /* its process group: ssh or nsenter and what it runs */
