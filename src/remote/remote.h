@@ -114,9 +114,9 @@ int64_t remote_clock__offset(const remote_clock_sample_t* s);
 typedef struct remote_clock_map {
   int64_t shift_ns; /* added to a far timestamp: minus the start offset */
   uint64_t origin_ns;
-  int64_t drift_ppb;    /* the rate correction (ordered_clock_t) */
-  int64_t measured_ppb; /* the far clock's rate against the near one */
-  bool rate_used;       /* false: too short or implausible, not applied */
+  double drift_ppb;    /* the rate correction (ordered_clock_t), fractional */
+  double measured_ppb; /* the far clock's rate against the near one */
+  bool rate_used;      /* false: not significant or implausible, not applied */
 } remote_clock_map_t;
 
 remote_clock_map_t remote_clock__map(const remote_clock_sample_t* start,

@@ -190,8 +190,28 @@ def test_conversation(hosts):
         check(abs(args['offset_ns'] - want) <= u + 1e6,
               '%s: offset %d ns, want %d +- %d' % (host, args['offset_ns'], want, u))
         check(0 < u < 1e9, '%s: uncertainty %d ns' % (host, u))
+        # the rate is applied only when significant (docs/multi-host.md#clocks); the record
+        # says which, and drift_ppb is 0 unless applied
+        rule = ('end_offset_ns' in args and
+                args['end_offset_ns'] != args['offset_ns'] and
+                abs(args['end_offset_ns'] - args['offset_ns']) >
+                u + args['end_uncertainty_ns'] and
+                abs(args['measured_ppb']) <= 500000)
+        check(('rate_applied' in args) == ('end_offset_ns' in args),
+              '%s: rate_applied present: %s' % (host, args))
+        if 'rate_applied' in args:
+            check(args['rate_applied'] or args['drift_ppb'] == 0,
+                  '%s: a rate not applied but drift_ppb %s' % (host, args['drift_ppb']))
+            check(not args['rate_applied'] or rule,
+                  '%s: a rate applied that is not significant: %s' % (host, args))
         unc_us += u / 1000.0
     print('clock uncertainty: %s' % {h: a['uncertainty_ns'] for h, a in clocks.items()})
+    # the clock records are on the reserved koid 0, not the recorder's pid (with --no-local,
+    # that could be a far process's)
+    for e in ev:
+        if e.get('cat') == 'fxtrace:clock' and e.get('name') == 'host':
+            check(e.get('pid') == 0 and e.get('tid') == 0,
+                  'clock record on pid %s tid %s' % (e.get('pid'), e.get('tid')))
 
     sends, recvs = events(ev, 'send'), events(ev, 'recv')
     check(len(sends) == N and len(recvs) == N, 'merged: %d sends, %d receives'
@@ -243,7 +263,8 @@ def test_conversation(hosts):
         got = {h['name']: h for h in json.loads(s.stdout).get('hosts', [])}
         check(set(got) == {'alpha', 'beta'}, 'summary json: hosts %s' % sorted(got))
         for host, h in got.items():
-            check(set(h) == {'name', 'offset_ns', 'uncertainty_ns', 'drift_ppb'} and
+            check(set(h) == {'name', 'offset_ns', 'uncertainty_ns', 'drift_ppb', 'rate_applied'} and
+                  h['rate_applied'] == clocks.get(host, {}).get('rate_applied') and
                   h['offset_ns'] == clocks.get(host, {}).get('offset_ns') and
                   h['uncertainty_ns'] == clocks.get(host, {}).get('uncertainty_ns'),
                   'summary json: %s: %s, archive %s' % (host, h, clocks.get(host)))
