@@ -92,6 +92,10 @@ char* remote_words__quote(const char* word);
 
 /* ---- clock (remote_clock.c) ---- */
 #define REMOTE_CLOCK_ROUNDS 32
+/* A clock exchange whose best round trip is longer than 2 s (uncertainty
+ * past 1 s), or whose far clock reads 0 or past INT64_MAX ns, is refused:
+ * the host is reported and not merged (docs/multi-host.md#clocks). */
+#define REMOTE_CLOCK_MAX_UNCERTAINTY_NS 1000000000u
 
 /* One exchange's best round trip: the far clock read at far_ns while the
  * near clock read near_ns +- uncertainty_ns (half the round trip). */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -179,8 +180,13 @@ static bool wait_hello(remote_host_t* h) {
 }
 
 /* REMOTE_CLOCK_ROUNDS round trips into *s. */
-static bool exchange_clocks(remote_host_t* h, remote_clock_sample_t* s) {
+/* The exchange's round trips into *s; false when the channel broke (the
+ * host failed). *why: "" when plausible, else why not (uncertainty past
+ * REMOTE_CLOCK_MAX_UNCERTAINTY_NS, or a far reading of 0 or past INT64_MAX
+ * ns: no CLOCK_MONOTONIC reads that). */
+static bool exchange_clocks(remote_host_t* h, remote_clock_sample_t* s, char* why, size_t size) {
   memset(s, 0, sizeof(*s));
+  why[0] = '\0';
   for (uint64_t seq = 1; seq <= REMOTE_CLOCK_ROUNDS; seq++) {
     unsigned char q[8];
     remote__put64(q, seq);
@@ -197,8 +203,14 @@ static bool exchange_clocks(remote_host_t* h, remote_clock_sample_t* s) {
       channel_lost(h, got, &f, "a clock reply");
       return false;
     }
-    remote_clock__note(s, sent, remote__get64(f.payload + 8), received);
+    uint64_t far = remote__get64(f.payload + 8);
+    if ((far == 0 || far > INT64_MAX) && !why[0])
+      snprintf(why, size, "its clock read %" PRIu64 " ns", far);
+    remote_clock__note(s, sent, far, received);
   }
+  if (!why[0] && s->uncertainty_ns > REMOTE_CLOCK_MAX_UNCERTAINTY_NS)
+    snprintf(why, size, "its shortest clock round trip was %.3f s (uncertainty past 1 s)",
+             (double)s->uncertainty_ns / 5e8);
   return true;
 }
 
@@ -359,7 +371,12 @@ static void end_process(remote_host_t* h) {
 
 static void* host_main(void* arg) {
   remote_host_t* h = arg;
-  bool ok = spawn(h) && wait_hello(h) && exchange_clocks(h, &h->start);
+  char why[128];
+  bool ok = spawn(h) && wait_hello(h) && exchange_clocks(h, &h->start, why, sizeof(why));
+  if (ok && why[0]) {
+    fail(h, "its clock exchange is implausible (%s): host refused", why);
+    ok = false;
+  }
   if (ok) {
     set_state(h, HOST_READY);
     pthread_mutex_lock(&h->sync->mutex);
@@ -373,10 +390,12 @@ static void* host_main(void* arg) {
     if (wait_stop(h)) {
       /* the end exchange before STOP: the far clock while still recording */
       remote_clock_sample_t end;
-      if (exchange_clocks(h, &end))
-        h->end = end;
-      else
+      if (!exchange_clocks(h, &end, why, sizeof(why)))
         h->dropped = true;
+      else if (why[0]) /* the start map alone, no rate; said at the end (describe) */
+        snprintf(h->end_refused, sizeof(h->end_refused), "%s", why);
+      else
+        h->end = end;
       if (!h->dropped) collect(h);
     }
   } else if (!h->failed && sync_flag(h, false)) {

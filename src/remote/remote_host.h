@@ -58,6 +58,7 @@ typedef struct remote_host {
   bool write_failed;
   char failure[2048];
   char last_stderr[1024]; /* the far end's last non-empty line of standard error */
+  char end_refused[128];  /* why the end clock exchange was implausible ("" if not) */
   int end_status;         /* its `trace record`'s exit status, from END */
   bool ended;             /* END received */
 } remote_host_t;

@@ -263,6 +263,9 @@ static void describe(const remote_host_t* h, char* out, size_t size) {
     else if (h->end.valid)
       snprintf(out + n, size - (size_t)n, ", rate %+.0f ppb not significant: not corrected",
                m.measured_ppb);
+    else if (h->end_refused[0])
+      snprintf(out + n, size - (size_t)n,
+               ", end clock exchange implausible (%s): rate not corrected", h->end_refused);
     else
       snprintf(out + n, size - (size_t)n, ", no end exchange: rate not corrected");
   }
@@ -289,7 +292,7 @@ static int merge_hosts(recording_t* r) {
     mh[count].clock.shift_ns = m.shift_ns;
     mh[count].clock.origin_ns = m.origin_ns;
     mh[count].clock.drift_ppb = m.drift_ppb;
-    char note[200];
+    char note[400];
     describe(h, note, sizeof(note));
     if (asprintf(&paths[count], "/proc/self/fd/%d", fileno(h->file)) < 0 ||
         asprintf(&labels[count], "host %s", h->name) < 0 || !(notes[count] = strdup(note))) {

@@ -355,6 +355,53 @@ def test_long_name():
         check(list(clocks) == [name], 'long name: clock records of %s' % [h[:20] for h in clocks])
 
 
+# A far end that speaks the protocol (remote.h) but whose clock lies: HELLO, then each
+# CLOCK answered with the far time given as argv[1]; it ignores the trace words after it.
+LIAR = r'''
+import struct, sys
+far = int(sys.argv[1])
+out, inp = sys.stdout.buffer, sys.stdin.buffer
+def frame(t, payload):
+    out.write(struct.pack('<II', t, len(payload)) + payload)
+    out.flush()
+frame(1, b'fxtrace-remote\0' + struct.pack('<I', 1) + b'liar\0')
+while True:
+    head = inp.read(8)
+    if len(head) < 8:
+        break
+    t, n = struct.unpack('<II', head)
+    payload = inp.read(n)
+    if t == 2:
+        frame(3, payload[:8] + struct.pack('<Q', far))
+    else:
+        break
+'''
+
+
+def test_lying_clock():
+    """A far clock reading 0, or past INT64_MAX ns, is refused by name (exit 1); the honest
+    host is still merged (its clock offset was once clamped to 0 silently)."""
+    liar = path('liar.py')
+    with open(liar, 'w') as f:
+        f.write(LIAR)
+    for far in (0, 2 ** 64 - 1):
+        out = path('liar.fxt')
+        p = run([TRACE, 'record', '--no-local', '--categories=merge', '--duration=1',
+                 '--host', 'good=env FXTRACE_SOCKET=' + path('liar-good.sock'),
+                 '--host', 'liar=%s %s %d' % (sys.executable, liar, far),
+                 '--remote-trace=' + TRACE, '-o', out])
+        err = p.stderr.decode()
+        check(p.returncode == 1, 'lying clock %d: exit %d: %s' % (far, p.returncode, err[-2000:]))
+        check(re.search(r'host liar: its clock exchange is implausible \(its clock read %d ns\)'
+                        % far, err) is not None, 'lying clock %d: not refused: %s' % (far, err))
+        if os.path.exists(out):
+            clocks = clock_records(to_json(out))
+            check(list(clocks) == ['good'], 'lying clock %d: clock records of %s'
+                  % (far, list(clocks)))
+        else:
+            check(False, 'lying clock %d: no archive' % far)
+
+
 def timed(f, *args):
     t = time.time()
     r = f(*args)
@@ -365,6 +412,7 @@ def timed(f, *args):
 try:
     timed(test_usage)
     timed(test_long_name)
+    timed(test_lying_clock)
     why_not = namespaces_usable()
     if why_not:
         print('SKIP (namespaces): %s: the simulated hosts need PID, mount and time namespaces'
