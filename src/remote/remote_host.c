@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trace/record_signals.h"
+#include "trace/text_escape.h"
 
 extern char** environ;
 
@@ -50,13 +51,24 @@ static void fail(remote_host_t* h, const char* fmt, const char* arg) {
   snprintf(h->failure, sizeof(h->failure), fmt, arg);
 }
 
+/* A failure on this host's side (a pipe, memory, the temporary file, the
+ * options, a stop before the start): the far end's last words are not its
+ * cause, and are not attached to it (remote_record.c report_hosts). */
+static void fail_here(remote_host_t* h, const char* fmt, const char* arg) {
+  if (!h->failed) h->failure_local = true;
+  fail(h, fmt, arg);
+}
+
 /* ---- the far end's standard error: echoed line by line, the last kept ---- */
 
 static void stderr_line(remote_host_t* h) {
   h->err_line[h->err_length] = '\0';
   if (h->err_length > 0) {
-    fprintf(stderr, "trace record: [%s] %s\n", h->name, h->err_line);
-    snprintf(h->last_stderr, sizeof(h->last_stderr), "%s", h->err_line);
+    /* the far end's bytes, made safe for a terminal as archive text is */
+    fprintf(stderr, "trace record: [%s] ", h->name);
+    text__put_escaped(stderr, h->err_line, h->err_length, NULL, false);
+    fputc('\n', stderr);
+    text__escaped(h->err_line, h->last_stderr, sizeof(h->last_stderr));
   }
   h->err_length = 0;
 }
@@ -82,7 +94,7 @@ static void read_stderr(remote_host_t* h) {
 static void save_data(remote_host_t* h, const remote_frame_t* f) {
   if (!h->write_failed && fwrite(f->payload, 1, f->length, h->file) != f->length) {
     h->write_failed = true;
-    fail(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
+    fail_here(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
   }
   atomic_fetch_add(&h->bytes, f->length);
 }
@@ -133,8 +145,10 @@ static const char* last_words(remote_host_t* h) {
 static void channel_lost(remote_host_t* h, int got, const remote_frame_t* f, const char* what) {
   char msg[1800];
   if (got == GOT_FRAME && f->type == REMOTE_ERROR) {
-    snprintf(msg, sizeof(msg), "remote trace failed: %.*s",
-             (int)strnlen((const char*)f->payload, f->length), (const char*)f->payload);
+    char raw[400], safe[TEXT_ESCAPED_SIZE(sizeof(raw))];
+    snprintf(raw, sizeof(raw), "%.*s", (int)strnlen((const char*)f->payload, f->length),
+             (const char*)f->payload);
+    snprintf(msg, sizeof(msg), "remote trace failed: %s", text__escaped(raw, safe, sizeof(safe)));
     fail(h, "%s", msg);
     return;
   }
@@ -218,12 +232,12 @@ static bool send_start(remote_host_t* h) {
   size_t n = 0;
   for (size_t i = 0; i < h->o->record_option_count; i++) n += strlen(h->o->record_options[i]) + 1;
   if (n > REMOTE_MAX_PAYLOAD) { /* never cut: the host would record other categories */
-    fail(h, "the trace record options are too long for START%s", "");
+    fail_here(h, "the trace record options are too long for START%s", "");
     return false;
   }
   unsigned char* payload = malloc(n ? n : 1);
   if (!payload) {
-    fail(h, "out of memory%s", "");
+    fail_here(h, "out of memory%s", "");
     return false;
   }
   n = 0;
@@ -300,7 +314,7 @@ static bool spawn(remote_host_t* h) {
     for (size_t i = 0; i < 3; i++)
       for (int j = 0; j < 2; j++)
         if (made[i][j] >= 0) close(made[i][j]);
-    fail(h, "cannot create a pipe: %s", strerror(e));
+    fail_here(h, "cannot create a pipe: %s", strerror(e));
     return false;
   }
   posix_spawn_file_actions_t actions;
@@ -399,12 +413,12 @@ static void* host_main(void* arg) {
       if (!h->dropped) collect(h);
     }
   } else if (!h->failed && sync_flag(h, false)) {
-    fail(h, "stopped before tracing started%s", "");
+    fail_here(h, "stopped before tracing started%s", "");
   }
   end_process(h);
   if (fflush(h->file) != 0 && !h->write_failed) {
     h->write_failed = true;
-    fail(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
+    fail_here(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
   }
   set_state(h, HOST_DONE);
   return NULL;
@@ -414,16 +428,16 @@ bool remote_host__start(remote_host_t* h) {
   h->to_far = h->from_far = h->far_stderr = -1;
   h->wake[0] = h->wake[1] = -1;
   if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-    fail(h, "cannot create a pipe: %s", strerror(errno));
+    fail_here(h, "cannot create a pipe: %s", strerror(errno));
     return false;
   }
   if (!remote_reader__init(&h->reader, -1)) {
-    fail(h, "out of memory%s", "");
+    fail_here(h, "out of memory%s", "");
     return false;
   }
   int err = pthread_create(&h->thread, NULL, host_main, h);
   if (err != 0) {
-    fail(h, "cannot start a thread: %s", strerror(err));
+    fail_here(h, "cannot start a thread: %s", strerror(err));
     return false;
   }
   h->thread_running = true;

@@ -467,11 +467,12 @@ static bool report_hosts(const recording_t* r) {
     if (h->dropped)
       cli__error(kCmd, "host %s dropped out during the trace: %s (the %s it sent are merged)",
                  h->name, h->failure, b);
-    else
-      cli__error(
-          kCmd, "host %s: %s%s%s", h->name, h->failure,
-          h->last_stderr[0] && !strstr(h->failure, h->last_stderr) ? "; its last error: " : "",
-          h->last_stderr[0] && !strstr(h->failure, h->last_stderr) ? h->last_stderr : "");
+    else {
+      /* the far end's last line only with a failure that is the far end's */
+      bool words = !h->failure_local && h->last_stderr[0] && !strstr(h->failure, h->last_stderr);
+      cli__error(kCmd, "host %s: %s%s%s", h->name, h->failure, words ? "; its last error: " : "",
+                 words ? h->last_stderr : "");
+    }
   }
   return all;
 }

@@ -402,6 +402,21 @@ def test_lying_clock():
             check(False, 'lying clock %d: no archive' % far)
 
 
+def test_far_stderr_escaped():
+    """The far end's standard error is echoed and quoted with its control bytes escaped (as
+    archive text is), never raw: an escape sequence could retitle or redraw the terminal."""
+    out = path('noisy.fxt')
+    noisy = 'sh -c "printf \'ssh: \\033]0;pwned\\007\\033[31mrefused\\n\' >&2; exit 255"'
+    p = run([TRACE, 'record', '--no-local', '--categories=merge', '--duration=1',
+             '--host', 'good=env FXTRACE_SOCKET=' + path('noisy-good.sock'),
+             '--host', 'noisy=' + noisy, '--remote-trace=' + TRACE, '-o', out])
+    err = p.stderr.decode()
+    check(p.returncode == 1, 'noisy: exit %d: %s' % (p.returncode, err[-2000:]))
+    check('\x1b' not in err and '\x07' not in err, 'noisy: raw control bytes: %r' % err)
+    check(err.count(r'ssh: \x1b]0;pwned\x07\x1b[31mrefused') >= 2,
+          'noisy: the escaped line is not echoed and quoted: %r' % err)
+
+
 def timed(f, *args):
     t = time.time()
     r = f(*args)
@@ -413,6 +428,7 @@ try:
     timed(test_usage)
     timed(test_long_name)
     timed(test_lying_clock)
+    timed(test_far_stderr_escaped)
     why_not = namespaces_usable()
     if why_not:
         print('SKIP (namespaces): %s: the simulated hosts need PID, mount and time namespaces'
