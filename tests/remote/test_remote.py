@@ -103,6 +103,11 @@ class Host:
     def command(self):
         return ' '.join(self.prefix)
 
+    def last_pid(self):
+        """Runs a process in the namespace; returns its pid there (the last one allocated)."""
+        p = run(self.prefix + ['sh', '-c', 'echo $$'])
+        return int(p.stdout.decode().strip() or 0)
+
     def start(self, args):
         return subprocess.Popen(self.prefix + args, stderr=subprocess.PIPE)
 
@@ -152,6 +157,13 @@ def test_conversation(hosts):
     fifo = path('fifo')
     os.mkfifo(fifo)
     done_a, done_b = path('alpha.done'), path('beta.done')
+    # colliding pids: the namespaces allocate pids in sequence, so bring both to the same last
+    # pid (running short processes in the one behind); then each peer gets the same pid
+    last = {h: hosts[h].last_pid() for h in ('alpha', 'beta')}
+    for h in ('alpha', 'beta'):
+        while 0 < last[h] < max(last.values()):
+            last[h] = hosts[h].last_pid()
+    check(last['alpha'] == last['beta'], 'namespaces\' last pids %s' % last)
     recv = hosts['beta'].start([PEER, 'recv', fifo, str(N), done_b])
     send = hosts['alpha'].start([PEER, 'send', fifo, str(N), done_a])
     out = path('hosts.fxt')
@@ -226,6 +238,12 @@ def test_conversation(hosts):
                   'message %d: received %s us after it was sent' % (i, r['ts'] - s['ts']))
     if sends and recvs:
         check(sends[0]['pid'] != recvs[0]['pid'], 'merged: the two programs share a pid')
+        # the acceptance's colliding pids, arranged above: both peers have the same pid on
+        # their hosts, and only the hosts' koid bases (i x 2^22) part them
+        low = (1 << 22) - 1
+        check(sends[0]['pid'] & low == recvs[0]['pid'] & low and sends[0]['pid'] & low > 0,
+              'merged: the peers\' pids did not collide on their hosts: %d and %d'
+              % (sends[0]['pid'], recvs[0]['pid']))
         names = {e['pid']: e['args']['name'] for e in ev
                  if e.get('ph') == 'M' and e.get('name') == 'process_name'}
         check(names.get(sends[0]['pid'], '').startswith('alpha: '),
@@ -303,25 +321,40 @@ def test_unreachable(hosts):
 def test_drop_out(hosts):
     # beta's channel is killed (its whole process group: nsenter and what runs in the
     # namespace) by the local command, which runs once every host has started tracing: a
-    # host dropping out mid-trace, whatever the machine's load
+    # host dropping out mid-trace, whatever the machine's load. In streaming mode beta's
+    # archive begins before the stop (its first records); beta's channel goes through `tee`,
+    # which writes to the channel before the copy the killer waits for, so those bytes are in
+    # the channel's pipe before the kill, whatever the load, and must be kept.
     out = path('drop.fxt')
-    pidfile = path('beta.pid')
-    wrapped = 'sh -c \'echo $$ > %s; exec "$0" "$@"\' %s' % (pidfile, hosts['beta'].command())
+    pidfile, copy = path('beta.pid'), path('beta.channel')
+    wrapped = ('sh -c \'echo $$ > %s; "$0" "$@" | tee %s\' %s'
+               % (pidfile, copy, hosts['beta'].command()))
+    magic = '0x0016547846040010'  # the FXT magic record, little-endian in the channel
     killer = [sys.executable, '-c',
-              'import os,signal,sys,time\n'
+              'import os,signal,struct,sys,time\n'
+              'magic=struct.pack("<Q",int(sys.argv[3],16))\n'
+              'd=time.time()+120\n'
+              'while time.time()<d:\n'
+              '  try:\n'
+              '    if magic in open(sys.argv[2],"rb").read(): break\n'
+              '  except OSError: pass\n'
+              '  time.sleep(0.02)\n'
               'os.killpg(int(open(sys.argv[1]).read()), signal.SIGKILL)\n'
-              'time.sleep(1)\n', pidfile]
+              'time.sleep(1)\n', pidfile, copy, magic]
     p = run([TRACE, 'record', '--no-local', '--buffering-mode=streaming',
              '--host', 'alpha=' + hosts['alpha'].command(), '--host', 'beta=' + wrapped,
              '--remote-trace=' + TRACE, '-o', out, '--'] + killer)
     err = p.stderr.decode()
     check(p.returncode == 1, 'drop out: exit %d: %s' % (p.returncode, err))
-    check(re.search(r'host beta dropped out during the trace', err) is not None,
-          'drop out: not reported: %s' % err)
+    check(re.search(r'host beta dropped out during the trace: .*\(the [1-9][0-9.]* [KM]?i?B it '
+                    r'sent are merged\)', err) is not None,
+          'drop out: not reported, or nothing it sent kept: %s' % err)
     check(os.path.exists(out), 'drop out: no archive')
     if os.path.exists(out):
         d = run([TRACE, 'dump', out]).stdout.decode()
         check('name="alpha: fxtrace"' in d, 'drop out: alpha not merged: %s' % err)
+        # what beta sent before it was killed (its archive's first records) is in the output
+        check('name="beta: fxtrace"' in d, 'drop out: beta\'s data not kept: %s' % err)
 
 
 def test_usage():
