@@ -153,19 +153,42 @@ def clock_records(ev):
             if e.get('cat') == 'fxtrace:clock' and e.get('name') == 'host'}
 
 
+def ns_pid(nsenter):
+    """The pid, in its namespace, of what the nsenter process `nsenter` runs (its child)."""
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            with open('/proc/%d/task/%d/children' % (nsenter.pid, nsenter.pid)) as f:
+                kids = f.read().split()
+            if kids:
+                with open('/proc/%s/status' % kids[0]) as f:
+                    for line in f:
+                        if line.startswith('NSpid:'):
+                            return int(line.split()[-1])
+        except OSError:
+            pass
+        time.sleep(0.02)
+    return 0
+
+
 def test_conversation(hosts):
     fifo = path('fifo')
     os.mkfifo(fifo)
     done_a, done_b = path('alpha.done'), path('beta.done')
-    # colliding pids: the namespaces allocate pids in sequence, so bring both to the same last
-    # pid (running short processes in the one behind); then each peer gets the same pid
+    # colliding pids: namespaces allocate pids in sequence. Both are brought to the same last
+    # pid (short processes in the one behind); the sender starts and its pid in alpha is
+    # read; beta is brought to the pid before it, so the receiver gets the same pid
     last = {h: hosts[h].last_pid() for h in ('alpha', 'beta')}
     for h in ('alpha', 'beta'):
         while 0 < last[h] < max(last.values()):
             last[h] = hosts[h].last_pid()
-    check(last['alpha'] == last['beta'], 'namespaces\' last pids %s' % last)
-    recv = hosts['beta'].start([PEER, 'recv', fifo, str(N), done_b])
     send = hosts['alpha'].start([PEER, 'send', fifo, str(N), done_a])
+    target = ns_pid(send)
+    last = last['beta']
+    while 0 < last < target - 1:
+        last = hosts['beta'].last_pid()
+    check(last == target - 1, 'beta\'s last pid %d, the sender\'s %d' % (last, target))
+    recv = hosts['beta'].start([PEER, 'recv', fifo, str(N), done_b])
     out = path('hosts.fxt')
     p = run([TRACE, 'record', '--no-local', '--categories=merge',
              '--host', 'alpha=' + hosts['alpha'].command(),
@@ -450,6 +473,64 @@ def test_far_stderr_escaped():
           'noisy: the escaped line is not echoed and quoted: %r' % err)
 
 
+def fxt_string(text):
+    b = text.encode()
+    return b + b'\0' * (-len(b) % 8)
+
+
+def fxt_host_clock(provider, host, ts):
+    """A provider-info record and an fxtrace:clock "host" instant (docs/multi-host.md
+    #metadata) on provider `provider`, written here by FXT.md's layout."""
+    import struct
+    name = b'fxtrace'
+    info = struct.pack('<Q', 0 | (1 + 1) << 4 | 1 << 16 | provider << 20 | len(name) << 52)
+    info += fxt_string('fxtrace')
+    init = struct.pack('<QQ', 1 | 2 << 4, 1000000000)
+    args = b''
+    nargs = 0
+    for key, kind, value in (('host', 6, host), ('offset_ns', 3, 5), ('uncertainty_ns', 4, 7),
+                             ('drift_ppb', 3, 0)):
+        k = fxt_string(key)
+        ref = 0x8000 | len(key.encode())
+        if kind == 6:
+            v = fxt_string(value)
+            body = k + v
+            head = 6 | (1 + len(body) // 8) << 4 | ref << 16 | (0x8000 | len(value.encode())) << 32
+        else:
+            body = k + struct.pack('<q' if kind == 3 else '<Q', value)
+            head = kind | (1 + len(body) // 8) << 4 | ref << 16
+        args += struct.pack('<Q', head) + body
+        nargs += 1
+    cat, nm = fxt_string('fxtrace:clock'), fxt_string('host')
+    body = struct.pack('<QQQ', ts, 0, 0) + cat + nm + args
+    head = (4 | (1 + len(body) // 8) << 4 | 0 << 16 | nargs << 20 | 0 << 24 |
+            (0x8000 | len('fxtrace:clock')) << 32 | (0x8000 | len('host')) << 48)
+    return info + init + struct.pack('<Q', head) + body
+
+
+def test_summary_hosts():
+    """trace summary lists at most 64 hosts and counts the rest ("and N more", hosts_omitted);
+    it reads host records only from the reserved provider 0xffffffff: no other can add one."""
+    import struct
+    out = path('many-hosts.fxt')
+    with open(out, 'wb') as f:
+        f.write(struct.pack('<Q', 0x0016547846040010))
+        f.write(fxt_host_clock(7, 'forged', 500))  # first: not kept out by the limit
+        for i in range(66):
+            f.write(fxt_host_clock(0xffffffff, 'h%02d' % i, 1000 + i))
+    p = run([TRACE, 'summary', '--format=json', out])
+    check(p.returncode == 0, 'many hosts: exit %d: %s' % (p.returncode, p.stderr.decode()))
+    if p.returncode == 0:
+        got = json.loads(p.stdout)
+        names = [h['name'] for h in got.get('hosts', [])]
+        check(names == ['h%02d' % i for i in range(64)], 'many hosts: listed %s' % names)
+        check(got.get('hosts_omitted') == 2, 'many hosts: omitted %s' % got.get('hosts_omitted'))
+    p = run([TRACE, 'summary', out])
+    text = p.stdout.decode()
+    check(p.returncode == 0 and 'Hosts (64 listed and 2 more' in text and 'forged' not in text,
+          'many hosts: text %s' % text[:800])
+
+
 def timed(f, *args):
     t = time.time()
     r = f(*args)
@@ -462,6 +543,7 @@ try:
     timed(test_long_name)
     timed(test_lying_clock)
     timed(test_far_stderr_escaped)
+    timed(test_summary_hosts)
     why_not = namespaces_usable()
     if why_not:
         print('SKIP (namespaces): %s: the simulated hosts need PID, mount and time namespaces'
