@@ -261,8 +261,9 @@ static void describe(const remote_host_t* h, char* out, size_t size) {
     if (m.rate_used)
       snprintf(out + n, size - (size_t)n, ", rate %+.0f ppb corrected", m.measured_ppb);
     else if (h->end.valid)
-      snprintf(out + n, size - (size_t)n, ", rate %+.0f ppb not significant: not corrected",
-               m.measured_ppb);
+      snprintf(
+          out + n, size - (size_t)n, ", rate %+.0f ppb %s: not corrected", m.measured_ppb,
+          m.measured_ppb > 500000 || m.measured_ppb < -500000 ? "implausible" : "not significant");
     else if (h->end_refused[0])
       snprintf(out + n, size - (size_t)n,
                ", end clock exchange implausible (%s): rate not corrected", h->end_refused);
