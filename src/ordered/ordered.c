@@ -76,7 +76,7 @@ bool ordered__set_input_shift(ordered_t* o, size_t input, uint64_t shift_ns) {
 
 bool ordered__set_input_clock(ordered_t* o, size_t input, const ordered_clock_t* clock) {
   if (o->state != ORDERED_OPEN || input >= o->input_count) return false;
-  if (clock->drift_ppb <= -1000000000 || clock->drift_ppb >= 1000000000) return false;
+  if (!(clock->drift_ppb > -1e9 && clock->drift_ppb < 1e9)) return false; /* NaN too */
   o->inputs[input].clock = *clock;
   return true;
 }

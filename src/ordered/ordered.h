@@ -128,7 +128,7 @@ bool ordered__set_input_shift(ordered_t* o, size_t input, uint64_t shift_ns);
 typedef struct ordered_clock {
   int64_t shift_ns;
   uint64_t origin_ns;
-  int64_t drift_ppb; /* |drift_ppb| < 10^9, so the map keeps the order */
+  double drift_ppb; /* |drift_ppb| < 10^9, so the map keeps the order; fractional */
 } ordered_clock_t;
 
 uint64_t ordered__clock_map(const ordered_clock_t* c, uint64_t ns);

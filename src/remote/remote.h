@@ -92,6 +92,10 @@ char* remote_words__quote(const char* word);
 
 /* ---- clock (remote_clock.c) ---- */
 #define REMOTE_CLOCK_ROUNDS 32
+/* A clock exchange whose best round trip is longer than 2 s (uncertainty
+ * past 1 s), or whose far clock reads 0 or past INT64_MAX ns, is refused:
+ * the host is reported and not merged (docs/multi-host.md#clocks). */
+#define REMOTE_CLOCK_MAX_UNCERTAINTY_NS 1000000000u
 
 /* One exchange's best round trip: the far clock read at far_ns while the
  * near clock read near_ns +- uncertainty_ns (half the round trip). */
@@ -114,9 +118,9 @@ int64_t remote_clock__offset(const remote_clock_sample_t* s);
 typedef struct remote_clock_map {
   int64_t shift_ns; /* added to a far timestamp: minus the start offset */
   uint64_t origin_ns;
-  int64_t drift_ppb;    /* the rate correction (ordered_clock_t) */
-  int64_t measured_ppb; /* the far clock's rate against the near one */
-  bool rate_used;       /* false: too short or implausible, not applied */
+  double drift_ppb;    /* the rate correction (ordered_clock_t), fractional */
+  double measured_ppb; /* the far clock's rate against the near one */
+  bool rate_used;      /* false: not significant or implausible, not applied */
 } remote_clock_map_t;
 
 remote_clock_map_t remote_clock__map(const remote_clock_sample_t* start,

@@ -84,10 +84,15 @@ static bool start_recording(agent_t* a, const remote_frame_t* f) {
   argv[k++] = notify_arg;
   argv[k++] = hold_arg;
   argv[k] = NULL;
-  int out[2], notify[2], hold[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return say_error("cannot create a pipe: %s", strerror(errno));
-  if (pipe2(notify, O_CLOEXEC) != 0 || pipe2(hold, O_CLOEXEC) != 0)
-    return say_error("cannot create a pipe: %s", strerror(errno));
+  int out[2] = {-1, -1}, notify[2] = {-1, -1}, hold[2] = {-1, -1};
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(notify, O_CLOEXEC) != 0 || pipe2(hold, O_CLOEXEC) != 0) {
+    int e = errno;
+    /* the pipes made before the one that failed (a failed pipe2 leaves -1s) */
+    int made[] = {out[0], out[1], notify[0], notify[1], hold[0], hold[1]};
+    for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+      if (made[i] >= 0) close(made[i]);
+    return say_error("cannot create a pipe: %s", strerror(e));
+  }
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   /* above 0..2, so that the child's dup2s onto 0..2 cannot overwrite them */
   int h_out = dup_high(out[1]), h_notify = dup_high(notify[1]), h_hold = dup_high(hold[0]),

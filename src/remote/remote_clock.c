@@ -10,10 +10,13 @@
 
 #include "remote/remote.h"
 
-/* A rate estimate is used over at least this long (a shorter one is mostly
- * the two samples' uncertainty), and only when plausible: crystals of real
- * machines differ by tens of ppm. */
-enum { MIN_RATE_SPAN_NS = 1000000000, MAX_PLAUSIBLE_PPB = 500000 };
+/* A rate estimate is applied only when significant
+ * (docs/multi-host.md#clocks): over a span of at least RATE_SPAN_FACTOR
+ * times the two samples' combined uncertainty (shorter, the estimate is
+ * mostly the samples' noise), when the offset moved by more than that
+ * combined uncertainty (else the change cannot be told from noise), and
+ * when plausible: crystals of real machines differ by tens of ppm. */
+enum { RATE_SPAN_FACTOR = 1000, MAX_PLAUSIBLE_PPB = 500000 };
 
 uint64_t remote_clock__now(void) {
   struct timespec ts;
@@ -49,10 +52,12 @@ remote_clock_map_t remote_clock__map(const remote_clock_sample_t* start,
   if (!end || !end->valid || end->far_ns <= start->far_ns) return m;
   /* near = far - o(far), o linear through both samples */
   double span = (double)(end->far_ns - start->far_ns);
-  double k = (double)(int64_t)((uint64_t)remote_clock__offset(end) - (uint64_t)o_s) / span;
-  double ppb = k * 1e9;
-  m.measured_ppb = (int64_t)(ppb < 0 ? ppb - 0.5 : ppb + 0.5);
-  m.rate_used = span >= MIN_RATE_SPAN_NS && llabs(m.measured_ppb) <= MAX_PLAUSIBLE_PPB;
-  if (m.rate_used) m.drift_ppb = -m.measured_ppb;
+  double moved = (double)(int64_t)((uint64_t)remote_clock__offset(end) - (uint64_t)o_s);
+  double ppb = moved / span * 1e9;
+  double noise = (double)start->uncertainty_ns + (double)end->uncertainty_ns;
+  m.measured_ppb = ppb;
+  m.rate_used =
+      span >= RATE_SPAN_FACTOR * noise && fabs(moved) > noise && fabs(ppb) <= MAX_PLAUSIBLE_PPB;
+  if (m.rate_used) m.drift_ppb = -ppb; /* fractional: no rounding to whole ppb */
   return m;
 }

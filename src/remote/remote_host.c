@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "trace/record_signals.h"
+#include "trace/text_escape.h"
 
 extern char** environ;
 
@@ -49,13 +51,24 @@ static void fail(remote_host_t* h, const char* fmt, const char* arg) {
   snprintf(h->failure, sizeof(h->failure), fmt, arg);
 }
 
+/* A failure on this host's side (a pipe, memory, the temporary file, the
+ * options, a stop before the start): the far end's last words are not its
+ * cause, and are not attached to it (remote_record.c report_hosts). */
+static void fail_here(remote_host_t* h, const char* fmt, const char* arg) {
+  if (!h->failed) h->failure_local = true;
+  fail(h, fmt, arg);
+}
+
 /* ---- the far end's standard error: echoed line by line, the last kept ---- */
 
 static void stderr_line(remote_host_t* h) {
   h->err_line[h->err_length] = '\0';
   if (h->err_length > 0) {
-    fprintf(stderr, "trace record: [%s] %s\n", h->name, h->err_line);
-    snprintf(h->last_stderr, sizeof(h->last_stderr), "%s", h->err_line);
+    /* the far end's bytes, made safe for a terminal as archive text is */
+    fprintf(stderr, "trace record: [%s] ", h->name);
+    text__put_escaped(stderr, h->err_line, h->err_length, NULL, false);
+    fputc('\n', stderr);
+    text__escaped(h->err_line, h->last_stderr, sizeof(h->last_stderr));
   }
   h->err_length = 0;
 }
@@ -81,7 +94,7 @@ static void read_stderr(remote_host_t* h) {
 static void save_data(remote_host_t* h, const remote_frame_t* f) {
   if (!h->write_failed && fwrite(f->payload, 1, f->length, h->file) != f->length) {
     h->write_failed = true;
-    fail(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
+    fail_here(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
   }
   atomic_fetch_add(&h->bytes, f->length);
 }
@@ -132,8 +145,10 @@ static const char* last_words(remote_host_t* h) {
 static void channel_lost(remote_host_t* h, int got, const remote_frame_t* f, const char* what) {
   char msg[1800];
   if (got == GOT_FRAME && f->type == REMOTE_ERROR) {
-    snprintf(msg, sizeof(msg), "remote trace failed: %.*s",
-             (int)strnlen((const char*)f->payload, f->length), (const char*)f->payload);
+    char raw[400], safe[TEXT_ESCAPED_SIZE(sizeof(raw))];
+    snprintf(raw, sizeof(raw), "%.*s", (int)strnlen((const char*)f->payload, f->length),
+             (const char*)f->payload);
+    snprintf(msg, sizeof(msg), "remote trace failed: %s", text__escaped(raw, safe, sizeof(safe)));
     fail(h, "%s", msg);
     return;
   }
@@ -179,8 +194,13 @@ static bool wait_hello(remote_host_t* h) {
 }
 
 /* REMOTE_CLOCK_ROUNDS round trips into *s. */
-static bool exchange_clocks(remote_host_t* h, remote_clock_sample_t* s) {
+/* The exchange's round trips into *s; false when the channel broke (the
+ * host failed). *why: "" when plausible, else why not (uncertainty past
+ * REMOTE_CLOCK_MAX_UNCERTAINTY_NS, or a far reading of 0 or past INT64_MAX
+ * ns: no CLOCK_MONOTONIC reads that). */
+static bool exchange_clocks(remote_host_t* h, remote_clock_sample_t* s, char* why, size_t size) {
   memset(s, 0, sizeof(*s));
+  why[0] = '\0';
   for (uint64_t seq = 1; seq <= REMOTE_CLOCK_ROUNDS; seq++) {
     unsigned char q[8];
     remote__put64(q, seq);
@@ -197,8 +217,14 @@ static bool exchange_clocks(remote_host_t* h, remote_clock_sample_t* s) {
       channel_lost(h, got, &f, "a clock reply");
       return false;
     }
-    remote_clock__note(s, sent, remote__get64(f.payload + 8), received);
+    uint64_t far = remote__get64(f.payload + 8);
+    if ((far == 0 || far > INT64_MAX) && !why[0])
+      snprintf(why, size, "its clock read %" PRIu64 " ns", far);
+    remote_clock__note(s, sent, far, received);
   }
+  if (!why[0] && s->uncertainty_ns > REMOTE_CLOCK_MAX_UNCERTAINTY_NS)
+    snprintf(why, size, "its shortest clock round trip was %.3f s (uncertainty past 1 s)",
+             (double)s->uncertainty_ns / 5e8);
   return true;
 }
 
@@ -206,12 +232,12 @@ static bool send_start(remote_host_t* h) {
   size_t n = 0;
   for (size_t i = 0; i < h->o->record_option_count; i++) n += strlen(h->o->record_options[i]) + 1;
   if (n > REMOTE_MAX_PAYLOAD) { /* never cut: the host would record other categories */
-    fail(h, "the trace record options are too long for START%s", "");
+    fail_here(h, "the trace record options are too long for START%s", "");
     return false;
   }
   unsigned char* payload = malloc(n ? n : 1);
   if (!payload) {
-    fail(h, "out of memory%s", "");
+    fail_here(h, "out of memory%s", "");
     return false;
   }
   n = 0;
@@ -280,9 +306,15 @@ static void collect(remote_host_t* h) {
 /* ---- the far end's process ---- */
 
 static bool spawn(remote_host_t* h) {
-  int in[2], out[2], err[2];
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
-    fail(h, "cannot create a pipe: %s", strerror(errno));
+    int e = errno;
+    /* the pipes made before the one that failed (a failed pipe2 leaves -1s) */
+    int* made[] = {in, out, err};
+    for (size_t i = 0; i < 3; i++)
+      for (int j = 0; j < 2; j++)
+        if (made[i][j] >= 0) close(made[i][j]);
+    fail_here(h, "cannot create a pipe: %s", strerror(e));
     return false;
   }
   posix_spawn_file_actions_t actions;
@@ -332,7 +364,8 @@ static void end_process(remote_host_t* h) {
     if (now_ms() >= deadline) {
       if (termed) {
         kill(-h->pid, SIGKILL);
-        waitpid(h->pid, &status, 0);
+        while (waitpid(h->pid, &status, 0) < 0 && errno == EINTR) {
+        }
         break;
       }
       kill(-h->pid, SIGTERM); /* its process group: ssh or nsenter and what it runs */
@@ -352,7 +385,12 @@ static void end_process(remote_host_t* h) {
 
 static void* host_main(void* arg) {
   remote_host_t* h = arg;
-  bool ok = spawn(h) && wait_hello(h) && exchange_clocks(h, &h->start);
+  char why[128];
+  bool ok = spawn(h) && wait_hello(h) && exchange_clocks(h, &h->start, why, sizeof(why));
+  if (ok && why[0]) {
+    fail(h, "its clock exchange is implausible (%s): host refused", why);
+    ok = false;
+  }
   if (ok) {
     set_state(h, HOST_READY);
     pthread_mutex_lock(&h->sync->mutex);
@@ -366,19 +404,21 @@ static void* host_main(void* arg) {
     if (wait_stop(h)) {
       /* the end exchange before STOP: the far clock while still recording */
       remote_clock_sample_t end;
-      if (exchange_clocks(h, &end))
-        h->end = end;
-      else
+      if (!exchange_clocks(h, &end, why, sizeof(why)))
         h->dropped = true;
+      else if (why[0]) /* the start map alone, no rate; said at the end (describe) */
+        snprintf(h->end_refused, sizeof(h->end_refused), "%s", why);
+      else
+        h->end = end;
       if (!h->dropped) collect(h);
     }
   } else if (!h->failed && sync_flag(h, false)) {
-    fail(h, "stopped before tracing started%s", "");
+    fail_here(h, "stopped before tracing started%s", "");
   }
   end_process(h);
   if (fflush(h->file) != 0 && !h->write_failed) {
     h->write_failed = true;
-    fail(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
+    fail_here(h, "cannot keep its archive in a temporary file: %s", strerror(errno));
   }
   set_state(h, HOST_DONE);
   return NULL;
@@ -388,16 +428,16 @@ bool remote_host__start(remote_host_t* h) {
   h->to_far = h->from_far = h->far_stderr = -1;
   h->wake[0] = h->wake[1] = -1;
   if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-    fail(h, "cannot create a pipe: %s", strerror(errno));
+    fail_here(h, "cannot create a pipe: %s", strerror(errno));
     return false;
   }
   if (!remote_reader__init(&h->reader, -1)) {
-    fail(h, "out of memory%s", "");
+    fail_here(h, "out of memory%s", "");
     return false;
   }
   int err = pthread_create(&h->thread, NULL, host_main, h);
   if (err != 0) {
-    fail(h, "cannot start a thread: %s", strerror(err));
+    fail_here(h, "cannot start a thread: %s", strerror(err));
     return false;
   }
   h->thread_running = true;

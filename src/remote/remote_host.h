@@ -57,7 +57,9 @@ typedef struct remote_host {
   bool dropped; /* ended after it started, before END: what it sent is kept */
   bool write_failed;
   char failure[2048];
+  bool failure_local;     /* the failure is this host's side's, not the far end's */
   char last_stderr[1024]; /* the far end's last non-empty line of standard error */
+  char end_refused[128];  /* why the end clock exchange was implausible ("" if not) */
   int end_status;         /* its `trace record`'s exit status, from END */
   bool ended;             /* END received */
 } remote_host_t;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,6 +196,9 @@ static remote_clock_map_t clock_map(const remote_host_t* h) {
   return remote_clock__map(&h->start, &h->end);
 }
 
+/* A rate in whole ppb, for the record (the merge itself uses the fraction). */
+static int64_t whole_ppb(double ppb) { return (int64_t)(ppb < 0 ? ppb - 0.5 : ppb + 0.5); }
+
 /* The clock record of each merged host (docs/multi-host.md#metadata). */
 static size_t encode_clock_records(const recording_t* r, const size_t* merged, size_t count,
                                    uint64_t* words) {
@@ -204,14 +206,17 @@ static size_t encode_clock_records(const recording_t* r, const size_t* merged, s
   uint64_t* p =
       fxt_write_provider_info_record(words, CLOCK_ANCHOR_PROVIDER_ID, kName, sizeof(kName) - 1);
   p = fxt_write_initialization_record(p, 1000000000u);
-  trace_thread_ref_t thread =
-      trace_make_inline_thread_ref((trace_koid_t)getpid(), (trace_koid_t)syscall(SYS_gettid));
+  /* koid 0 for process and thread: no process has it (Linux pid 0 is the
+   * kernel's idle task, never a traced program's), so with --no-local these
+   * records cannot land inside a far process that shares the recorder's pid
+   * (docs/multi-host.md#metadata) */
+  trace_thread_ref_t thread = trace_make_inline_thread_ref(0, 0);
   trace_string_ref_t category = trace_make_inline_c_string_ref(CLOCK_ANCHOR_CATEGORY);
   trace_string_ref_t name = trace_make_inline_c_string_ref("host");
   for (size_t k = 0; k < count; k++) {
     const remote_host_t* h = &r->hosts[merged[k]];
     remote_clock_map_t m = clock_map(h);
-    trace_arg_t args[8];
+    trace_arg_t args[10];
     size_t n = 0;
 #define ARG(key, value) args[n++] = trace_make_arg(trace_make_inline_c_string_ref(key), value)
     ARG("host", trace_make_string_arg_value(trace_make_inline_c_string_ref(h->name)));
@@ -221,7 +226,11 @@ static size_t encode_clock_records(const recording_t* r, const size_t* merged, s
       ARG("end_offset_ns", trace_make_int64_arg_value(remote_clock__offset(&h->end)));
       ARG("end_uncertainty_ns", trace_make_uint64_arg_value(h->end.uncertainty_ns));
     }
-    ARG("drift_ppb", trace_make_int64_arg_value(m.rate_used ? m.measured_ppb : 0));
+    ARG("drift_ppb", trace_make_int64_arg_value(m.rate_used ? whole_ppb(m.measured_ppb) : 0));
+    if (!h->local && h->end.valid) {
+      ARG("measured_ppb", trace_make_int64_arg_value(whole_ppb(m.measured_ppb)));
+      ARG("rate_applied", trace_make_bool_arg_value(m.rate_used));
+    }
     ARG("round_trips", trace_make_uint64_arg_value(h->start.rounds + h->end.rounds));
 #undef ARG
     size_t w = fxt_event_record_words(FXT_EVENT_INSTANT, &thread, &category, &name, args, n);
@@ -241,8 +250,15 @@ static void describe(const remote_host_t* h, char* out, size_t size) {
                    (double)remote_clock__offset(&h->start) / 1e9, h->start.uncertainty_ns);
   if (n > 0 && (size_t)n < size) {
     if (m.rate_used)
-      snprintf(out + n, size - (size_t)n, ", rate %+" PRId64 " ppb corrected", m.measured_ppb);
-    else if (!h->end.valid)
+      snprintf(out + n, size - (size_t)n, ", rate %+.0f ppb corrected", m.measured_ppb);
+    else if (h->end.valid)
+      snprintf(
+          out + n, size - (size_t)n, ", rate %+.0f ppb %s: not corrected", m.measured_ppb,
+          m.measured_ppb > 500000 || m.measured_ppb < -500000 ? "implausible" : "not significant");
+    else if (h->end_refused[0])
+      snprintf(out + n, size - (size_t)n,
+               ", end clock exchange implausible (%s): rate not corrected", h->end_refused);
+    else
       snprintf(out + n, size - (size_t)n, ", no end exchange: rate not corrected");
   }
 }
@@ -268,7 +284,7 @@ static int merge_hosts(recording_t* r) {
     mh[count].clock.shift_ns = m.shift_ns;
     mh[count].clock.origin_ns = m.origin_ns;
     mh[count].clock.drift_ppb = m.drift_ppb;
-    char note[200];
+    char note[400];
     describe(h, note, sizeof(note));
     if (asprintf(&paths[count], "/proc/self/fd/%d", fileno(h->file)) < 0 ||
         asprintf(&labels[count], "host %s", h->name) < 0 || !(notes[count] = strdup(note))) {
@@ -443,11 +459,12 @@ static bool report_hosts(const recording_t* r) {
     if (h->dropped)
       cli__error(kCmd, "host %s dropped out during the trace: %s (the %s it sent are merged)",
                  h->name, h->failure, b);
-    else
-      cli__error(
-          kCmd, "host %s: %s%s%s", h->name, h->failure,
-          h->last_stderr[0] && !strstr(h->failure, h->last_stderr) ? "; its last error: " : "",
-          h->last_stderr[0] && !strstr(h->failure, h->last_stderr) ? h->last_stderr : "");
+    else {
+      /* the far end's last line only with a failure that is the far end's */
+      bool words = !h->failure_local && h->last_stderr[0] && !strstr(h->failure, h->last_stderr);
+      cli__error(kCmd, "host %s: %s%s%s", h->name, h->failure, words ? "; its last error: " : "",
+                 words ? h->last_stderr : "");
+    }
   }
   return all;
 }

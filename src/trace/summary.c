@@ -6,6 +6,7 @@
 #include <string.h>
 #include <trace-engine/types.h>
 
+#include "anchor/clock_anchor.h"
 #include "ordered/ordered.h"
 #include "trace/timestamp.h"
 
@@ -396,9 +397,13 @@ static bool string_is(const trace_reader_string_t* s, const char* text) {
 
 /* An fxtrace:clock "host" instant: one host's measured clock. */
 static void on_host_clock(summary_t* s, const trace_record_t* r) {
-  if (s->host_count == SUMMARY_MAX_HOSTS) return;
+  if (s->host_count == SUMMARY_MAX_HOSTS) {
+    s->hosts_omitted++;
+    return;
+  }
   summary_host_t h;
   memset(&h, 0, sizeof(h));
+  h.rate_applied = -1;
   for (size_t i = 0; i < r->event.args.count; i++) {
     const trace_reader_arg_t* a = &r->event.args.items[i];
     if (string_is(&a->name, "host") && a->type == TRACE_ARG_STRING) {
@@ -411,6 +416,10 @@ static void on_host_clock(summary_t* s, const trace_record_t* r) {
       h.uncertainty_ns = a->uint64_value;
     } else if (string_is(&a->name, "drift_ppb") && a->type == TRACE_ARG_INT64) {
       h.drift_ppb = a->int64_value;
+    } else if (string_is(&a->name, "measured_ppb") && a->type == TRACE_ARG_INT64) {
+      h.measured_ppb = a->int64_value;
+    } else if (string_is(&a->name, "rate_applied") && a->type == TRACE_ARG_BOOL) {
+      h.rate_applied = a->bool_value ? 1 : 0;
     }
   }
   s->hosts[s->host_count++] = h;
@@ -435,8 +444,10 @@ static void on_event(summary_t* s, const trace_record_t* r, uint64_t ns) {
     case EV_INSTANT:
       if (is_wakeup_event(r))
         on_wakeup(s, r->event.process_koid, r->event.thread_koid, ns);
-      else if (string_is(&r->event.category, "fxtrace:clock") && string_is(&r->event.name, "host"))
-        on_host_clock(s, r);
+      else if (r->provider && r->provider->id == CLOCK_ANCHOR_PROVIDER_ID &&
+               string_is(&r->event.category, CLOCK_ANCHOR_CATEGORY) &&
+               string_is(&r->event.name, "host"))
+        on_host_clock(s, r); /* only the reserved provider: no other can fake a host */
       break;
     case EV_COUNTER:
       on_counter(s, r, ns);

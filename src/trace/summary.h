@@ -96,6 +96,8 @@ typedef struct summary_host {
   int64_t offset_ns; /* the host's clock minus the recording host's, at the start */
   uint64_t uncertainty_ns;
   int64_t drift_ppb;
+  int64_t measured_ppb;
+  int rate_applied; /* 1 applied, 0 measured but not significant, -1 no end exchange */
 } summary_host_t;
 
 typedef struct summary {
@@ -115,7 +117,8 @@ typedef struct summary {
   bool out_of_memory;
   summary_host_t hosts[SUMMARY_MAX_HOSTS];
   size_t host_count;
-  char* key; /* scratch for building keys */
+  uint64_t hosts_omitted; /* host records past SUMMARY_MAX_HOSTS: counted, not listed */
+  char* key;              /* scratch for building keys */
   size_t key_capacity;
 } summary_t;
 

@@ -325,14 +325,24 @@ static void text_threads(FILE* f, const summary_t* s, const rows_t* r, size_t to
 /* The hosts of a `trace record --host` archive and their measured clocks. */
 static void text_hosts(FILE* f, const summary_t* s) {
   if (s->host_count == 0) return;
-  fprintf(f, "\nHosts (%zu, clocks measured by trace record --host)\n", s->host_count);
+  if (s->hosts_omitted > 0)
+    fprintf(f,
+            "\nHosts (%zu listed and %" PRIu64 " more, clocks measured by trace record --host)\n",
+            s->host_count, s->hosts_omitted);
+  else
+    fprintf(f, "\nHosts (%zu, clocks measured by trace record --host)\n", s->host_count);
   fprintf(f, "  %-24s %22s  %14s  %12s\n", "host", "offset", "uncertainty", "rate");
   for (size_t i = 0; i < s->host_count; i++) {
     const summary_host_t* h = &s->hosts[i];
     char u[24], off[40];
     snprintf(off, sizeof(off), "%+.9f s", (double)h->offset_ns / 1e9);
-    fprintf(f, "  %-24s %22s  +- %11s  %+9" PRId64 " ppb\n", h->name, off,
+    fprintf(f, "  %-24s %22s  +- %11s  %+9" PRId64 " ppb", h->name, off,
             human(u, h->uncertainty_ns), h->drift_ppb);
+    if (h->rate_applied == 0)
+      fprintf(f, "  (measured %+" PRId64 " ppb, not significant: not applied)", h->measured_ppb);
+    else if (h->rate_applied < 0)
+      fprintf(f, "  (no end exchange: not applied)");
+    fputc('\n', f);
   }
 }
 
@@ -510,9 +520,17 @@ static void json_hosts(json_writer_t* j, const summary_t* s) {
     ju64(j, "uncertainty_ns", h->uncertainty_ns, true);
     json__text(j, "\"drift_ppb\":");
     json__i64(j, h->drift_ppb);
+    json__text(j, h->rate_applied > 0    ? ",\"rate_applied\":true"
+                  : h->rate_applied == 0 ? ",\"rate_applied\":false"
+                                         : ",\"rate_applied\":null");
     json__raw(j, "}", 1);
   }
   json__text(j, "],\n");
+  if (s->hosts_omitted > 0) {
+    json__text(j, "\"hosts_omitted\":");
+    json__i64(j, (int64_t)s->hosts_omitted);
+    json__text(j, ",\n");
+  }
 }
 
 static bool write_json(FILE* f, const summary_t* s, const rows_t* r, size_t top,

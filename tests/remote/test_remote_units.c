@@ -64,11 +64,33 @@ static void test_clock(void) {
   long double far = (long double)b.far_ns;
   long double near = far + m.shift_ns + (far - (long double)m.origin_ns) * m.drift_ppb / 1e9L;
   ASSERT_TRUE(near > b.near_ns - 1000.0L && near < b.near_ns + 1000.0L);
-  /* too short a span: no rate correction */
+  /* an implausible rate (10 %): no rate correction */
   remote_clock_sample_t c = {true, 1100000000ull, 1100000000ull + off + 10000000, 500, 32};
   m = remote_clock__map(&a, &c);
   ASSERT_TRUE(!m.rate_used);
   ASSERT_EQ(m.drift_ppb, 0);
+  /* the offset moved less than the samples' combined uncertainty (539 ns
+   * over 1 s, +-25 us each): noise, not applied though the span is long */
+  remote_clock_sample_t n0 = {true, 1000000000ull, 1000000000ull + off, 25000, 32};
+  remote_clock_sample_t n1 = {true, 2000000000ull, 2000000000ull + off + 539, 25000, 32};
+  m = remote_clock__map(&n0, &n1);
+  ASSERT_TRUE(!m.rate_used);
+  ASSERT_EQ(m.drift_ppb, 0);
+  ASSERT_TRUE(m.measured_ppb > 538 && m.measured_ppb < 540); /* still reported */
+  /* a span under 1000 x the combined uncertainty (1 s, +-1 ms each): not
+   * applied though the offset moved by more than that uncertainty */
+  remote_clock_sample_t s0 = {true, 1000000000ull, 1000000000ull + off, 1000000, 32};
+  remote_clock_sample_t s1 = {true, 2000000000ull, 2000000000ull + off + 3000000, 1000000, 32};
+  m = remote_clock__map(&s0, &s1);
+  ASSERT_TRUE(!m.rate_used);
+  ASSERT_EQ(m.drift_ppb, 0);
+  /* significant and fractional: 1001 ns over 400 s (+-100 ns each) is
+   * 2.5025 ppb, kept as such in the map (not rounded to whole ppb) */
+  remote_clock_sample_t f0 = {true, 1000000000ull, 1000000000ull + off, 100, 32};
+  remote_clock_sample_t f1 = {true, 401000000000ull, 401000000000ull + off + 1001, 100, 32};
+  m = remote_clock__map(&f0, &f1);
+  ASSERT_TRUE(m.rate_used);
+  ASSERT_TRUE(m.drift_ppb < -2.5 && m.drift_ppb > -2.505);
   /* a far end that lies: offsets of -2^63 and then about +2^63 (no signed
    * overflow: UBSan; an implausible rate, not used) */
   remote_clock_sample_t d = {true, 1ull << 62, (1ull << 62) + (1ull << 63), 0, 32};
