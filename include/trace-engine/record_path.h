@@ -145,6 +145,13 @@ struct trace_context {
   trace_engine_string_entry_t strings[TRACE_ENGINE_STRING_CACHE_SIZE];
   trace_engine_vthread_entry_t vthreads[TRACE_ENGINE_VTHREAD_CACHE_SIZE];
   unsigned vthread_next;
+  /* The other sessions (a mask) the event this context was acquired for
+   * goes to, and its category: set by every acquire of a category site
+   * (several sessions enabling it: the first session's context, these the
+   * rest), taken by the event helpers, which write into each of them
+   * (event_helpers.c); 0 otherwise. */
+  unsigned further_sessions;
+  const char* further_category;
   /* the thread */
   bool thread_registered;
   trace_thread_ref_t thread_ref;

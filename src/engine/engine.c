@@ -824,21 +824,28 @@ trace_context_t* trace_engine__acquire_context_for_site(const char* category_lit
   uint64_t generation = state & TRACE_SITE_SEVERAL_FLAG
                             ? 0
                             : ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
+  unsigned further = 0;
   if (UNLIKELY(generation == 0 || state != TRACE_SITE_ENABLED(generation))) {
     state = trace_engine__resolve_site(category_literal, site);
     if (state == TRACE_SITE_DISABLED) return NULL;
     if (state & TRACE_SITE_SEVERAL_FLAG) {
-      /* one context only: the first of its sessions (docs/sessions.md:
-       * the forms that take a context write into one session) */
-      unsigned session = (unsigned)__builtin_ctzll(state >> 1);
-      generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
+      /* the context of the first of its sessions that is still started;
+       * the others ride along in it for the event helpers (docs/sessions.md) */
+      unsigned mask = (unsigned)(state >> 1) & 0xfu;
+      for (generation = 0; mask != 0 && generation == 0; mask &= mask - 1)
+        generation = ATOMIC_ACQUIRE(&trace_engine__generation[__builtin_ctz(mask)]);
       if (generation == 0) return NULL;
+      further = mask;
     } else {
       generation = state >> 1;
     }
   }
   trace_context_t* w = writer__enter(generation);
-  if (w) *out_ref = writer__register_literal(w, category_literal);
+  if (w) {
+    *out_ref = writer__register_literal(w, category_literal);
+    w->further_sessions = further;
+    w->further_category = category_literal;
+  }
   return w;
 }
 
@@ -853,10 +860,21 @@ static uint64_t first_generation(const char* category_literal) {
   return 0;
 }
 
+/* The first started session's context; the other started sessions ride
+ * along in it for the helpers of the forms without a category (TRACE_BLOB,
+ * TRACE_KERNEL_OBJECT, event_helpers.c), which write into each. */
 trace_context_t* trace_acquire_context(void) {
   uint64_t generation = first_generation(NULL);
   if (generation == 0) return NULL;
-  return writer__enter(generation);
+  trace_context_t* w = writer__enter(generation);
+  if (w) {
+    unsigned further = 0;
+    for (unsigned i = TRACE_GENERATION_SESSION(generation) + 1; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+      if (ATOMIC_LOAD(&trace_engine__generation[i]) != 0) further |= 1u << i;
+    w->further_sessions = further;
+    w->further_category = NULL;
+  }
+  return w;
 }
 
 trace_context_t* trace_acquire_context_for_category(const char* category_literal,
@@ -864,7 +882,10 @@ trace_context_t* trace_acquire_context_for_category(const char* category_literal
   uint64_t generation = first_generation(category_literal);
   if (generation == 0) return NULL;
   trace_context_t* w = writer__enter(generation);
-  if (w) *out_ref = writer__register_literal(w, category_literal);
+  if (w) {
+    *out_ref = writer__register_literal(w, category_literal);
+    w->further_sessions = 0; /* one session: the caller writes into it */
+  }
   return w;
 }
 
@@ -878,6 +899,7 @@ trace_context_t* trace_engine_session_acquire_context_for_category(unsigned sess
       !writer__session_enables(&engine__sessions[session], category_literal))
     return NULL;
   trace_context_t* w = writer__enter(generation);
+  if (w) w->further_sessions = 0;
   if (w && out_ref)
     *out_ref = category_literal ? writer__register_literal(w, category_literal)
                                 : trace_make_empty_string_ref();

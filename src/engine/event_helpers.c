@@ -133,7 +133,7 @@ static bool is_site_event_type(unsigned type) {
 /* The sessions an event of `site` goes to (a mask of session bits; 0:
  * none), from the word `state` its inline check read, asking again when it
  * is not a current answer. */
-static unsigned site_sessions(trace_site_t* site, uint64_t state, const char* category_literal) {
+unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* category_literal) {
   if (!(state & TRACE_SITE_SEVERAL_FLAG)) {
     /* acquire: orders the reads of the engine's set-up after its publication */
     uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
@@ -210,7 +210,7 @@ void trace_internal_write_event_at_site(trace_site_t* site, uint64_t state,
                                         unsigned event_type, uint64_t payload, trace_arg_t* args,
                                         size_t num_args) {
   if (UNLIKELY(!is_site_event_type(event_type))) return;
-  unsigned mask = site_sessions(site, state, category_literal);
+  unsigned mask = engine__site_sessions(site, state, category_literal);
   if (mask != 0)
     write_to_sessions(mask, site, category_literal, name_literal, event_type, payload, 0, args,
                       num_args);
@@ -268,59 +268,140 @@ static bool is_flow_kind(unsigned kind) {
   return kind == FXT_EVENT_FLOW_BEGIN || kind == FXT_EVENT_FLOW_STEP || kind == FXT_EVENT_FLOW_END;
 }
 
+/* ---- the forms written through a context, into each session of the event ----
+ * The context the macro acquired is the first session's; the others that
+ * enable the category (further_sessions, set by the acquire) get the same
+ * record, one after the other, each through its own context, from the
+ * caller's arguments as they were (a write registers their names in place,
+ * in its session's tables). One session: nothing more than the write. */
+
+/* The next session of *left, entered, its category registered into
+ * *category_ref (`category` NULL: a form without one), or NULL when none
+ * is left (a session stopped meanwhile is skipped). */
+static trace_context_t* next_session(unsigned* left, const char* category,
+                                     trace_string_ref_t* category_ref) {
+  while (*left != 0) {
+    unsigned session = (unsigned)__builtin_ctz(*left);
+    *left &= *left - 1;
+    uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
+    trace_context_t* w = generation != 0 ? writer__enter(generation) : NULL;
+    if (w == NULL) continue;
+    w->further_sessions = 0;
+    *category_ref =
+        category ? writer__register_literal(w, category) : trace_make_empty_string_ref();
+    return w;
+  }
+  return NULL;
+}
+
+/* Runs `write` (which uses EACH_W, EACH_CATEGORY and EACH_ARGS, and does
+ * not release) in `context`'s session, then in each further one, releasing
+ * each context. More arguments than a record holds: the first session's
+ * write drops and counts the record; the others are not tried. */
+#define EACH_SESSION(context, category_ref, args, num_args, write)                             \
+  do {                                                                                         \
+    trace_context_t* EACH_W = (context);                                                       \
+    const trace_string_ref_t* EACH_CATEGORY = (category_ref);                                  \
+    trace_arg_t* EACH_ARGS = (args);                                                           \
+    unsigned each_left = EACH_W->further_sessions;                                             \
+    const char* each_category = EACH_W->further_category;                                      \
+    EACH_W->further_sessions = 0;                                                              \
+    if ((num_args) > TRACE_MAX_ARGS) each_left = 0;                                            \
+    trace_arg_t each_original[TRACE_MAX_ARGS];                                                 \
+    if (each_left != 0 && (num_args) != 0)                                                     \
+      memcpy(each_original, EACH_ARGS, (num_args) * sizeof(trace_arg_t));                      \
+    trace_string_ref_t each_category_ref;                                                      \
+    trace_arg_t each_copy[TRACE_MAX_ARGS];                                                     \
+    for (;;) {                                                                                 \
+      write;                                                                                   \
+      writer__release(EACH_W);                                                                 \
+      if (LIKELY(each_left == 0)) break;                                                       \
+      EACH_W = next_session(&each_left, each_category, &each_category_ref);                    \
+      if (EACH_W == NULL) break;                                                               \
+      EACH_CATEGORY = &each_category_ref;                                                      \
+      if ((num_args) != 0) memcpy(each_copy, each_original, (num_args) * sizeof(trace_arg_t)); \
+      EACH_ARGS = each_copy;                                                                   \
+    }                                                                                          \
+  } while (0)
+
+static void instaflow(trace_context_t* w, const trace_string_ref_t* category_ref,
+                      const char* name_literal, unsigned flow_kind, trace_flow_id_t flow_id,
+                      trace_arg_t* args, size_t num_args) {
+  trace_ticks_t ticks = trace_clock__now_ns();
+  trace_thread_ref_t thread = writer__thread_ref(w);
+  trace_string_ref_t name = writer__register_literal(w, name_literal);
+  writer__complete_args(w, args, num_args);
+  writer__write_event(w, FXT_EVENT_DURATION_BEGIN, ticks, &thread, category_ref, &name, args,
+                      num_args, 0);
+  writer__write_event(w, flow_kind, ticks, &thread, category_ref, &name, NULL, 0, flow_id);
+  writer__write_event(w, FXT_EVENT_DURATION_END, ticks, &thread, category_ref, &name, NULL, 0, 0);
+}
+
 void trace_internal_write_instaflow_and_release_context(trace_context_t* context,
                                                         const trace_string_ref_t* category_ref,
                                                         const char* name_literal,
                                                         unsigned flow_kind, trace_flow_id_t flow_id,
                                                         trace_arg_t* args, size_t num_args) {
-  trace_context_t* w = context;
-  if (is_flow_kind(flow_kind)) {
-    trace_ticks_t ticks = trace_clock__now_ns();
-    trace_thread_ref_t thread = writer__thread_ref(w);
-    trace_string_ref_t name = writer__register_literal(w, name_literal);
-    writer__complete_args(w, args, num_args);
-    writer__write_event(w, FXT_EVENT_DURATION_BEGIN, ticks, &thread, category_ref, &name, args,
-                        num_args, 0);
-    writer__write_event(w, flow_kind, ticks, &thread, category_ref, &name, NULL, 0, flow_id);
-    writer__write_event(w, FXT_EVENT_DURATION_END, ticks, &thread, category_ref, &name, NULL, 0, 0);
+  if (!is_flow_kind(flow_kind)) {
+    trace_release_context(context);
+    return;
   }
-  trace_release_context(w);
+  EACH_SESSION(
+      context, category_ref, args, num_args,
+      instaflow(EACH_W, EACH_CATEGORY, name_literal, flow_kind, flow_id, EACH_ARGS, num_args));
 }
 
-void trace_internal_write_blob_event_record_and_release_context(
-    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
-    const void* blob, size_t blob_size, trace_arg_t* args, size_t num_args) {
-  trace_context_t* w = context;
+static void blob_event(trace_context_t* w, const trace_string_ref_t* category_ref,
+                       const char* name_literal, const void* blob, size_t blob_size,
+                       trace_arg_t* args, size_t num_args) {
   trace_ticks_t ticks = trace_clock__now_ns();
   trace_thread_ref_t thread = writer__thread_ref(w);
   trace_string_ref_t name = writer__register_literal(w, name_literal);
   writer__complete_args(w, args, num_args);
   trace_context_write_blob_event_record(w, ticks, &thread, category_ref, &name, blob, blob_size,
                                         args, num_args);
-  trace_release_context(w);
+}
+
+void trace_internal_write_blob_event_record_and_release_context(
+    trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
+    const void* blob, size_t blob_size, trace_arg_t* args, size_t num_args) {
+  EACH_SESSION(
+      context, category_ref, args, num_args,
+      blob_event(EACH_W, EACH_CATEGORY, name_literal, blob, blob_size, EACH_ARGS, num_args));
+}
+
+static void blob_attachment(trace_context_t* w, const trace_string_ref_t* category_ref,
+                            const char* name_literal, const void* blob, size_t blob_size) {
+  trace_string_ref_t name = writer__register_literal(w, name_literal);
+  trace_context_write_blob_attachment_record(w, category_ref, &name, blob, blob_size);
 }
 
 void trace_internal_write_blob_attachment_record_and_release_context(
     trace_context_t* context, const trace_string_ref_t* category_ref, const char* name_literal,
     const void* blob, size_t blob_size) {
-  trace_string_ref_t name = writer__register_literal(context, name_literal);
-  trace_context_write_blob_attachment_record(context, category_ref, &name, blob, blob_size);
-  trace_release_context(context);
+  EACH_SESSION(context, category_ref, (trace_arg_t*)NULL, 0u,
+               blob_attachment(EACH_W, EACH_CATEGORY, name_literal, blob, blob_size));
 }
 
+static void blob_record(trace_context_t* w, trace_blob_type_t type, const char* name_literal,
+                        const void* blob, size_t blob_size) {
+  trace_string_ref_t name = writer__register_literal(w, name_literal);
+  trace_context_write_blob_record(w, type, &name, blob, blob_size);
+}
+
+/* TRACE_BLOB: no category; the context of trace_acquire_context(), whose
+ * further sessions are every other started one. */
 void trace_internal_write_blob_record_and_release_context(trace_context_t* context,
                                                           trace_blob_type_t type,
                                                           const char* name_literal,
                                                           const void* blob, size_t blob_size) {
-  trace_string_ref_t name = writer__register_literal(context, name_literal);
-  trace_context_write_blob_record(context, type, &name, blob, blob_size);
-  trace_release_context(context);
+  EACH_SESSION(context, (const trace_string_ref_t*)NULL, (trace_arg_t*)NULL, 0u,
+               ((void)EACH_CATEGORY, (void)EACH_ARGS,
+                blob_record(EACH_W, type, name_literal, blob, blob_size)));
 }
 
-void trace_internal_write_kernel_object_record_and_release_context(
-    trace_context_t* context, trace_koid_t pid, trace_koid_t tid, const char* name,
-    trace_arg_t* args, size_t num_args) {
-  trace_context_t* w = context;
+static void kernel_object(trace_context_t* w, trace_koid_t pid, trace_koid_t tid, const char* name,
+                          trace_arg_t* args, size_t num_args) {
   trace_arg_t all[TRACE_MAX_ARGS + 1];
   size_t n = 0;
   if (tid != 0) /* a thread: the "process" argument readers need (READERS.md) */
@@ -332,19 +413,28 @@ void trace_internal_write_kernel_object_record_and_release_context(
       name ? writer__register_copy(w, name, strlen(name)) : trace_make_empty_string_ref();
   trace_context_write_kernel_object_record(
       w, tid != 0 ? tid : pid, tid != 0 ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS, &name_ref, all, n);
-  trace_release_context(w);
+}
+
+/* TRACE_KERNEL_OBJECT: as TRACE_BLOB, into every started session. */
+void trace_internal_write_kernel_object_record_and_release_context(
+    trace_context_t* context, trace_koid_t pid, trace_koid_t tid, const char* name,
+    trace_arg_t* args, size_t num_args) {
+  EACH_SESSION(context, (const trace_string_ref_t*)NULL, args, num_args,
+               ((void)EACH_CATEGORY, kernel_object(EACH_W, pid, tid, name, EACH_ARGS, num_args)));
 }
 
 static void vthread_event(trace_context_t* w, unsigned type, const trace_string_ref_t* category,
                           const char* name_literal, const char* vthread_literal,
                           trace_vthread_id_t vthread_id, trace_ticks_t ticks, trace_arg_t* args,
                           size_t num_args, uint64_t payload) {
-  trace_thread_ref_t thread;
-  trace_context_register_vthread(w, 0, vthread_literal, vthread_id, &thread);
-  trace_string_ref_t name = writer__register_literal(w, name_literal);
-  writer__complete_args(w, args, num_args);
-  writer__write_event(w, type, ticks, &thread, category, &name, args, num_args, payload);
-  trace_release_context(w);
+  EACH_SESSION(w, category, args, num_args, {
+    trace_thread_ref_t thread;
+    trace_context_register_vthread(EACH_W, 0, vthread_literal, vthread_id, &thread);
+    trace_string_ref_t name = writer__register_literal(EACH_W, name_literal);
+    writer__complete_args(EACH_W, EACH_ARGS, num_args);
+    writer__write_event(EACH_W, type, ticks, &thread, EACH_CATEGORY, &name, EACH_ARGS, num_args,
+                        payload);
+  });
 }
 
 void trace_internal_write_vthread_duration_begin_event_record_and_release_context(
@@ -380,7 +470,7 @@ void trace_internal_write_duration_at_site(trace_site_t* site, const char* categ
                                            trace_arg_t* args, size_t num_args) {
   uint64_t state = ATOMIC_LOAD(&site->state);
   if (state == TRACE_SITE_DISABLED) return; /* stopped meanwhile: nothing (API.md §3) */
-  unsigned mask = site_sessions(site, state, category_literal);
+  unsigned mask = engine__site_sessions(site, state, category_literal);
   if (mask != 0)
     write_to_sessions(mask, site, category_literal, name_literal, FXT_EVENT_DURATION_COMPLETE, 0,
                       start_time != 0 ? start_time : 1, args, num_args);

@@ -200,15 +200,15 @@ bool trace_engine__tp_enabled(trace_tracepoint_t* tp) {
   return trace_engine__resolve_site(tp->system, &tp->site) != TRACE_SITE_DISABLED;
 }
 
-uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace_tp_record_t* r) {
-  trace_string_ref_t category;
-  trace_context_t* w = trace_engine__acquire_context_for_site(tp->system, &tp->site, &category,
-                                                              ATOMIC_LOAD(&tp->site.state));
+/* The record of tp reserved in `session` (NULL: nothing held). */
+static uint64_t* begin_in_session(trace_tracepoint_t* tp, unsigned session, size_t arg_words,
+                                  trace_tp_record_t* r) {
+  /* the generation this context is entered for: stays while it is held */
+  uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[session]);
+  if (generation == 0) return NULL; /* stopped meanwhile */
+  trace_context_t* w = writer__enter(generation);
   if (w == NULL) return NULL;
-  /* the generation this context was entered for: stays while it is held */
-  uint64_t generation = ATOMIC_LOAD(&w->generation);
-  if (UNLIKELY(ATOMIC_ACQUIRE(&tp->prepared[TRACE_GENERATION_SESSION(generation)]) != generation))
-    prepare(tp, w, generation);
+  if (UNLIKELY(ATOMIC_ACQUIRE(&tp->prepared[session]) != generation)) prepare(tp, w, generation);
   const trace_thread_ref_t* thread = writer__current_thread(w);
   size_t head = 2 + fxt_thread_ref_words(thread);
   size_t words = head + arg_words + 1; /* + the instant's scope word */
@@ -238,6 +238,23 @@ uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace
   r->head_words = head;
   r->arg_words = arg_words;
   return p + head;
+}
+
+/* Each session's record is written as if it were the only one (its own
+ * format, strings and cached record): several sessions cost one
+ * out-of-line record each, the assignment run again for each. */
+uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace_tp_record_t* r) {
+  unsigned left = r->sessions;
+  if (left == 0) left = engine__site_sessions(&tp->site, ATOMIC_LOAD(&tp->site.state), tp->system);
+  for (; left != 0; left &= left - 1) {
+    uint64_t* args = begin_in_session(tp, (unsigned)__builtin_ctz(left), arg_words, r);
+    if (args != NULL) {
+      r->sessions = left & (left - 1);
+      return args;
+    }
+  }
+  r->sessions = 0;
+  return NULL;
 }
 
 void trace_engine__tp_give_back(trace_context_t* w, uint64_t* from, size_t k) {

@@ -476,8 +476,19 @@ fail:
   return NULL;
 }
 
+/* The session whose stop runs the stop hook: the engine runs it only when
+ * the last started session stops, before that session leaves STARTED, so
+ * it is the one session with a generation. The kernel's records went into
+ * the first started session at each batch, which at the end is this one;
+ * an earlier session may be stopped and saved by now, its count final. */
+static unsigned stopping_session(void) {
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    if (__atomic_load_n(&trace_engine__generation[i], __ATOMIC_ACQUIRE) != 0) return i;
+  return 0;
+}
+
 /* The stop hook: ftrace off, drain while records can still be written,
- * count the kernel's losses. */
+ * count the kernel's losses (in the session that stops). */
 static void drain(void* arg) {
   (void)arg;
   pthread_mutex_lock(&lock);
@@ -491,7 +502,7 @@ static void drain(void* arg) {
     pthread_join(s->thread, NULL);
     s->thread_running = false;
     uint64_t lost = ktracefs__lost_events(s->instance, s->cpus);
-    if (lost > 0) engine__add_dropped(0, lost);
+    if (lost > 0) engine__add_dropped(stopping_session(), lost);
     /* switches the kernel never recorded (ftrace counts no loss for them):
      * each is a sched_switch_missing instant in the archive; said here too */
     if (s->writer.lane_gaps > 0)

@@ -13,6 +13,8 @@
 #include "harness.h"
 #include "trace-reader/reader.h"
 #include "trace/event.h"
+#define CREATE_TRACE_POINTS
+#include "engine/sessions_tp.h"
 
 enum { MAX_SEQ = 1 << 16 };
 
@@ -257,6 +259,139 @@ static void test_duration_into_both(void) {
   harness_free(&b);
 }
 
+/* The records of category `category` in h's archive: events (each checked
+ * to be named `name`, with argument `arg` equal to its index among them)
+ * and, of any category, the kernel-object, blob and other records. */
+typedef struct kinds {
+  int events;  /* of `category`, named `name` */
+  int objects; /* kernel-object records */
+  int blobs;   /* blob records (large blobs: type 15) */
+} kinds_t;
+
+static kinds_t count_kinds(harness_t* h, const char* category, const char* name, const char* arg) {
+  kinds_t k = {0, 0, 0};
+  size_t length;
+  const uint8_t* data = harness_archive(h, &length);
+  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
+  ASSERT_TRUE(r != NULL);
+  trace_record_t rec;
+  int status;
+  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
+    ASSERT_EQ(status, TRACE_READ_RECORD);
+    if (rec.type != 4 || strcmp(rec.event.category.data, category) != 0) continue;
+    ASSERT_STREQ(rec.event.name.data, name);
+    ASSERT_TRUE(rec.event.args.count >= 1);
+    ASSERT_STREQ(rec.event.args.items[0].name.data, arg);
+    ASSERT_EQ(rec.event.args.items[0].uint64_value & 0xffffffffu, (uint64_t)k.events);
+    k.events++;
+  }
+  ASSERT_TRUE(!trace_reader_truncated(r));
+  trace_reader_close(r);
+  return k;
+}
+
+/* TRACE_EVENT(): a record in every session that enables the system, once
+ * each, and none in a session that does not; then with one of them
+ * stopped, in the other only. */
+static void test_trace_event_into_every_session(void) {
+  static harness_t a, b, c, d;
+  ASSERT_EQ(harness_start_session(&a, 0, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "tpsys"), 0);
+  ASSERT_EQ(harness_start_session(&b, 3, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, "test,tpsys"), 0);
+  ASSERT_EQ(harness_start_session(&c, 1, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
+  ASSERT_TRUE(trace_sessions_tp_tick_enabled());
+  for (unsigned n = 0; n < 100; n++) trace_sessions_tp_tick(n, n % 2 ? "odd" : "even");
+  harness_stop(&a);
+  harness_stop(&c);
+  /* one session left: the single-session path, inline after the first */
+  ASSERT_EQ(harness_start_session(&d, 2, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "other"), 0);
+  for (unsigned n = 100; n < 150; n++) trace_sessions_tp_tick(n, "late");
+  harness_stop(&b);
+  harness_stop(&d);
+  ASSERT_TRUE(!trace_sessions_tp_tick_enabled());
+  ASSERT_EQ(count_kinds(&a, "tpsys", "sessions_tp_tick", "n").events, 100);
+  ASSERT_EQ(count_kinds(&b, "tpsys", "sessions_tp_tick", "n").events, 150);
+  ASSERT_EQ(count_kinds(&c, "tpsys", "sessions_tp_tick", "n").events, 0);
+  ASSERT_EQ(count_kinds(&d, "tpsys", "sessions_tp_tick", "n").events, 0);
+  ASSERT_EQ(header_dropped(&a), 0u);
+  ASSERT_EQ(header_dropped(&b), 0u);
+  harness_free(&a);
+  harness_free(&b);
+  harness_free(&c);
+  harness_free(&d);
+}
+
+/* What the context forms left in an archive: of category "forms", the
+ * instaflows' event records ("if": three each), the vthread events ("vt"),
+ * the large blobs ("lb", "la"); of no category, the small blobs ("sb") and
+ * the kernel objects ("sessions kobj"). */
+typedef struct forms {
+  int instaflow, vthread, large_blobs, small_blobs, objects;
+} forms_t;
+
+static forms_t count_forms(harness_t* h) {
+  forms_t f = {0, 0, 0, 0, 0};
+  size_t length;
+  const uint8_t* data = harness_archive(h, &length);
+  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
+  ASSERT_TRUE(r != NULL);
+  trace_record_t rec;
+  int status;
+  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
+    ASSERT_EQ(status, TRACE_READ_RECORD);
+    if (rec.type == 4 && strcmp(rec.event.category.data, "forms") == 0) {
+      if (strcmp(rec.event.name.data, "if") == 0) f.instaflow++;
+      if (strcmp(rec.event.name.data, "vt") == 0) f.vthread++;
+    } else if (rec.type == 15 && strcmp(rec.large.category.data, "forms") == 0) {
+      f.large_blobs++;
+    } else if (rec.type == 5 && strcmp(rec.blob.name.data, "sb") == 0) {
+      f.small_blobs++;
+    } else if (rec.type == 7 && strcmp(rec.kernel_object.name.data, "sessions kobj") == 0) {
+      f.objects++;
+    }
+  }
+  ASSERT_TRUE(!trace_reader_truncated(r));
+  trace_reader_close(r);
+  return f;
+}
+
+/* The forms written through a context: each into every session that
+ * enables its category (those without a category into every started
+ * session), exactly once each. */
+static void test_context_forms_into_every_session(void) {
+  static harness_t a, b, c;
+  ASSERT_EQ(harness_start_session(&a, 0, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "forms"), 0);
+  ASSERT_EQ(harness_start_session(&b, 2, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, "test,forms"), 0);
+  ASSERT_EQ(harness_start_session(&c, 1, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
+  static const char blob[40] = "a blob of forty bytes, in every session";
+  for (uint64_t i = 0; i < 5; i++) {
+    TRACE_INSTAFLOW_BEGIN("forms", "if", 100 + i, "i", TA_UINT64(i));
+    TRACE_VTHREAD_DURATION_BEGIN("forms", "vt", "vthread", 7, trace_context_ticks_now(), "i",
+                                 TA_UINT64(i));
+    TRACE_VTHREAD_DURATION_END("forms", "vt", "vthread", 7, trace_context_ticks_now());
+    TRACE_BLOB_EVENT("forms", "lb", blob, sizeof(blob), "i", TA_UINT64(i));
+    TRACE_BLOB_ATTACHMENT("forms", "la", blob, sizeof(blob));
+    TRACE_BLOB(TRACE_BLOB_TYPE_DATA, "sb", blob, sizeof(blob));
+    TRACE_KERNEL_OBJECT(1234, 0, "sessions kobj", "i", TA_UINT64(i));
+  }
+  harness_stop(&a);
+  harness_stop(&b);
+  harness_stop(&c);
+  for (int k = 0; k < 3; k++) {
+    harness_t* h = k == 0 ? &a : k == 1 ? &b : &c;
+    forms_t f = count_forms(h);
+    int with_category = h == &c ? 0 : 1;
+    ASSERT_EQ(f.instaflow, 15 * with_category);
+    ASSERT_EQ(f.vthread, 10 * with_category);
+    ASSERT_EQ(f.large_blobs, 10 * with_category);
+    ASSERT_EQ(f.small_blobs, 5);
+    ASSERT_EQ(f.objects, 5);
+    ASSERT_EQ(header_dropped(h), 0u);
+  }
+  harness_free(&a);
+  harness_free(&b);
+  harness_free(&c);
+}
+
 /* ---- sessions started and stopped while writer threads run ---- */
 
 enum { WRITERS = 3, PER_WRITER = 6000, CYCLES = 12 };
@@ -329,6 +464,8 @@ int main(void) {
   test_four_sessions();
   test_alert_reaches_every_session();
   test_duration_into_both();
+  test_trace_event_into_every_session();
+  test_context_forms_into_every_session();
   test_start_stop_while_writing();
   printf("sessions: ok\n");
   return 0;

@@ -414,8 +414,11 @@
   trace_internal_tp_copy_str(__get_str(field), trace_internal_tp_str_src(src), \
                              trace_internal_tp_dyn.field##_len)
 /* One record function: `begin` reserves (NULL: nothing held), `on_miss`
- * runs when it did not. */
-#define TRACE_INTERNAL_TP_RECORD_FN(class_name, fn, proto, args, assign, begin, on_miss)           \
+ * runs when it did not, `again` says whether to record once more: the
+ * out-of-line function writes the event into each session that enables its
+ * system, one after the other (TP_fast_assign runs once per session, as
+ * Linux runs it once per trace instance); the inline one writes once. */
+#define TRACE_INTERNAL_TP_RECORD_FN(class_name, fn, proto, args, assign, begin, on_miss, again)    \
   fn(trace_tracepoint_t* trace_internal_tp, proto) {                                               \
     struct trace_internal_tp_dyn_##class_name trace_internal_tp_dyn;                               \
     size_t trace_internal_tp_bytes = trace_internal_tp_nfixed_##class_name != 0                    \
@@ -424,24 +427,28 @@
     trace_internal_tp_sizes_##class_name(&trace_internal_tp_dyn, &trace_internal_tp_bytes, args);  \
     if (trace_internal_tp_dyn.trace_internal_tp_too_big) trace_internal_tp_bytes = 0x10000;        \
     trace_tp_record_t trace_internal_tp_record;                                                    \
-    uint64_t* trace_internal_tp_args =                                                             \
-        begin(trace_internal_tp, trace_internal_tp_bytes / 8,                                      \
-              trace_internal_tp_nargs_##class_name, &trace_internal_tp_record);                    \
-    if (trace_internal_tp_args == NULL) {                                                          \
-      on_miss;                                                                                     \
-      return;                                                                                      \
-    }                                                                                              \
-    struct trace_internal_tp_entry_##class_name* trace_internal_tp_entry =                         \
-        (struct trace_internal_tp_entry_##class_name*)(void*)trace_internal_tp_args;               \
-    trace_internal_tp_headers_##class_name(trace_internal_tp_entry, (char*)trace_internal_tp_args, \
-                                           &trace_internal_tp_dyn,                                 \
-                                           trace_internal_tp_record.names);                        \
-    {assign} trace_internal_tp_widen_##class_name(trace_internal_tp_entry);                        \
-    size_t trace_internal_tp_freed = trace_internal_tp_compact_##class_name(                       \
-        trace_internal_tp_entry, (char*)trace_internal_tp_args + trace_internal_tp_bytes,          \
-        trace_internal_tp_record.names);                                                           \
-    trace_internal_tp_end(&trace_internal_tp_record,                                               \
-                          (trace_internal_tp_bytes - trace_internal_tp_freed) / 8);                \
+    trace_internal_tp_record.sessions = 0;                                                         \
+    do {                                                                                           \
+      uint64_t* trace_internal_tp_args =                                                           \
+          begin(trace_internal_tp, trace_internal_tp_bytes / 8,                                    \
+                trace_internal_tp_nargs_##class_name, &trace_internal_tp_record);                  \
+      if (trace_internal_tp_args == NULL) {                                                        \
+        on_miss;                                                                                   \
+        return;                                                                                    \
+      }                                                                                            \
+      struct trace_internal_tp_entry_##class_name* trace_internal_tp_entry =                       \
+          (struct trace_internal_tp_entry_##class_name*)(void*)trace_internal_tp_args;             \
+      trace_internal_tp_headers_##class_name(trace_internal_tp_entry,                              \
+                                             (char*)trace_internal_tp_args,                        \
+                                             &trace_internal_tp_dyn,                               \
+                                             trace_internal_tp_record.names);                      \
+      {assign} trace_internal_tp_widen_##class_name(trace_internal_tp_entry);                      \
+      size_t trace_internal_tp_freed = trace_internal_tp_compact_##class_name(                     \
+          trace_internal_tp_entry, (char*)trace_internal_tp_args + trace_internal_tp_bytes,        \
+          trace_internal_tp_record.names);                                                         \
+      trace_internal_tp_end(&trace_internal_tp_record,                                             \
+                            (trace_internal_tp_bytes - trace_internal_tp_freed) / 8);              \
+    } while (again);                                                                               \
   }
 /* Two per class: the common case calls nothing but strlen (for __string)
  * and goes to the other, out of line, for anything else (a tail call), so
@@ -450,11 +457,11 @@
   TRACE_INTERNAL_TP_RECORD_FN(                                                                     \
       class_name, __attribute__((noinline, cold)) static void trace_internal_tp_slow_##class_name, \
       TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args), assign,                     \
-      trace_internal_tp_begin_slow, (void)0)                                                       \
+      trace_internal_tp_begin_slow, (void)0, trace_internal_tp_record.sessions != 0)                                                       \
   TRACE_INTERNAL_TP_RECORD_FN(class_name, static inline void trace_internal_tp_do_##class_name,    \
                               TRACE_INTERNAL_TP_PARAMS(proto), TRACE_INTERNAL_TP_PARAMS(args),     \
                               assign, trace_internal_tp_begin_fast,                                \
-                              trace_internal_tp_slow_##class_name(trace_internal_tp, args))
+                              trace_internal_tp_slow_##class_name(trace_internal_tp, args), 0)
 #undef TRACE_INTERNAL_TP_REREAD_END
 #include TRACE_INTERNAL_TP_INCLUDE
 #undef __entry

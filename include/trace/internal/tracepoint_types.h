@@ -84,6 +84,9 @@ typedef struct trace_tp_record {
   size_t head_words;              /* header, timestamp, inline thread */
   size_t arg_words;               /* as reserved */
   uint16_t names[TRACE_MAX_ARGS]; /* argument name indexes: fixed fields, then variable ones */
+  /* the out-of-line begin's: in, the sessions still to write (0: not
+   * decided yet, the first call); out, those left after this record */
+  unsigned sessions;
 } trace_tp_record_t;
 
 /* Registers an event (from a constructor; idempotent). When tracing is on
@@ -99,9 +102,12 @@ TRACE_EXPORT bool trace_engine__tp_enabled(trace_tracepoint_t* tp);
 
 /* The out-of-line begin (trace_internal_tp_begin): the event's first
  * record on the thread in a trace (its format, its strings, its cached
- * record), an unindexed thread, a trace starting or stopping. Returns where
- * the arguments go, or NULL (off, category disabled, no room: nothing to
- * do, no context held). */
+ * record), an unindexed thread, a trace starting or stopping, and every
+ * event of a system several sessions enable. Reserves the record in the
+ * first of r->sessions (0: decides them from the site) it can and leaves
+ * the others in r->sessions, for the next call. Returns where the
+ * arguments go, or NULL (off, category disabled, no room in any session
+ * left: nothing to do, no context held). */
 TRACE_EXPORT uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words,
                                               trace_tp_record_t* r);
 
@@ -159,11 +165,12 @@ static inline __attribute__((always_inline)) uint64_t* trace_internal_tp_begin_f
 
 /* The out-of-line record function's begin: trace_engine__tp_begin(),
  * which decides everything, through a copy of `r` (whose address then
- * stays in this function). */
+ * stays in this function); r->sessions as there. */
 static inline uint64_t* trace_internal_tp_begin_slow(trace_tracepoint_t* tp, size_t arg_words,
                                                      size_t num_args, trace_tp_record_t* r) {
   (void)num_args;
   trace_tp_record_t slow;
+  slow.sessions = r->sessions;
   uint64_t* args = trace_engine__tp_begin(tp, arg_words, &slow);
   if (args != NULL) *r = slow;
   return args;
