@@ -206,7 +206,7 @@ def check_systrace(out, ping, pong, woken_tids, tgid_mark):
     by_other = 0
     for tid, who in ((ping, 'ping'), (pong, 'pong')):
         if tid in woken_tids:
-            wl = [l for l in lines if re.search(r': sched_wak(ing|eup): comm=\S+ pid=%d ' % tid, l)]
+            wl = [l for l in lines if re.search(r': sched_wak(ing|eup|eup_new): comm=\S+ pid=%d ' % tid, l)]
             check(wl, 'systrace: no wakeup of %s, whose wakeups the archive holds' % who)
             # the waker is the line's task
             other = pong if tid == ping else ping
