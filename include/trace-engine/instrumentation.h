@@ -47,8 +47,9 @@ typedef struct trace_prolonged_context trace_prolonged_context_t;
  *     TRACE_GENERATION_SESSION);
  *   - TRACE_SITE_SEVERAL(epoch, mask): several sessions enable it, those of
  *     the bits of mask, as decided in sessions epoch `epoch`; never equal to
- *     any TRACE_SITE_ENABLED, so the inline paths always hand it to the
- *     library, which writes the event into each of them;
+ *     any TRACE_SITE_ENABLED. It stands while the epoch holds
+ *     (trace_site_several_current()), and the macros then write the event
+ *     into each of those sessions in turn (trace/internal/event_record.h);
  *   - 0 (unknown: the out-of-line part decides and stores the answer).
  * `next` links the sites the engine resets at every start and stop of any
  * session (NULL: not linked); the engine's. */
@@ -71,6 +72,24 @@ typedef struct trace_site {
  * at every start (its low bits the session), so call-site caches from an
  * earlier trace never match. Read relaxed. */
 TRACE_EXPORT extern uint64_t trace_engine__generation[TRACE_ENGINE_MAX_SESSIONS];
+
+/* The sessions epoch: changes at every start and stop of any session, so
+ * that a TRACE_SITE_SEVERAL word, which holds the epoch it was decided in,
+ * stands exactly while the epoch holds (trace_site_several_current()). */
+TRACE_EXPORT extern uint64_t trace_engine__sessions_epoch;
+
+/* The epoch bits a TRACE_SITE_SEVERAL word keeps. */
+#define TRACE_SITE_SEVERAL_EPOCH(epoch) ((uint64_t)(epoch) & (UINT64_MAX >> 6))
+
+/* Whether `state` is a TRACE_SITE_SEVERAL word of the current sessions
+ * epoch: its mask then names the sessions enabling the site's category (the
+ * site's answer, as trace_engine__resolve_site() would give it). */
+static inline bool trace_site_several_current(uint64_t state) {
+  return (state & TRACE_SITE_SEVERAL_FLAG) != 0 &&
+         ((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) ==
+             TRACE_SITE_SEVERAL_EPOCH(
+                 __atomic_load_n(&trace_engine__sessions_epoch, __ATOMIC_ACQUIRE));
+}
 
 /* A never-zero id for async and flow events: an atomic counter from 1,
  * plus the process id (mod 2^21) shifted left by 32, so that the ids of
@@ -111,21 +130,24 @@ TRACE_EXPORT uint64_t trace_engine__resolve_site(const char* category_literal, t
 
 /* Whether a site is on, without acquiring: one load and one predicted branch
  * while it is disabled; an enabled site also compares its word with the
- * current generation of its session (a site of several sessions always
- * asks the library, which answers from its word while the sessions epoch
- * holds). Used by the event macros, whose record path then
+ * current generation of its session, and a site of several sessions the
+ * epoch of its word with the current one (the library is asked only when
+ * neither holds). Used by the event macros, whose record path then
  * enters (and re-checks) itself; `*state` receives the word: when true,
  * TRACE_SITE_ENABLED(g) with g the generation this check read, with
  * acquire (trace_engine__resolve_site() reads it so too), which the record
- * path goes on with instead of reading it again. */
+ * path goes on with instead of reading it again, or a current
+ * TRACE_SITE_SEVERAL word (each session's generation is then read by the
+ * record path). */
 static inline bool trace_site_is_enabled(const char* category_literal, trace_site_t* site,
                                          uint64_t* state) {
   uint64_t s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
   if (__builtin_expect(s == TRACE_SITE_DISABLED, 1)) return false;
   /* s is neither DISABLED nor 0 here, so it is TRACE_SITE_ENABLED(g) of the
    * current g exactly when s >> 1 == g (a SEVERAL word never is) */
-  if (s == 0 || (s >> 1) != __atomic_load_n(&trace_engine__generation[TRACE_SITE_SESSION(s)],
-                                            __ATOMIC_ACQUIRE))
+  if ((s == 0 || (s >> 1) != __atomic_load_n(&trace_engine__generation[TRACE_SITE_SESSION(s)],
+                                             __ATOMIC_ACQUIRE)) &&
+      !trace_site_several_current(s))
     s = trace_engine__resolve_site(category_literal, site);
   *state = s;
   return s != TRACE_SITE_DISABLED;

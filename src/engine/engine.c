@@ -39,7 +39,7 @@ bool trace_engine__fence_needed;
 engine_t engine__sessions[TRACE_ENGINE_MAX_SESSIONS] = {SESSION(0), SESSION(1), SESSION(2),
                                                         SESSION(3)};
 #undef SESSION
-uint64_t engine__sessions_epoch;
+uint64_t trace_engine__sessions_epoch;
 pthread_mutex_t engine__sessions_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Generations of every session from one counter: (count << 2) | session. */
 static uint64_t generations;
@@ -262,7 +262,7 @@ static void after_fork_in_child(void) {
     e->forked = true;
     trace_engine__self[i] = NULL;
   }
-  engine__sessions_epoch++;
+  trace_engine__sessions_epoch++;
   engine__forget_pending(); /* and the call sites then cache "disabled" again */
 }
 
@@ -356,7 +356,7 @@ static void publish_generation_locked(engine_t* e, uint64_t generation) {
   pthread_mutex_lock(&engine__sessions_lock);
   ATOMIC_RELEASE(&e->hot->generation, generation);
   ATOMIC_RELEASE(e->current, generation);
-  ATOMIC_RELEASE(&engine__sessions_epoch, engine__sessions_epoch + 1);
+  ATOMIC_RELEASE(&trace_engine__sessions_epoch, trace_engine__sessions_epoch + 1);
   sites__reset();
   pthread_mutex_unlock(&engine__sessions_lock);
 }
@@ -787,23 +787,20 @@ static bool any_session_started(void) {
   return false;
 }
 
-/* The epoch bits a TRACE_SITE_SEVERAL word keeps. */
-static uint64_t several_epoch(uint64_t epoch) { return epoch & (UINT64_MAX >> 6); }
-
 uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* site) {
-  uint64_t epoch = ATOMIC_ACQUIRE(&engine__sessions_epoch);
+  uint64_t epoch = ATOMIC_ACQUIRE(&trace_engine__sessions_epoch);
   uint64_t state = ATOMIC_LOAD(&site->state);
   /* several sessions, decided in this epoch: stands (the common visit of
    * such a site) */
   if ((state & TRACE_SITE_SEVERAL_FLAG) &&
-      ((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) == several_epoch(epoch))
+      ((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) == TRACE_SITE_SEVERAL_EPOCH(epoch))
     return state;
   if (!any_session_started()) {
     if (engine__count_if_pending(category_literal))
       return TRACE_SITE_DISABLED; /* counted, not cached: the next event asks again */
     /* not pending, or a start took the count meanwhile: then its generation
      * is out (pending.c), and this event belongs to the trace */
-    epoch = ATOMIC_ACQUIRE(&engine__sessions_epoch);
+    epoch = ATOMIC_ACQUIRE(&trace_engine__sessions_epoch);
   }
   uint64_t generation = 0;
   unsigned mask = enabling_sessions(category_literal, &generation);
@@ -812,7 +809,7 @@ uint64_t trace_engine__resolve_site(const char* category_literal, trace_site_t* 
   else if ((mask & (mask - 1)) == 0)
     state = TRACE_SITE_ENABLED(generation);
   else
-    state = TRACE_SITE_SEVERAL(several_epoch(epoch), mask);
+    state = TRACE_SITE_SEVERAL(TRACE_SITE_SEVERAL_EPOCH(epoch), mask);
   sites__set(site, state, epoch);
   return state;
 }

@@ -121,10 +121,8 @@ static inline engine_t* engine__of_generation(uint64_t generation) {
 static inline engine_t* engine__of(const trace_context_t* w) {
   return &engine__sessions[w->session];
 }
-/* The sessions epoch: changes (under engine__sessions_lock) at every start
- * and stop of any session, so that call sites caching several sessions
- * (TRACE_SITE_SEVERAL) ask again. */
-extern uint64_t engine__sessions_epoch;
+/* trace_engine__sessions_epoch (instrumentation.h) changes under
+ * engine__sessions_lock. */
 extern pthread_mutex_t engine__sessions_lock;
 
 /* writer.c */

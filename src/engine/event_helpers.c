@@ -144,9 +144,7 @@ unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* c
      * path writes some itself, event_record.h), as decided in this epoch;
      * else those still enabling the category now (never one written) */
     unsigned given = (unsigned)(state >> 1) & 0xfu;
-    if (((state & ~TRACE_SITE_SEVERAL_FLAG) >> 5) ==
-        (ATOMIC_ACQUIRE(&engine__sessions_epoch) & (UINT64_MAX >> 6)))
-      return given;
+    if (trace_site_several_current(state)) return given;
     uint64_t now = trace_engine__resolve_site(category_literal, site);
     if (now == TRACE_SITE_DISABLED) return 0;
     return given & (now & TRACE_SITE_SEVERAL_FLAG ? (unsigned)(now >> 1) & 0xfu
@@ -465,10 +463,11 @@ void trace_internal_write_vthread_flow_event_record_and_release_context(
                 args, num_args, flow_id);
 }
 
-void trace_internal_write_duration_at_site(trace_site_t* site, const char* category_literal,
-                                           const char* name_literal, trace_ticks_t start_time,
-                                           trace_arg_t* args, size_t num_args) {
-  uint64_t state = ATOMIC_LOAD(&site->state);
+void trace_internal_write_duration_at_site(trace_site_t* site, uint64_t state,
+                                           const char* category_literal, const char* name_literal,
+                                           trace_ticks_t start_time, trace_arg_t* args,
+                                           size_t num_args) {
+  if (state == 0) state = ATOMIC_LOAD(&site->state);
   if (state == TRACE_SITE_DISABLED) return; /* stopped meanwhile: nothing (API.md §3) */
   unsigned mask = engine__site_sessions(site, state, category_literal);
   if (mask != 0)
@@ -478,6 +477,7 @@ void trace_internal_write_duration_at_site(trace_site_t* site, const char* categ
 
 void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {
   if (scope->start_time == 0) return;
-  trace_internal_write_duration_at_site(scope->site, scope->category_literal, scope->name_literal,
-                                        scope->start_time, scope->args, scope->num_args);
+  trace_internal_write_duration_at_site(scope->site, 0, scope->category_literal,
+                                        scope->name_literal, scope->start_time, scope->args,
+                                        scope->num_args);
 }

@@ -52,7 +52,7 @@ void sites__set(trace_site_t* site, uint64_t state, uint64_t epoch) {
   push(site);
   __atomic_store_n(&site->state, state, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (UNLIKELY(__atomic_load_n(&engine__sessions_epoch, __ATOMIC_SEQ_CST) != epoch ||
+  if (UNLIKELY(__atomic_load_n(&trace_engine__sessions_epoch, __ATOMIC_SEQ_CST) != epoch ||
                (state == TRACE_SITE_DISABLED &&
                 (__atomic_load_n(&engine__pending_word, __ATOMIC_SEQ_CST) >> 63) != 0)))
     __atomic_compare_exchange_n(&site->state, &state, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);

@@ -224,38 +224,63 @@ static void test_alert_reaches_every_session(void) {
   harness_free(&c);
 }
 
-/* TRACE_DURATION whose scope spans another session's start: the complete
- * event goes to the sessions enabled at its end. */
+/* The spans (TRACE_DURATION "span" of category "test") in h's archive,
+ * their "i" in archive order. */
+static int read_spans(harness_t* h, int32_t* out, int max) {
+  size_t length;
+  const uint8_t* data = harness_archive(h, &length);
+  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
+  ASSERT_TRUE(r != NULL);
+  trace_record_t rec;
+  int status, spans = 0;
+  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
+    ASSERT_EQ(status, TRACE_READ_RECORD);
+    if (rec.type != 4) continue;
+    ASSERT_STREQ(rec.event.category.data, "test");
+    ASSERT_STREQ(rec.event.name.data, "span");
+    ASSERT_EQ(rec.event.event_type, 4u); /* duration complete */
+    ASSERT_STREQ(rec.event.args.items[0].name.data, "i");
+    ASSERT_TRUE(spans < max);
+    out[spans++] = rec.event.args.items[0].int32_value;
+  }
+  ASSERT_TRUE(!trace_reader_truncated(r));
+  trace_reader_close(r);
+  return spans;
+}
+
+/* TRACE_DURATION goes to the sessions enabled at its end, each once: with
+ * sessions 0 and 2 on its category and session 1 on another between them
+ * (the several-sessions mask has a gap), a scope that spans their start
+ * (100), ten scopes while all three run (0..9, the exit's inline loop over
+ * the sessions), and one that spans session 2's stop (200). */
 static void test_duration_into_both(void) {
-  static harness_t a, b;
+  static harness_t a, other, b;
   ASSERT_EQ(harness_start_session(&a, 0, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
-  ASSERT_EQ(harness_start_session(&b, 1, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
+  {
+    TRACE_DURATION("test", "span", "i", TA_INT32(100));
+    ASSERT_EQ(harness_start_session(&other, 1, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "other"), 0);
+    ASSERT_EQ(harness_start_session(&b, 2, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
+  }
   for (int i = 0; i < 10; i++) {
     TRACE_DURATION("test", "span", "i", TA_INT32(i));
   }
-  harness_stop(&a);
-  harness_stop(&b);
-  for (int k = 0; k < 2; k++) {
-    harness_t* h = k == 0 ? &a : &b;
-    size_t length;
-    const uint8_t* data = harness_archive(h, &length);
-    trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
-    ASSERT_TRUE(r != NULL);
-    trace_record_t rec;
-    int status, spans = 0;
-    while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
-      ASSERT_EQ(status, TRACE_READ_RECORD);
-      if (rec.type != 4) continue;
-      ASSERT_STREQ(rec.event.name.data, "span");
-      ASSERT_EQ(rec.event.event_type, 4u); /* duration complete */
-      ASSERT_STREQ(rec.event.args.items[0].name.data, "i");
-      ASSERT_EQ(rec.event.args.items[0].int32_value, spans);
-      spans++;
-    }
-    trace_reader_close(r);
-    ASSERT_EQ(spans, 10);
+  {
+    TRACE_DURATION("test", "span", "i", TA_INT32(200));
+    harness_stop(&b);
   }
+  harness_stop(&other);
+  harness_stop(&a);
+  int32_t spans[16];
+  ASSERT_EQ(read_spans(&a, spans, 16), 12);
+  ASSERT_EQ(spans[0], 100);
+  for (int i = 0; i < 10; i++) ASSERT_EQ(spans[1 + i], i);
+  ASSERT_EQ(spans[11], 200);
+  ASSERT_EQ(read_spans(&b, spans, 16), 11);
+  ASSERT_EQ(spans[0], 100);
+  for (int i = 0; i < 10; i++) ASSERT_EQ(spans[1 + i], i);
+  ASSERT_EQ(read_spans(&other, spans, 16), 0);
   harness_free(&a);
+  harness_free(&other);
   harness_free(&b);
 }
 

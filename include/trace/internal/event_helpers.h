@@ -142,11 +142,13 @@ typedef struct trace_internal_duration_scope {
 
 /* At the exit of a TRACE_DURATION that started, out of line (event_record.h
  * has the inline exit): if the category is still enabled at `site`, one
- * duration-complete record from start_time to now, and the thread's cache
- * of the site's record filled. Takes the scope's fields, not the scope, so
- * that the scope's address never leaves the caller (it then lives in
- * registers). */
-TRACE_EXPORT void trace_internal_write_duration_at_site(trace_site_t* site,
+ * duration-complete record from start_time to now in each session enabling
+ * it, and the thread's cache of the site's record filled. `state` is the
+ * site's word as the inline exit read it (a TRACE_SITE_SEVERAL word then
+ * names only the sessions it has not written), or 0: read it here. Takes
+ * the scope's fields, not the scope, so that the scope's address never
+ * leaves the caller (it then lives in registers). */
+TRACE_EXPORT void trace_internal_write_duration_at_site(trace_site_t* site, uint64_t state,
                                                         const char* category_literal,
                                                         const char* name_literal,
                                                         trace_ticks_t start_time, trace_arg_t* args,

@@ -182,6 +182,27 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
   return true;
 }
 
+/* Several sessions enable the site's category (`state`: a current
+ * TRACE_SITE_SEVERAL word, instrumentation.h): the cached record into each
+ * of them in session order, each about one inline write. The first session
+ * whose record is not cached (or that stopped meanwhile), and those after
+ * it, are the out-of-line writer's: returns the word to hand it, `state`
+ * with only their bits, or 0 when every session was written. */
+static inline __attribute__((always_inline)) uint64_t trace_internal_write_several(
+    trace_site_t* site, uint64_t state, trace_internal_payload_t payload_kind, uint64_t payload,
+    const trace_arg_t* args, size_t num_args) {
+  uint64_t left = (state >> 1) & 0xfu;
+  while (left != 0) {
+    uint64_t generation =
+        __atomic_load_n(&trace_engine__generation[__builtin_ctzll(left)], __ATOMIC_ACQUIRE);
+    if (generation == 0 ||
+        !trace_internal_write_cached(site, generation, payload_kind, payload, args, num_args))
+      break;
+    left &= left - 1;
+  }
+  return left == 0 ? 0 : (state & ~((uint64_t)0xfu << 1)) | (left << 1);
+}
+
 /* An event of an enabled site (TRACE_INTERNAL_SITE_RECORD): `state` is the
  * word trace_site_is_enabled() returned, TRACE_SITE_ENABLED(generation).
  * Inline from the cache, or the out-of-line writer with a copy of the
@@ -199,21 +220,8 @@ static inline __attribute__((always_inline)) void trace_internal_event(
                        1))
     return;
   if (__builtin_expect((state & TRACE_SITE_SEVERAL_FLAG) != 0, 0)) {
-    /* Several sessions enable the category (instrumentation.h): the cached
-     * record once per session, in session order; the first session whose
-     * record is not cached, and those after it, go out of line (the word
-     * handed over names only them). */
-    uint64_t left = (state >> 1) & 0xfu;
-    while (left != 0) {
-      uint64_t generation =
-          __atomic_load_n(&trace_engine__generation[__builtin_ctzll(left)], __ATOMIC_ACQUIRE);
-      if (generation == 0 ||
-          !trace_internal_write_cached(site, generation, kind, payload, args, num_args))
-        break;
-      left &= left - 1;
-    }
-    if (left == 0) return;
-    state = (state & ~((uint64_t)0xfu << 1)) | (left << 1);
+    state = trace_internal_write_several(site, state, kind, payload, args, num_args);
+    if (state == 0) return;
   }
   trace_arg_t copy[TRACE_MAX_ARGS];
   if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
@@ -264,12 +272,23 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
                                       scope->start_time, args, num_args),
           1))
     return;
+  /* several sessions: the word is the library's answer only while its
+   * epoch holds (else the library decides, from 0) */
+  if (__builtin_expect((state & TRACE_SITE_SEVERAL_FLAG) != 0, 0)) {
+    if (trace_site_several_current(state)) {
+      state = trace_internal_write_several(scope->site, state, TRACE_INTERNAL_PAYLOAD_END_TIME,
+                                           scope->start_time, args, num_args);
+      if (state == 0) return;
+    } else {
+      state = 0;
+    }
+  }
   /* a copy for the call, as in trace_internal_event(): neither the scope
    * nor its array has its address taken */
   trace_arg_t copy[TRACE_MAX_ARGS];
   if (num_args != 0) memcpy(copy, args, num_args * sizeof(*args));
-  trace_internal_write_duration_at_site(scope->site, scope->category_literal, scope->name_literal,
-                                        scope->start_time, copy, num_args);
+  trace_internal_write_duration_at_site(scope->site, state, scope->category_literal,
+                                        scope->name_literal, scope->start_time, copy, num_args);
 }
 
 /* C: a scope of `items` macro items (0 to 30; the counts the checks reject
