@@ -115,7 +115,7 @@ grep -q "^fxtrace_DIR:PATH=/usr/lib/cmake/fxtrace" "$tmp/consumer/CMakeCache.txt
 cmake --build "$tmp/consumer" --target demo_fxtrace -j2 >>"$tmp/consumer.log" 2>&1 ||
   { cat "$tmp/consumer.log"; fail "building against the installed package with CMake"; }
 ldd "$tmp/demo_pc" >"$tmp/ldd.txt"
-grep -qE 'libfxtrace\.so\.1 => (/usr)?/lib/libfxtrace' "$tmp/ldd.txt" || fail "demo_pc does not use /usr/lib's libfxtrace: $(cat "$tmp/ldd.txt")"
+grep -qE 'libfxtrace\.so\.[0-9]+ => (/usr)?/lib/libfxtrace' "$tmp/ldd.txt" || fail "demo_pc does not use /usr/lib's libfxtrace: $(cat "$tmp/ldd.txt")"
 
 # Record them with the installed tools: the installed trace_manager, then the installed trace.
 sock="$tmp/manager.sock"
