@@ -18,26 +18,21 @@ import struct
 import subprocess
 import sys
 import tempfile
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
 sys.path.insert(0, HERE)
 import fxt_decode as fxt  # noqa: E402
+import fxtest  # noqa: E402
+from fxtest import run_tests, status  # noqa: E402
 import check_convert  # noqa: E402
 
 TRACE = None
 TMP = None
-FAILS = []
-CHECKS = [0]
 
 
 def check(cond, msg):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: %s' % msg)
-    return cond
+    return fxtest.check(cond, msg, '  ')
 
 
 def run(args, stdin=None, input_bytes=None, preexec=None, timeout=120):
@@ -959,17 +954,8 @@ def main():
         ('string escaping and invalid UTF-8', test_escaping),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-cli-') as TMP:
-        for name, fn in tests:
-            before = len(FAILS)
-            print('== %s' % name, flush=True)
-            try:
-                fn()
-            except Exception:
-                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
-                print(FAILS[-1])
-            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
-    print('%d checks, %d failure(s)' % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+        run_tests(tests)
+    return status()
 
 
 STATE = {}

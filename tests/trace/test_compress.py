@@ -37,18 +37,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
 import fxt_decode as fxt  # noqa: E402
 import test_record as tr  # noqa: E402  (its fake manager and wire helpers)
+from fxtest import CHECKS, FAILS, check, run_tests  # noqa: E402
 
 TRACE = DEMO = PRODUCER = None
 TMP = None
-FAILS = tr.FAILS
-check = tr.check
 
 DECOMPRESS = {'zstd': ['zstd', '-d', '-c', '-q'], 'gzip': ['gzip', '-d', '-c']}
 COMPRESS = {'zstd': ['zstd', '-c', '-q', '-1'], 'gzip': ['gzip', '-c', '-1']}
@@ -642,25 +640,12 @@ def main():
              test_read_compressed),
             ('recover: compressed input and output', test_recover),
         ]
-    skipped = []
     with tempfile.TemporaryDirectory(prefix='fxtrace-compress-') as TMP:
         tr.TMP = TMP
-        for name, fn in tests:
-            before = len(FAILS)
-            print('== %s' % name, flush=True)
-            try:
-                fn()
-            except Skip as why:
-                skipped.append(name)
-                print('   SKIPPED: %s' % why, flush=True)
-                continue
-            except Exception:
-                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
-                print(FAILS[-1])
-            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
+        skipped = run_tests(tests, skip=Skip)
     for live in LIVE_BUFFERS:
         os.unlink(live)
-    print('%d checks, %d failure(s), %d skipped' % (tr.CHECKS[0], len(FAILS), len(skipped)))
+    print('%d checks, %d failure(s), %d skipped' % (CHECKS[0], len(FAILS), len(skipped)))
     if FAILS:
         return 1
     return 77 if skipped else 0

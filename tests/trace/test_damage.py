@@ -33,27 +33,22 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
 import fxt_decode as fxt  # noqa: E402
+import fxtest  # noqa: E402
+from fxtest import run_tests, status  # noqa: E402
 from test_cli import Writer  # noqa: E402  (the hand-built archive writer)
 
 TRACE = DEMO = None
 TMP = None
-FAILS = []
-CHECKS = [0]
 CRASH_WORDS = ('Traceback', 'Sanitizer', 'runtime error', 'Segmentation', 'core dumped')
 
 
 def check(cond, msg):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: %s' % msg)
-    return cond
+    return fxtest.check(cond, msg, '  ')
 
 
 def path(name):
@@ -427,17 +422,8 @@ def main():
         ('streamed_bytes short of the saves', test_streamed_bytes_short),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-damage-') as TMP:
-        for name, fn in tests:
-            before = len(FAILS)
-            print('== %s' % name, flush=True)
-            try:
-                fn()
-            except Exception:
-                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
-                print(FAILS[-1])
-            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
-    print('%d checks, %d failure(s)' % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+        run_tests(tests)
+    return status()
 
 
 if __name__ == '__main__':
