@@ -860,6 +860,31 @@ GOOD = [
 ]
 
 
+def test_names_at_stop():
+    """The systrace lines name a task by its name at their time: an engine's name at a stop (a
+    thread kernel-object record with a uint64 `name_at`, src/engine/stop_names.h) counts from its
+    `name_at` on, as a task event does, in an archive without a names section (`trace recover`'s):
+    before it, the last name the archive gives the thread."""
+    w = Writer()
+    w.provider_info(1, b'recovered')
+    w.init(10 ** 9)
+    # oneshot: the names at the stop are in chunk 0, before the thread's own first record
+    w.kobj(2, 42, b'renamed', [(b'process', fxt.ARG_KOID, 40), (b'name_at', fxt.ARG_UINT64, 5000)])
+    w.kobj(2, 42, b'main', [(b'process', fxt.ARG_KOID, 40)])
+    w.legacy_cswitch(1000, 0, (40, 42), (0, 0))
+    w.legacy_cswitch(9000, 0, (40, 42), (0, 0))
+    arc, js = path('names-at-stop.fxt'), path('names-at-stop.json')
+    write(arc, w.bytes())
+    rc, _ = convert_ok(arc, js, 'names at a stop')
+    if rc != 0:
+        return
+    with open(js) as f:
+        text = json.load(f).get('systemTraceEvents', '')
+    names = re.findall(r' (\d+\.\d+): sched_switch: prev_comm=(\S+) prev_pid=42 ', text)
+    check(names == [('0.000001000', 'main'), ('0.000009000', 'renamed')],
+          'names at a stop: the switches of thread 42 name it %s: %s' % (names, text[:600]))
+
+
 def test_escaping():
     pieces = GOOD + BAD_UTF8
     w = Writer()
@@ -952,6 +977,7 @@ def main():
         ('skipped records', test_skipped_records),
         ('edge-case archive', test_edge_archive),
         ('string escaping and invalid UTF-8', test_escaping),
+        ('names at a stop in the systrace lines', test_names_at_stop),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-cli-') as TMP:
         run_tests(tests)
