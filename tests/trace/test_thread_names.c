@@ -12,30 +12,31 @@ static trace_reader_string_t str(const char* s) {
   return r;
 }
 
-static void kobj(uint64_t tid, const char* name) {
+/* A kernel-object record of object type `type` (2: thread) with `count`
+ * arguments. */
+static void kobj_args(uint32_t type, uint64_t koid, const char* name,
+                      const trace_reader_arg_t* args, size_t count) {
   trace_record_t r;
   memset(&r, 0, sizeof(r));
   r.type = 7;
-  r.kernel_object.koid = tid;
-  r.kernel_object.object_type = 2;
+  r.kernel_object.koid = koid;
+  r.kernel_object.object_type = type;
   r.kernel_object.name = str(name);
+  for (size_t i = 0; i < count; i++) r.kernel_object.args.items[i] = args[i];
+  r.kernel_object.args.count = count;
   thread_names__note(&r);
 }
+
+static void kobj(uint64_t tid, const char* name) { kobj_args(2, tid, name, NULL, 0); }
 
 /* A thread's name at a stop (src/engine/stop_names.h): a thread
  * kernel-object record with its `process` koid and a uint64 `name_at`. */
 static void stop_name(uint64_t tid, const char* name, uint64_t name_at) {
-  trace_record_t r;
-  memset(&r, 0, sizeof(r));
-  r.type = 7;
-  r.kernel_object.koid = tid;
-  r.kernel_object.object_type = 2;
-  r.kernel_object.name = str(name);
-  trace_reader_arg_t* a = r.kernel_object.args.items;
-  a[0] = (trace_reader_arg_t){.type = 8, .name = str("process"), .koid_value = 1};
-  a[1] = (trace_reader_arg_t){.type = 4, .name = str("name_at"), .uint64_value = name_at};
-  r.kernel_object.args.count = 2;
-  thread_names__note(&r);
+  const trace_reader_arg_t args[2] = {
+      {.type = 8, .name = str("process"), .koid_value = 1},
+      {.type = 4, .name = str("name_at"), .uint64_value = name_at},
+  };
+  kobj_args(2, tid, name, args, 2);
 }
 
 /* A kernel:task instant with a string argument k1 and an int64 one k2. */
@@ -136,24 +137,11 @@ int main(void) {
   ASSERT_STREQ(thread_names__at(12, 1500), "first");
   ASSERT_STREQ(thread_names__at(12, 2500), "second");
   /* a `name_at` of another type, or on a process record, is no time */
-  {
-    trace_record_t r;
-    memset(&r, 0, sizeof(r));
-    r.type = 7;
-    r.kernel_object.koid = 13;
-    r.kernel_object.object_type = 2;
-    r.kernel_object.name = str("signed");
-    r.kernel_object.args.items[0] =
-        (trace_reader_arg_t){.type = 3, .name = str("name_at"), .int64_value = 100};
-    r.kernel_object.args.count = 1;
-    thread_names__note(&r);
-    kobj(13, "last");
-    r.kernel_object.koid = 14;
-    r.kernel_object.object_type = 1;
-    r.kernel_object.args.items[0] =
-        (trace_reader_arg_t){.type = 4, .name = str("name_at"), .uint64_value = 100};
-    thread_names__note(&r);
-  }
+  const trace_reader_arg_t signed_at = {.type = 3, .name = str("name_at"), .int64_value = 100};
+  kobj_args(2, 13, "signed", &signed_at, 1);
+  kobj(13, "last");
+  const trace_reader_arg_t at = {.type = 4, .name = str("name_at"), .uint64_value = 100};
+  kobj_args(1, 14, "process", &at, 1);
   ASSERT_STREQ(thread_names__at(13, 200), "last");
   ASSERT_TRUE(thread_names__at(14, 200) == NULL);
   thread_names__free();
