@@ -1,6 +1,6 @@
-"""What the Python tests share: recording failed checks, running a list of tests, skipping
-without tracefs, stopping a trace_manager daemon. A test script puts tests/tools on sys.path
-and imports what it uses.
+"""What the Python tests share: recording failed checks, running a list of tests, reading and
+writing whole files, skipping without tracefs, stopping a trace_manager daemon. A test script
+puts tests/tools on sys.path and imports what it uses.
 
 Failures are kept, not raised, so that one run reports every broken check; the script's exit
 status comes from `status()` (0, or 1 after any failure)."""
@@ -49,6 +49,18 @@ def run_tests(tests, skip=()):
             print(FAILS[-1])
         print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
     return skipped
+
+
+def read_bytes(path):
+    """The whole file's bytes."""
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def write_bytes(path, data):
+    """Writes `data` as the whole file."""
+    with open(path, 'wb') as f:
+        f.write(data)
 
 
 def skip_unless_tracefs(why='the kernel provider needs root (tracefs)'):
