@@ -1,10 +1,12 @@
 /* Thread names for `trace dump` and `trace convert` (see thread_names.h): koid -> name, open
- * addressing; the last name recorded for a koid wins. Each thread also keeps the names the
- * kernel's task events gave it, with their times, for thread_names__at(). */
+ * addressing; the last name recorded for a koid wins. Each thread also keeps the names known at
+ * a time (the kernel's task events, the engine's names at a stop), for thread_names__at(). */
 #include "trace/thread_names.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "engine/stop_names.h"
 
 typedef struct named_at {
   uint64_t ns;
@@ -16,7 +18,7 @@ typedef struct entry {
   char* name;
   char* before;       /* the name before its first task event (task_rename's oldcomm) */
   uint64_t before_ns; /* ... that event's time */
-  named_at_t* events; /* task events naming it, in the order read */
+  named_at_t* events; /* names at a time (task events, names at a stop), in the order read */
   size_t count, capacity;
 } entry_t;
 
@@ -61,29 +63,21 @@ static char* copy_of(const char* data, size_t length) {
   return name;
 }
 
-void thread_names__note(const trace_record_t* r) {
-  if (r->type != 7 || r->kernel_object.object_type != 2 || r->kernel_object.koid == 0) return;
-  entry_t* e = find(r->kernel_object.koid, true);
-  if (!e) return;
-  char* name = copy_of(r->kernel_object.name.data, r->kernel_object.name.length);
-  if (!name) return;
-  free(e->name);
-  e->name = name;
-}
-
-static const trace_reader_arg_t* arg_of(const trace_record_t* r, const char* name, uint32_t type) {
-  for (size_t i = 0; i < r->event.args.count; i++) {
-    const trace_reader_arg_t* a = &r->event.args.items[i];
+static const trace_reader_arg_t* arg_of(const trace_reader_args_t* args, const char* name,
+                                        uint32_t type) {
+  for (size_t i = 0; i < args->count; i++) {
+    const trace_reader_arg_t* a = &args->items[i];
     if (strcmp(a->name.data, name) == 0 && a->type == type) return a;
   }
   return NULL;
 }
 
 static bool int_arg(const trace_record_t* r, const char* name, uint64_t* value) {
-  const trace_reader_arg_t* a = arg_of(r, name, 3); /* int64, as the kernel provider writes */
+  /* int64, as the kernel provider writes */
+  const trace_reader_arg_t* a = arg_of(&r->event.args, name, 3);
   if (a && a->int64_value > 0) *value = (uint64_t)a->int64_value;
   if (!a) {
-    a = arg_of(r, name, 1); /* int32 */
+    a = arg_of(&r->event.args, name, 1); /* int32 */
     if (a && a->int32_value > 0) *value = (uint64_t)a->int32_value;
   }
   return a != NULL && *value != 0;
@@ -114,6 +108,22 @@ static void add_event(uint64_t tid, uint64_t ns, const char* data, size_t length
   }
 }
 
+void thread_names__note(const trace_record_t* r) {
+  const __typeof__(r->kernel_object)* k = &r->kernel_object;
+  if (r->type != 7 || k->object_type != 2 || k->koid == 0) return;
+  entry_t* e = find(k->koid, true);
+  if (!e) return;
+  char* name = copy_of(k->name.data, k->name.length);
+  if (!name) return;
+  free(e->name);
+  e->name = name;
+  /* an engine's name at a stop (src/engine/stop_names.h): the name the thread had at `name_at`
+   * (trace clock ns), a name at a time as a task event's; an archive without a names section
+   * (one `trace recover` made) has no other word of a rename the kernel did not record */
+  const trace_reader_arg_t* at = arg_of(&k->args, STOP_NAMES_ARG, 4); /* uint64 */
+  if (at) add_event(k->koid, at->uint64_value, k->name.data, k->name.length, NULL);
+}
+
 void thread_names__note_task(const trace_record_t* r, uint64_t ns) {
   if (r->type != 4 || r->event.event_type != 0 || r->event.category.length != 11 ||
       memcmp(r->event.category.data, "kernel:task", 11) != 0)
@@ -122,18 +132,18 @@ void thread_names__note_task(const trace_record_t* r, uint64_t ns) {
   uint64_t tid = 0;
   const trace_reader_arg_t* name = NULL;
   if (strcmp(event, "task_rename") == 0 && int_arg(r, "pid", &tid)) {
-    name = arg_of(r, "newcomm", 6);
+    name = arg_of(&r->event.args, "newcomm", 6);
     if (name)
       add_event(tid, ns, name->string_value.data, name->string_value.length,
-                arg_of(r, "oldcomm", 6));
+                arg_of(&r->event.args, "oldcomm", 6));
   } else if (strcmp(event, "sched_process_exit") == 0 && int_arg(r, "pid", &tid)) {
-    name = arg_of(r, "comm", 6);
+    name = arg_of(&r->event.args, "comm", 6);
     if (name) add_event(tid, ns, name->string_value.data, name->string_value.length, NULL);
   } else if (strcmp(event, "sched_process_fork") == 0 && int_arg(r, "child_pid", &tid)) {
-    name = arg_of(r, "child_comm", 6);
+    name = arg_of(&r->event.args, "child_comm", 6);
     if (name) add_event(tid, ns, name->string_value.data, name->string_value.length, NULL);
   } else if (strcmp(event, "sched_process_exec") == 0 && int_arg(r, "pid", &tid)) {
-    name = arg_of(r, "filename", 6);
+    name = arg_of(&r->event.args, "filename", 6);
     if (name) { /* the new comm: the file's base name, cut as the kernel cuts it */
       const char* base = name->string_value.data;
       size_t length = name->string_value.length;

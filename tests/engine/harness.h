@@ -9,6 +9,11 @@
  *   size_t n; const uint8_t* fxt = harness_archive(&h, &n);
  *   harness_free(&h);                       // terminates the engine
  *
+ * To read the archive, record by record (each read must succeed, and the
+ * archive must end whole, not truncated):
+ *   harness_records_t it;
+ *   for (harness_records_open(&it, &h); harness_records_next(&it);) use(&it.rec);
+ *
  * harness_start_session() runs the harness as one of the engine's sessions
  * (trace_engine_session_*); harness_start() is session 0.
  *
@@ -28,6 +33,7 @@
 #include "engine/categories.h"
 #include "test.h"
 #include "trace-engine/handler.h"
+#include "trace-reader/reader.h"
 
 typedef struct harness {
   trace_handler_t handler; /* first */
@@ -225,6 +231,33 @@ static inline void harness_stop(harness_t* h) {
 static inline const uint8_t* harness_archive(harness_t* h, size_t* length) {
   *length = h->archive_len;
   return h->archive;
+}
+
+/* A reading of a harness's archive (see the top of this file). */
+typedef struct harness_records {
+  trace_reader_t* reader; /* NULL once the archive has been read to its end */
+  trace_record_t rec;     /* the record harness_records_next() last read */
+} harness_records_t;
+
+static inline void harness_records_open(harness_records_t* it, harness_t* h) {
+  size_t length;
+  const uint8_t* data = harness_archive(h, &length);
+  it->reader = trace_reader_open_memory(data, length, NULL);
+  ASSERT_TRUE(it->reader != NULL);
+}
+
+/* true with the next record in it->rec; false at the end, once the archive
+ * is known whole and the reader is closed. A failed read fails the test. */
+static inline bool harness_records_next(harness_records_t* it) {
+  int status = trace_reader_next(it->reader, &it->rec);
+  if (status != TRACE_READ_END) {
+    ASSERT_EQ(status, TRACE_READ_RECORD);
+    return true;
+  }
+  ASSERT_TRUE(!trace_reader_truncated(it->reader));
+  trace_reader_close(it->reader);
+  it->reader = NULL;
+  return false;
 }
 
 static inline void harness_free(harness_t* h) {

@@ -20,23 +20,18 @@ typedef struct alert_events {
 /* The instant events of category "alerts" in the harness's archive. */
 static void read_alert_events(harness_t* h, alert_events_t* out) {
   memset(out, 0, sizeof(*out));
-  size_t length;
-  const uint8_t* data = harness_archive(h, &length);
-  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
-  ASSERT_TRUE(r != NULL);
-  trace_record_t rec;
-  int status;
-  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
-    ASSERT_EQ(status, TRACE_READ_RECORD);
-    if (rec.type != 4 || strcmp(rec.event.category.data, "alerts") != 0) continue;
-    ASSERT_EQ(rec.event.event_type, 0u); /* instant */
+  harness_records_t it;
+  for (harness_records_open(&it, h); harness_records_next(&it);) {
+    const trace_record_t* rec = &it.rec;
+    if (rec->type != 4 || strcmp(rec->event.category.data, "alerts") != 0) continue;
+    ASSERT_EQ(rec->event.event_type, 0u); /* instant */
     if (out->count++ == 0)
-      snprintf(out->first_name, sizeof(out->first_name), "%s", rec.event.name.data);
+      snprintf(out->first_name, sizeof(out->first_name), "%s", rec->event.name.data);
     bool sent = false, found = false;
-    for (size_t i = 0; i < rec.event.args.count; i++) {
-      const char* name = rec.event.args.items[i].name.data;
+    for (size_t i = 0; i < rec->event.args.count; i++) {
+      const char* name = rec->event.args.items[i].name.data;
       if (strcmp(name, "alert_sent") == 0) {
-        sent = rec.event.args.items[i].bool_value;
+        sent = rec->event.args.items[i].bool_value;
         found = true;
       }
       if (strcmp(name, "alert_truncated") == 0) out->truncated++;
@@ -47,7 +42,6 @@ static void read_alert_events(harness_t* h, alert_events_t* out) {
     else
       out->not_sent++;
   }
-  trace_reader_close(r);
 }
 
 static void test_alert_sent_with_marker(void) {

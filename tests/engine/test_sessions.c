@@ -33,35 +33,28 @@ static void read_archive(harness_t* h, seen_t* out) {
     out->seqs[t] = malloc(sizeof(uint64_t) * MAX_SEQ);
     ASSERT_TRUE(out->seqs[t] != NULL);
   }
-  size_t length;
-  const uint8_t* data = harness_archive(h, &length);
-  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
-  ASSERT_TRUE(r != NULL);
-  trace_record_t rec;
-  int status;
-  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
-    ASSERT_EQ(status, TRACE_READ_RECORD);
-    if (rec.type != 4) continue;
-    if (strcmp(rec.event.category.data, "other") == 0) {
+  harness_records_t it;
+  for (harness_records_open(&it, h); harness_records_next(&it);) {
+    const trace_record_t* rec = &it.rec;
+    if (rec->type != 4) continue;
+    if (strcmp(rec->event.category.data, "other") == 0) {
       out->other++;
       continue;
     }
-    if (strcmp(rec.event.category.data, "alerts") == 0) {
+    if (strcmp(rec->event.category.data, "alerts") == 0) {
       out->alerts++;
       continue;
     }
-    ASSERT_STREQ(rec.event.category.data, "test");
-    ASSERT_STREQ(rec.event.name.data, "seq");
-    ASSERT_EQ(rec.event.args.count, 2u);
-    ASSERT_STREQ(rec.event.args.items[0].name.data, "t");
-    ASSERT_STREQ(rec.event.args.items[1].name.data, "n");
-    uint64_t t = rec.event.args.items[0].uint64_value;
+    ASSERT_STREQ(rec->event.category.data, "test");
+    ASSERT_STREQ(rec->event.name.data, "seq");
+    ASSERT_EQ(rec->event.args.count, 2u);
+    ASSERT_STREQ(rec->event.args.items[0].name.data, "t");
+    ASSERT_STREQ(rec->event.args.items[1].name.data, "n");
+    uint64_t t = rec->event.args.items[0].uint64_value;
     ASSERT_TRUE(t < 4);
     ASSERT_TRUE(out->seq_count[t] < MAX_SEQ);
-    out->seqs[t][out->seq_count[t]++] = rec.event.args.items[1].uint64_value;
+    out->seqs[t][out->seq_count[t]++] = rec->event.args.items[1].uint64_value;
   }
-  ASSERT_TRUE(!trace_reader_truncated(r));
-  trace_reader_close(r);
 }
 
 static void free_seen(seen_t* s) {
@@ -75,6 +68,20 @@ static void emit(uint64_t t, uint64_t n) {
 static uint64_t header_dropped(const harness_t* h) {
   return __atomic_load_n(&((const trace_buffer_header_t*)h->buffer)->num_records_dropped,
                          __ATOMIC_RELAXED);
+}
+
+/* h's archive holds thread index t's events first .. first + count - 1,
+ * each once and in order, and nothing of category "other"; h dropped
+ * nothing (its stats and its buffer's header agree). */
+static void expect_whole_run(harness_t* h, int t, uint64_t first, uint64_t count) {
+  seen_t s;
+  read_archive(h, &s);
+  ASSERT_EQ(s.seq_count[t], count);
+  for (uint64_t i = 0; i < count; i++) ASSERT_EQ(s.seqs[t][i], first + i);
+  ASSERT_EQ(s.other, 0u);
+  ASSERT_EQ(h->stats.records_dropped, 0u);
+  ASSERT_EQ(header_dropped(h), 0u);
+  free_seen(&s);
 }
 
 /* The issue's case in one process: a long circular session and a short
@@ -94,26 +101,14 @@ static void test_circular_and_oneshot_overlap(void) {
   harness_stop(&longrun);
   harness_stop(&other);
 
-  seen_t s;
   /* the long one: every event, in order: no hole where the short one
    * started or stopped */
-  read_archive(&longrun, &s);
-  ASSERT_EQ(s.seq_count[0], 3000u);
-  for (uint64_t n = 0; n < 3000; n++) ASSERT_EQ(s.seqs[0][n], n);
-  ASSERT_EQ(s.other, 0u);
-  ASSERT_EQ(longrun.stats.records_dropped, 0u);
-  ASSERT_EQ(header_dropped(&longrun), 0u);
-  free_seen(&s);
+  expect_whole_run(&longrun, 0, 0, 3000);
   /* the short one: the unbroken run between its start and its stop (both
    * on this thread) */
-  read_archive(&shortrun, &s);
-  ASSERT_EQ(s.seq_count[0], 1000u);
-  for (uint64_t i = 0; i < 1000; i++) ASSERT_EQ(s.seqs[0][i], 1000 + i);
-  ASSERT_EQ(s.other, 0u);
-  ASSERT_EQ(shortrun.stats.records_dropped, 0u);
-  ASSERT_EQ(header_dropped(&shortrun), 0u);
-  free_seen(&s);
+  expect_whole_run(&shortrun, 0, 1000, 1000);
   /* the third: its own category only */
+  seen_t s;
   read_archive(&other, &s);
   ASSERT_EQ(s.seq_count[0], 0u);
   ASSERT_EQ(s.other, 30u);
@@ -135,14 +130,9 @@ static void test_drops_are_per_session(void) {
   harness_stop(&small);
   harness_stop(&large);
 
-  seen_t s;
-  read_archive(&large, &s);
-  ASSERT_EQ(s.seq_count[1], total);
-  for (uint64_t n = 0; n < total; n++) ASSERT_EQ(s.seqs[1][n], n);
-  ASSERT_EQ(large.stats.records_dropped, 0u);
-  ASSERT_EQ(header_dropped(&large), 0u);
-  free_seen(&s);
+  expect_whole_run(&large, 1, 0, total);
 
+  seen_t s;
   read_archive(&small, &s);
   ASSERT_TRUE(s.seq_count[1] > 0 && s.seq_count[1] < total);
   /* a oneshot buffer keeps the first events: a prefix, then drops */
@@ -227,24 +217,18 @@ static void test_alert_reaches_every_session(void) {
 /* The spans (TRACE_DURATION "span" of category "test") in h's archive,
  * their "i" in archive order. */
 static int read_spans(harness_t* h, int32_t* out, int max) {
-  size_t length;
-  const uint8_t* data = harness_archive(h, &length);
-  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
-  ASSERT_TRUE(r != NULL);
-  trace_record_t rec;
-  int status, spans = 0;
-  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
-    ASSERT_EQ(status, TRACE_READ_RECORD);
-    if (rec.type != 4) continue;
-    ASSERT_STREQ(rec.event.category.data, "test");
-    ASSERT_STREQ(rec.event.name.data, "span");
-    ASSERT_EQ(rec.event.event_type, 4u); /* duration complete */
-    ASSERT_STREQ(rec.event.args.items[0].name.data, "i");
+  int spans = 0;
+  harness_records_t it;
+  for (harness_records_open(&it, h); harness_records_next(&it);) {
+    const trace_record_t* rec = &it.rec;
+    if (rec->type != 4) continue;
+    ASSERT_STREQ(rec->event.category.data, "test");
+    ASSERT_STREQ(rec->event.name.data, "span");
+    ASSERT_EQ(rec->event.event_type, 4u); /* duration complete */
+    ASSERT_STREQ(rec->event.args.items[0].name.data, "i");
     ASSERT_TRUE(spans < max);
-    out[spans++] = rec.event.args.items[0].int32_value;
+    out[spans++] = rec->event.args.items[0].int32_value;
   }
-  ASSERT_TRUE(!trace_reader_truncated(r));
-  trace_reader_close(r);
   return spans;
 }
 
@@ -295,23 +279,16 @@ typedef struct kinds {
 
 static kinds_t count_kinds(harness_t* h, const char* category, const char* name, const char* arg) {
   kinds_t k = {0, 0, 0};
-  size_t length;
-  const uint8_t* data = harness_archive(h, &length);
-  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
-  ASSERT_TRUE(r != NULL);
-  trace_record_t rec;
-  int status;
-  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
-    ASSERT_EQ(status, TRACE_READ_RECORD);
-    if (rec.type != 4 || strcmp(rec.event.category.data, category) != 0) continue;
-    ASSERT_STREQ(rec.event.name.data, name);
-    ASSERT_TRUE(rec.event.args.count >= 1);
-    ASSERT_STREQ(rec.event.args.items[0].name.data, arg);
-    ASSERT_EQ(rec.event.args.items[0].uint64_value & 0xffffffffu, (uint64_t)k.events);
+  harness_records_t it;
+  for (harness_records_open(&it, h); harness_records_next(&it);) {
+    const trace_record_t* rec = &it.rec;
+    if (rec->type != 4 || strcmp(rec->event.category.data, category) != 0) continue;
+    ASSERT_STREQ(rec->event.name.data, name);
+    ASSERT_TRUE(rec->event.args.count >= 1);
+    ASSERT_STREQ(rec->event.args.items[0].name.data, arg);
+    ASSERT_EQ(rec->event.args.items[0].uint64_value & 0xffffffffu, (uint64_t)k.events);
     k.events++;
   }
-  ASSERT_TRUE(!trace_reader_truncated(r));
-  trace_reader_close(r);
   return k;
 }
 
@@ -355,27 +332,20 @@ typedef struct forms {
 
 static forms_t count_forms(harness_t* h) {
   forms_t f = {0, 0, 0, 0, 0};
-  size_t length;
-  const uint8_t* data = harness_archive(h, &length);
-  trace_reader_t* r = trace_reader_open_memory(data, length, NULL);
-  ASSERT_TRUE(r != NULL);
-  trace_record_t rec;
-  int status;
-  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
-    ASSERT_EQ(status, TRACE_READ_RECORD);
-    if (rec.type == 4 && strcmp(rec.event.category.data, "forms") == 0) {
-      if (strcmp(rec.event.name.data, "if") == 0) f.instaflow++;
-      if (strcmp(rec.event.name.data, "vt") == 0) f.vthread++;
-    } else if (rec.type == 15 && strcmp(rec.large.category.data, "forms") == 0) {
+  harness_records_t it;
+  for (harness_records_open(&it, h); harness_records_next(&it);) {
+    const trace_record_t* rec = &it.rec;
+    if (rec->type == 4 && strcmp(rec->event.category.data, "forms") == 0) {
+      if (strcmp(rec->event.name.data, "if") == 0) f.instaflow++;
+      if (strcmp(rec->event.name.data, "vt") == 0) f.vthread++;
+    } else if (rec->type == 15 && strcmp(rec->large.category.data, "forms") == 0) {
       f.large_blobs++;
-    } else if (rec.type == 5 && strcmp(rec.blob.name.data, "sb") == 0) {
+    } else if (rec->type == 5 && strcmp(rec->blob.name.data, "sb") == 0) {
       f.small_blobs++;
-    } else if (rec.type == 7 && strcmp(rec.kernel_object.name.data, "sessions kobj") == 0) {
+    } else if (rec->type == 7 && strcmp(rec->kernel_object.name.data, "sessions kobj") == 0) {
       f.objects++;
     }
   }
-  ASSERT_TRUE(!trace_reader_truncated(r));
-  trace_reader_close(r);
   return f;
 }
 

@@ -15,11 +15,10 @@ Also: CPU lanes of two hosts are distinct (gen-sample archives, --align=first); 
 --order-memory (the spill path) gives the same bytes; compressed inputs and output; bad inputs
 (no anchor, not an archive, missing file, wrong --host-names, a full disk).
 
-Usage: test_merge.py TRACE MERGE_PEER FXT_DECODE
+Usage: test_merge.py TRACE FIFO_PEER FXT_DECODE (tests/tools/fifo_peer)
 """
 
 import gzip
-import json
 import os
 import re
 import shutil
@@ -27,51 +26,28 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import check, status  # noqa: E402
+from conversation import (check_merged, check_providers, events, namespaces_usable,  # noqa: E402
+                          run, to_json as convert)
+
 TRACE, PEER, DECODE = sys.argv[1:4]
 TMP = tempfile.mkdtemp(prefix='fxtrace-merge-')
-FAILURES = []
 N = 20
-DELIVERY_BOUND_US = 30e6  # generous: a FIFO write and read on a loaded machine
-
-
-def check(cond, msg):
-    if not cond:
-        FAILURES.append(msg)
-        print('FAIL: ' + msg)
-
-
-def run(args, **kw):
-    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, **kw)
 
 
 def path(name):
     return os.path.join(TMP, name)
 
 
-def namespaces_usable():
-    if os.geteuid() != 0:
-        return 'not root'
-    if not shutil.which('unshare'):
-        return 'no unshare'
-    p = run(['unshare', '--pid', '--fork', '--mount-proc', '--time', '--monotonic=5000', 'true'])
-    if p.returncode != 0:
-        return 'unshare --time failed: ' + p.stderr.decode().strip()
-    return None
+def to_json(fxt):
+    return convert(TRACE, fxt)
 
 
 def conforms(fxt, what):
     p = run([sys.executable, DECODE, fxt])
     check(p.returncode == 0 and b'verdict: CONFORMS' in p.stdout,
           '%s: fxt_decode: %s' % (what, p.stdout.decode()[-300:] + p.stderr.decode()[-300:]))
-
-
-def to_json(fxt):
-    out = fxt + '.json'
-    p = run([TRACE, 'convert', fxt, '-o', out])
-    check(p.returncode == 0, 'convert %s: %s' % (fxt, p.stderr.decode()[:300]))
-    with open(out) as f:
-        d = json.load(f)
-    return d['traceEvents'] if isinstance(d, dict) else d
 
 
 def record_conversation(why_not):
@@ -95,10 +71,6 @@ def record_conversation(why_not):
     check(send.returncode == 0, 'sender: exit %d: %s' % (send.returncode, serr.decode()))
     check(recv.returncode == 0, 'receiver: exit %d: %s' % (recv.returncode, rerr.decode()))
     return a, b
-
-
-def events(evs, name):
-    return {e['args']['seq']: e for e in evs if e.get('name') == name and e.get('ph') == 'X'}
 
 
 def test_conversation():
@@ -128,33 +100,8 @@ def test_conversation():
               'namespaces: the input clocks should be thousands of seconds apart')
 
     ev = to_json(merged)
-    sends, recvs = events(ev, 'send'), events(ev, 'recv')
-    check(len(sends) == N and len(recvs) == N, 'merged: %d sends, %d receives'
-          % (len(sends), len(recvs)))
-    for i in range(N):
-        if i in sends and i in recvs:
-            s, r = sends[i], recvs[i]
-            check(r['ts'] > s['ts'], 'message %d: received at %s before it was sent at %s'
-                  % (i, r['ts'], s['ts']))
-            check(r['ts'] - s['ts'] < DELIVERY_BOUND_US,
-                  'message %d: received %s us after it was sent' % (i, r['ts'] - s['ts']))
-    if sends and recvs:
-        check(sends[0]['pid'] != recvs[0]['pid'], 'merged: the two programs share a pid')
-        names = {e['pid']: e['args']['name'] for e in ev
-                 if e.get('ph') == 'M' and e.get('name') == 'process_name'}
-        check(names.get(sends[0]['pid'], '').startswith('alpha: '),
-              'merged: the sender is named %r' % names.get(sends[0]['pid']))
-        check(names.get(recvs[0]['pid'], '').startswith('beta: '),
-              'merged: the receiver is named %r' % names.get(recvs[0]['pid']))
-    # flows pass through with their ids: each begun on alpha and ended on beta
-    begins = {e['id'] for e in ev if e.get('ph') == 's' and e.get('name') == 'message'}
-    ends = {e['id'] for e in ev if e.get('ph') == 'f' and e.get('name') == 'message'}
-    want = {'0x%x' % (1000 + i) for i in range(N)}
-    check(begins == want and ends == want, 'merged: flow ids %s / %s' % (sorted(begins)[:3],
-                                                                         sorted(ends)[:3]))
-    d = run([TRACE, 'dump', merged]).stdout.decode()
-    for host, prov in (('alpha', 'sender'), ('beta', 'receiver')):
-        check('name="%s: %s"' % (host, prov) in d, 'merged: no provider "%s: %s"' % (host, prov))
+    check_merged(ev, N)
+    check_providers(run([TRACE, 'dump', merged]).stdout.decode())
     return a, b, merged
 
 
@@ -271,7 +218,4 @@ try:
     test_bad_inputs(a, b)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
-if FAILURES:
-    print('%d failure(s)' % len(FAILURES))
-    sys.exit(1)
-print('ok')
+sys.exit(status())

@@ -3,10 +3,10 @@
 
 Two hosts simulated on this machine, each a PID + mount + time namespace (unshare --fork
 --kill-child --pid --mount-proc --time --monotonic=OFFSET, offsets 15000 s apart) with its own
-trace_manager on its own FXTRACE_SOCKET and a traced program (remote_peer); COMMAND is an
-nsenter prefix into the host. The program on alpha sends N messages through a FIFO to the one on
-beta. One `trace record --no-local --host alpha=... --host beta=...` records both; in the merged
-archive:
+trace_manager on its own FXTRACE_SOCKET and a traced program (tests/tools/fifo_peer); COMMAND
+is an nsenter prefix into the host. The program on alpha sends N messages through a FIFO to the
+one on beta. One `trace record --no-local --host alpha=... --host beta=...` records both; in the
+merged archive:
   * each recv comes after its send (to within the reported clock uncertainties) and no later
     than those uncertainties plus a generous delivery bound: the clocks were aligned by the
     round trips alone (time namespaces shift CLOCK_MONOTONIC, so the raw clocks are 15000 s
@@ -21,7 +21,7 @@ usage errors.
 
 Skips with a reason when not root or when unshare cannot make time namespaces.
 
-Usage: test_remote.py TRACE TRACE_MANAGER REMOTE_PEER FXT_DECODE
+Usage: test_remote.py TRACE TRACE_MANAGER FIFO_PEER FXT_DECODE
 """
 
 import json
@@ -34,39 +34,23 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from fxtest import check, status  # noqa: E402
+import conversation  # noqa: E402
+from conversation import check_merged, check_providers, namespaces_usable  # noqa: E402
+
 TRACE, MANAGER, PEER, DECODE = [os.path.abspath(a) for a in sys.argv[1:5]]
 TMP = tempfile.mkdtemp(prefix='fxtrace-remote-')
-FAILURES = []
 N = 20
-DELIVERY_BOUND_US = 30e6  # generous: a FIFO write and read on a loaded machine
 OFFSETS = {'alpha': 5000, 'beta': 20000}
 
 
-def check(cond, msg):
-    if not cond:
-        FAILURES.append(msg)
-        print('FAIL: ' + msg)
-
-
 def run(args, timeout=180, **kw):
-    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                          **kw)
+    return conversation.run(args, timeout=timeout, **kw)
 
 
 def path(name):
     return os.path.join(TMP, name)
-
-
-def namespaces_usable():
-    if os.geteuid() != 0:
-        return 'not root'
-    for tool in ('unshare', 'nsenter'):
-        if not shutil.which(tool):
-            return 'no ' + tool
-    p = run(['unshare', '--pid', '--fork', '--mount-proc', '--time', '--monotonic=5000', 'true'])
-    if p.returncode != 0:
-        return 'unshare --time failed: ' + p.stderr.decode().strip()
-    return None
 
 
 class Host:
@@ -127,16 +111,7 @@ class Host:
 
 
 def to_json(fxt):
-    out = fxt + '.json'
-    p = run([TRACE, 'convert', fxt, '-o', out])
-    check(p.returncode == 0, 'convert %s: %s' % (fxt, p.stderr.decode()[:300]))
-    with open(out) as f:
-        d = json.load(f)
-    return d['traceEvents'] if isinstance(d, dict) else d
-
-
-def events(evs, name):
-    return {e['args']['seq']: e for e in evs if e.get('name') == name and e.get('ph') == 'X'}
+    return conversation.to_json(TRACE, fxt)
 
 
 def wait_files_command(*files):
@@ -248,36 +223,14 @@ def test_conversation(hosts):
             check(e.get('pid') == 0 and e.get('tid') == 0,
                   'clock record on pid %s tid %s' % (e.get('pid'), e.get('tid')))
 
-    sends, recvs = events(ev, 'send'), events(ev, 'recv')
-    check(len(sends) == N and len(recvs) == N, 'merged: %d sends, %d receives'
-          % (len(sends), len(recvs)))
-    for i in range(N):
-        if i in sends and i in recvs:
-            s, r = sends[i], recvs[i]
-            check(r['ts'] > s['ts'] - unc_us,
-                  'message %d: received at %s before it was sent at %s (uncertainty %.1f us)'
-                  % (i, r['ts'], s['ts'], unc_us))
-            check(r['ts'] - s['ts'] < unc_us + DELIVERY_BOUND_US,
-                  'message %d: received %s us after it was sent' % (i, r['ts'] - s['ts']))
+    sends, recvs = check_merged(ev, N, unc_us)
     if sends and recvs:
-        check(sends[0]['pid'] != recvs[0]['pid'], 'merged: the two programs share a pid')
         # the acceptance's colliding pids, arranged above: both peers have the same pid on
         # their hosts, and only the hosts' koid bases (i x 2^22) part them
         low = (1 << 22) - 1
         check(sends[0]['pid'] & low == recvs[0]['pid'] & low and sends[0]['pid'] & low > 0,
               'merged: the peers\' pids did not collide on their hosts: %d and %d'
               % (sends[0]['pid'], recvs[0]['pid']))
-        names = {e['pid']: e['args']['name'] for e in ev
-                 if e.get('ph') == 'M' and e.get('name') == 'process_name'}
-        check(names.get(sends[0]['pid'], '').startswith('alpha: '),
-              'merged: the sender is named %r' % names.get(sends[0]['pid']))
-        check(names.get(recvs[0]['pid'], '').startswith('beta: '),
-              'merged: the receiver is named %r' % names.get(recvs[0]['pid']))
-    begins = {e['id'] for e in ev if e.get('ph') == 's' and e.get('name') == 'message'}
-    ends = {e['id'] for e in ev if e.get('ph') == 'f' and e.get('name') == 'message'}
-    want = {'0x%x' % (1000 + i) for i in range(N)}
-    check(begins == want and ends == want, 'merged: flow ids %s / %s' % (sorted(begins)[:3],
-                                                                         sorted(ends)[:3]))
     d = run([TRACE, 'dump', out]).stdout.decode()
     # the peers' names at their stops (src/engine/stop_names.h): `name_at` is a time on
     # the host's clock, mapped onto the timeline as the timestamps are (within minutes of the
@@ -290,8 +243,7 @@ def test_conversation(hosts):
         for t in name_at:
             check(first - unc_us <= t <= last + 600e6,
                   'merged: name_at %.0f us off the timeline [%.0f, %.0f]' % (t, first, last))
-    for host, prov in (('alpha', 'sender'), ('beta', 'receiver')):
-        check('name="%s: %s"' % (host, prov) in d, 'merged: no provider "%s: %s"' % (host, prov))
+    check_providers(d)
     s = run([TRACE, 'summary', out])
     text = s.stdout.decode()
     check(s.returncode == 0, 'summary: exit %d: %s' % (s.returncode, s.stderr.decode()))
@@ -544,7 +496,7 @@ try:
     timed(test_lying_clock)
     timed(test_far_stderr_escaped)
     timed(test_summary_hosts)
-    why_not = namespaces_usable()
+    why_not = namespaces_usable(('unshare', 'nsenter'))
     if why_not:
         print('SKIP (namespaces): %s: the simulated hosts need PID, mount and time namespaces'
               % why_not)
@@ -562,7 +514,4 @@ try:
                 h.close()
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
-if FAILURES:
-    print('%d failure(s)' % len(FAILURES))
-    sys.exit(1)
-print('ok')
+sys.exit(status())

@@ -1,5 +1,6 @@
-"""What the Python tests share: recording failed checks, skipping without tracefs, stopping a
-trace_manager daemon. A test script puts tests/tools on sys.path and imports what it uses.
+"""What the Python tests share: recording failed checks, running a list of tests, reading and
+writing whole files, skipping without tracefs, stopping a trace_manager daemon. A test script
+puts tests/tools on sys.path and imports what it uses.
 
 Failures are kept, not raised, so that one run reports every broken check; the script's exit
 status comes from `status()` (0, or 1 after any failure)."""
@@ -7,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import traceback
 
 FAILS = []   # the messages of failed checks, in order
 CHECKS = [0]  # checks made (a list so that importers see the count change)
@@ -25,6 +27,40 @@ def status():
     """The exit status for the checks made so far, after a closing line."""
     print('%d checks, %d failure(s)' % (CHECKS[0], len(FAILS)), flush=True)
     return 1 if FAILS else 0
+
+
+def run_tests(tests, skip=()):
+    """Runs each (name, function) of `tests` in order, under a line `== name`, then `ok` or
+    `FAILED`. A test that raises fails (its traceback is the failure's message) and the tests
+    after it still run; one that raises an exception of a class in `skip` is skipped (`SKIPPED:`
+    and its message). Returns the names of the tests skipped."""
+    skipped = []
+    for name, fn in tests:
+        before = len(FAILS)
+        print('== %s' % name, flush=True)
+        try:
+            fn()
+        except skip as why:
+            skipped.append(name)
+            print('   SKIPPED: %s' % why, flush=True)
+            continue
+        except Exception:
+            FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
+            print(FAILS[-1])
+        print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
+    return skipped
+
+
+def read_bytes(path):
+    """The whole file's bytes."""
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def write_bytes(path, data):
+    """Writes `data` as the whole file."""
+    with open(path, 'wb') as f:
+        f.write(data)
 
 
 def skip_unless_tracefs(why='the kernel provider needs root (tracefs)'):

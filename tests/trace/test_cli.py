@@ -18,26 +18,21 @@ import struct
 import subprocess
 import sys
 import tempfile
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
 sys.path.insert(0, HERE)
 import fxt_decode as fxt  # noqa: E402
+import fxtest  # noqa: E402
+from fxtest import read_bytes, run_tests, status, write_bytes  # noqa: E402
 import check_convert  # noqa: E402
 
 TRACE = None
 TMP = None
-FAILS = []
-CHECKS = [0]
 
 
 def check(cond, msg):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: %s' % msg)
-    return cond
+    return fxtest.check(cond, msg, '  ')
 
 
 def run(args, stdin=None, input_bytes=None, preexec=None, timeout=120):
@@ -51,16 +46,6 @@ def run(args, stdin=None, input_bytes=None, preexec=None, timeout=120):
 
 def path(name):
     return os.path.join(TMP, name)
-
-
-def read(p):
-    with open(p, 'rb') as f:
-        return f.read()
-
-
-def write(p, data):
-    with open(p, 'wb') as f:
-        f.write(data)
 
 
 def clean_failure(rc, err, what, expect_rc=None):
@@ -103,7 +88,7 @@ def decode_conforms(archive_path, what):
     out = p.stdout.decode()
     check(p.returncode == 0 and 'verdict: CONFORMS' in out,
           '%s: archive does not conform to FXT.md:\n%s' % (what, out[-3000:]))
-    return fxt.decode(read(archive_path))
+    return fxt.decode(read_bytes(archive_path))
 
 
 # --- a small FXT writer, from FXT.md, for hand-built archives --------------------------------
@@ -327,7 +312,7 @@ def test_repeat_grows(t1, t3):
 
 def test_stdio():
     arc = path('sample0.fxt')
-    ref = read(path('sample0.json'))
+    ref = read_bytes(path('sample0.json'))
     with open(arc, 'rb') as f:
         rc, out, err = run(['convert', '-'], stdin=f)
     check(rc == 0 and out == ref, 'convert - (stdin) to stdout differs from convert -o FILE '
@@ -338,7 +323,8 @@ def test_stdio():
     check(rc == 0 and out == ref, 'convert --format=json to stdout differs (rc %d)' % rc)
     with open(arc, 'rb') as f:
         rc, out, err = run(['convert', '-', '-o', path('stdin.json')], stdin=f)
-    check(rc == 0 and read(path('stdin.json')) == ref, 'convert - -o FILE differs (rc %d)' % rc)
+    check(rc == 0 and read_bytes(path('stdin.json')) == ref,
+          'convert - -o FILE differs (rc %d)' % rc)
     # a larger archive through a pipe: the output must match the file conversion
     big = path('big.fxt')
     rc, _, err = run(['gen-sample', '-o', big, '--repeat', '300'])
@@ -347,7 +333,7 @@ def test_stdio():
     check(rc == 0, 'convert big: %s' % err[:300])
     p = subprocess.run('cat %s | %s convert - | cat' % (big, TRACE), shell=True,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    check(p.returncode == 0 and p.stdout == read(path('big.json')),
+    check(p.returncode == 0 and p.stdout == read_bytes(path('big.json')),
           'convert through pipes differs from the file conversion')
     check_convert_ok(big, path('big.json'), 'repeat 300')
 
@@ -361,7 +347,7 @@ DUMP_TYPE = {'magic': 'metadata', 'provider_info': 'metadata', 'provider_section
 
 
 def check_dump(arc, what, expect_rc=0):
-    trace = fxt.decode(read(arc))
+    trace = fxt.decode(read_bytes(arc))
     rc, out, err = run(['dump', arc])
     check(rc == expect_rc, '%s: dump exit status %d, expected %d; %s' % (what, rc, expect_rc,
                                                                         err[:300]))
@@ -423,22 +409,22 @@ def test_errors():
 
     # input that is not FXT: the output must not be created, an existing one not touched
     txt = path('text.txt')
-    write(txt, b'hello, this is plain text and not an FXT archive\n')
+    write_bytes(txt, b'hello, this is plain text and not an FXT archive\n')
     out = path('e2.json')
     rc, o, err = run(['convert', txt, '-o', out])
     clean_failure(rc, err, 'text input')
     check(not os.path.exists(out), 'text input: output file was created')
-    write(out, b'keep me')
+    write_bytes(out, b'keep me')
     rc, o, err = run(['convert', txt, '-o', out])
     clean_failure(rc, err, 'text input, existing output')
-    check(os.path.exists(out) and read(out) == b'keep me',
+    check(os.path.exists(out) and read_bytes(out) == b'keep me',
           'text input: an existing output file was changed before the input was validated')
     rc, o, err = run(['convert', txt])
     clean_failure(rc, err, 'text input to stdout')
     check(o == b'', 'text input: something was written to stdout: %r' % o[:100])
     for name, data in (('empty.fxt', b''), ('short.fxt', b'\x10\x00\x04'),
                        ('bigendian.fxt', struct.pack('>Q', fxt.MAGIC_WORD) + b'\0' * 8)):
-        write(path(name), data)
+        write_bytes(path(name), data)
         rc, o, err = run(['convert', path(name), '-o', path(name + '.json')])
         clean_failure(rc, err, 'convert %s' % name)
         check(not os.path.exists(path(name + '.json')), '%s: output created' % name)
@@ -447,13 +433,14 @@ def test_errors():
 
     # output that is the input itself (also through another name): refused, archive intact
     self_arc = path('self.fxt')
-    write(self_arc, read(sample))
+    write_bytes(self_arc, read_bytes(sample))
     os.link(self_arc, path('self-link.fxt'))
     for out_name in (self_arc, path('self-link.fxt')):
         rc, o, err = run(['convert', self_arc, '-o', out_name])
         clean_failure(rc, err, 'convert onto its own input', expect_rc=1)
         check('input' in err, 'convert onto its own input: stderr does not say why: %s' % err)
-        check(read(self_arc) == read(sample), 'convert onto its own input: archive changed')
+        check(read_bytes(self_arc) == read_bytes(sample),
+              'convert onto its own input: archive changed')
 
     # output into a nonexistent directory
     rc, o, err = run(['convert', sample, '-o', path('no/such/dir/out.json')])
@@ -529,7 +516,7 @@ def test_errors():
 def test_truncated():
     """Cut the sample mid-record at every record: exit 1, offset on stderr, valid JSON with
     exactly the events before the cut."""
-    data = read(path('sample0.fxt'))
+    data = read_bytes(path('sample0.fxt'))
     trace = fxt.decode(data)
     cuts = []
     for r in trace.records[1:]:
@@ -541,7 +528,7 @@ def test_truncated():
     for cut in cuts:
         arc = path('cut.fxt')
         js = path('cut.json')
-        write(arc, data[:cut])
+        write_bytes(arc, data[:cut])
         rc, o, err = run(['convert', arc, '-o', js])
         what = 'archive cut at byte %d' % cut
         clean_failure(rc, err, what, expect_rc=1)
@@ -552,22 +539,22 @@ def test_truncated():
                   % (what, t.truncated_at, err[:300]))
         if not check(os.path.exists(js), '%s: no JSON written' % what):
             continue
-        jtext = read(js).decode('utf-8', 'replace')
+        jtext = read_bytes(js).decode('utf-8', 'replace')
         fails = check_convert.check(data[:cut], jtext)
         if not check(not fails, '%s: %s' % (what, '\n'.join(fails[:8]))):
             break
         nok += 1
     check(nok == len(cuts), 'truncation: %d of %d cuts passed' % (nok, len(cuts)))
     # dump of a truncated archive: exit 1, the records before the cut
-    write(path('cut.fxt'), data[:cuts[len(cuts) // 2]])
+    write_bytes(path('cut.fxt'), data[:cuts[len(cuts) // 2]])
     check_dump(path('cut.fxt'), 'dump truncated', expect_rc=1)
     # size field 0 partway: fatal corruption
     sz0 = data[:trace.records[20]['offset']] + b'\0' * 8 + data[trace.records[20]['offset']:]
-    write(path('zero.fxt'), sz0)
+    write_bytes(path('zero.fxt'), sz0)
     rc, o, err = run(['convert', path('zero.fxt'), '-o', path('zero.json')])
     clean_failure(rc, err, 'record with size 0', expect_rc=1)
     if check(os.path.exists(path('zero.json')), 'size 0: no JSON written'):
-        fails = check_convert.check(sz0, read(path('zero.json')).decode('utf-8', 'replace'))
+        fails = check_convert.check(sz0, read_bytes(path('zero.json')).decode('utf-8', 'replace'))
         check(not fails, 'size 0 partway: %s' % '\n'.join(fails[:8]))
 
 
@@ -597,7 +584,7 @@ def test_skipped_records():
                                                        (b'b', fxt.ARG_INT32, 2)])
     w.event(fxt.EV_DUR_END, 500, 1, 1, b'after', [(b'x', fxt.ARG_INT32, 5)])
     arc = path('skip.fxt')
-    write(arc, w.bytes())
+    write_bytes(arc, w.bytes())
     t = fxt.decode(w.bytes())
     check(sum(1 for r in t.records if not r['ok']) == 7, 'decoder should mark 7 records unusable')
     rc, o, err = run(['convert', arc, '-o', path('skip.json')])
@@ -616,7 +603,7 @@ def test_skipped_records():
         offs.append(w.offset())
         w.rec(13, q(i))
     w.event(fxt.EV_INSTANT, 5, (1, 2), b'c', b'kept')
-    write(arc, w.bytes())
+    write_bytes(arc, w.bytes())
     rc, o, err = run(['convert', arc, '-o', path('skip.json')])
     check(rc >= 0, 'many skipped records: crash')
     for i, off in enumerate(offs):
@@ -630,8 +617,8 @@ def test_skipped_records():
 
 def mutate_and_expect_failure():
     """check_convert itself must catch wrong output: mutate a correct JSON in many ways."""
-    arc = read(path('sample0.fxt'))
-    good = read(path('sample0.json')).decode()
+    arc = read_bytes(path('sample0.fxt'))
+    good = read_bytes(path('sample0.json')).decode()
     check(not check_convert.check(arc, good, require_conformance=True),
           'check_convert rejects the good sample JSON')
     lines = good.split('\n')
@@ -800,7 +787,7 @@ def test_edge_archive():
     data = edge_archive()
     arc = path('edge.fxt')
     js = path('edge.json')
-    write(arc, data)
+    write_bytes(arc, data)
     t = fxt.decode(data)
     check(t.ok, 'edge archive does not conform (test bug): %s' % t.errors[:5])
     rc, err = convert_ok(arc, js, 'edge archive')
@@ -809,7 +796,7 @@ def test_edge_archive():
     json_tool_ok(js, 'edge archive')
     check_convert_ok(arc, js, 'edge archive')
     # a few independent, hand-computed expectations
-    doc = json.loads(read(js))
+    doc = json.loads(read_bytes(js))
     evs = doc['traceEvents']
     meta = sorted((e['name'], e['pid'], e['tid'], e['args']['name']) for e in evs
                   if e.get('ph') == 'M')
@@ -820,7 +807,7 @@ def test_edge_archive():
     check([e.get('dur') for e in dur] == [-0.001, 0.002, 0.0, -1000000.0]
           and [e['ts'] for e in dur] == [0.333, 0.333, 0.002, 1000000.0],
           'edge: complete events %s' % dur)
-    jtext = read(js).decode()
+    jtext = read_bytes(js).decode()
     check('"dur":-0.001' in jtext and '"dur":-1000000.000' in jtext,
           'edge: negative durations must read -0.001 and -1000000.000')
     check('"ts":6148914691236517.205' in jtext, 'edge: ts of 2^64-1 ticks at 3 GHz')
@@ -865,6 +852,31 @@ GOOD = [
 ]
 
 
+def test_names_at_stop():
+    """The systrace lines name a task by its name at their time: an engine's name at a stop (a
+    thread kernel-object record with a uint64 `name_at`, src/engine/stop_names.h) counts from its
+    `name_at` on, as a task event does, in an archive without a names section (`trace recover`'s):
+    before it, the last name the archive gives the thread."""
+    w = Writer()
+    w.provider_info(1, b'recovered')
+    w.init(10 ** 9)
+    # oneshot: the names at the stop are in chunk 0, before the thread's own first record
+    w.kobj(2, 42, b'renamed', [(b'process', fxt.ARG_KOID, 40), (b'name_at', fxt.ARG_UINT64, 5000)])
+    w.kobj(2, 42, b'main', [(b'process', fxt.ARG_KOID, 40)])
+    w.legacy_cswitch(1000, 0, (40, 42), (0, 0))
+    w.legacy_cswitch(9000, 0, (40, 42), (0, 0))
+    arc, js = path('names-at-stop.fxt'), path('names-at-stop.json')
+    write_bytes(arc, w.bytes())
+    rc, _ = convert_ok(arc, js, 'names at a stop')
+    if rc != 0:
+        return
+    with open(js) as f:
+        text = json.load(f).get('systemTraceEvents', '')
+    names = re.findall(r' (\d+\.\d+): sched_switch: prev_comm=(\S+) prev_pid=42 ', text)
+    check(names == [('0.000001000', 'main'), ('0.000009000', 'renamed')],
+          'names at a stop: the switches of thread 42 name it %s: %s' % (names, text[:600]))
+
+
 def test_escaping():
     pieces = GOOD + BAD_UTF8
     w = Writer()
@@ -881,13 +893,13 @@ def test_escaping():
     data = w.bytes()
     arc = path('escape.fxt')
     js = path('escape.json')
-    write(arc, data)
+    write_bytes(arc, data)
     t = fxt.decode(data)
     check(t.ok, 'escape archive does not conform (test bug): %s' % t.errors[:3])
     convert_ok(arc, js, 'escaping')
     if not os.path.exists(js):
         return
-    raw = read(js)
+    raw = read_bytes(js)
     try:
         jtext = raw.decode('utf-8')
     except UnicodeDecodeError as e:
@@ -957,19 +969,11 @@ def main():
         ('skipped records', test_skipped_records),
         ('edge-case archive', test_edge_archive),
         ('string escaping and invalid UTF-8', test_escaping),
+        ('names at a stop in the systrace lines', test_names_at_stop),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-cli-') as TMP:
-        for name, fn in tests:
-            before = len(FAILS)
-            print('== %s' % name, flush=True)
-            try:
-                fn()
-            except Exception:
-                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
-                print(FAILS[-1])
-            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
-    print('%d checks, %d failure(s)' % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+        run_tests(tests)
+    return status()
 
 
 STATE = {}

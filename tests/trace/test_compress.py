@@ -37,18 +37,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
 import fxt_decode as fxt  # noqa: E402
 import test_record as tr  # noqa: E402  (its fake manager and wire helpers)
+from fxtest import CHECKS, FAILS, check, read_bytes, run_tests, write_bytes  # noqa: E402
 
 TRACE = DEMO = PRODUCER = None
 TMP = None
-FAILS = tr.FAILS
-check = tr.check
 
 DECOMPRESS = {'zstd': ['zstd', '-d', '-c', '-q'], 'gzip': ['gzip', '-d', '-c']}
 COMPRESS = {'zstd': ['zstd', '-c', '-q', '-1'], 'gzip': ['gzip', '-c', '-1']}
@@ -88,21 +86,11 @@ def compress(codec, data):
     return subprocess.run(COMPRESS[codec], input=data, stdout=subprocess.PIPE, check=True).stdout
 
 
-def read(p):
-    with open(p, 'rb') as f:
-        return f.read()
-
-
-def write(p, data):
-    with open(p, 'wb') as f:
-        f.write(data)
-
-
 def sample_archive(repeat):
     p = path('sample-%d.fxt' % repeat)
     rc, out, err = run(['gen-sample', '-o', p, '--repeat', str(repeat)])
     check(rc == 0, 'gen-sample: %s' % err)
-    return read(p)
+    return read_bytes(p)
 
 
 # ---- trace record against a fake manager sending a fixed archive ----
@@ -146,7 +134,7 @@ def test_record_fixed_archive():
         check(rc == 0, '%s: exit status %d: %s' % (what, rc, err[:400]))
         if not check(os.path.exists(path(name)), '%s: no output' % what):
             continue
-        data = read(path(name))
+        data = read_bytes(path(name))
         if codec is None:
             check(data == archive, '%s: the plain archive differs from what was sent' % what)
             continue
@@ -159,7 +147,7 @@ def test_record_fixed_archive():
         # and the reader reads the compressed file as the plain one
         rc1, dumped, err1 = run(['dump', path(name)])
         check(rc1 == 0, '%s: trace dump of the compressed file: %s' % (what, err1[:300]))
-        write(path('plain.fxt'), archive)
+        write_bytes(path('plain.fxt'), archive)
         rc2, dumped_plain, _ = run(['dump', path('plain.fxt')])
         check(dumped == dumped_plain, '%s: trace dump differs from the plain archive\'s' % what)
 
@@ -193,7 +181,7 @@ def test_record_flags_and_json():
     rc, out, err = record_fake(archive, ['--format=json', '-o', path('t.json.gz')])
     check(rc == 0, 'record --format=json -o t.json.gz: exit status %d: %s' % (rc, err[:300]))
     if check(os.path.exists(path('t.json.gz')), 'record -o t.json.gz: no output'):
-        doc = json.loads(decompress('gzip', read(path('t.json.gz'))))
+        doc = json.loads(decompress('gzip', read_bytes(path('t.json.gz'))))
         events = doc['traceEvents'] if isinstance(doc, dict) else doc
         check(len(events) > 10, 'record -o t.json.gz: only %d JSON events' % len(events))
 
@@ -243,7 +231,7 @@ def check_kept_fxt(what, out_file, err, codec):
     if not check(at is not None and os.path.exists(out_file),
                  '%s: no "kept %s: cut at byte N" or no file: %s' % (what, out_file, err[:500])):
         return None
-    data = read(out_file)
+    data = read_bytes(out_file)
     check(len(data) == at, '%s: the file has %d bytes, the message says %d' % (what, len(data), at))
     plain = decompress(codec, data) if codec else data  # checks the tool's exit status 0
     if len(plain) < 4 << 20:
@@ -343,7 +331,7 @@ def test_full_disk():
                 check(at is not None and 'after the last complete event, then closed' in err,
                       '%s: no "kept ... closed" message: %s' % (what, err[:600]))
                 if check(os.path.exists(out_file), '%s: the file was removed' % what):
-                    data = read(out_file)
+                    data = read_bytes(out_file)
                     text = decompress(codec, data) if codec else data
                     try:
                         events = json.loads(text)['traceEvents']
@@ -357,7 +345,7 @@ def test_full_disk():
 
         # 3. convert and recover onto the same disk, filled but a little
         big = path('big.fxt')
-        write(big, sample_archive(3000))
+        write_bytes(big, sample_archive(3000))
         fill(mnt, 64 << 10)
         out_file = os.path.join(mnt, 'big.json')
         what = 'full disk, convert'
@@ -367,7 +355,7 @@ def test_full_disk():
               'after the last complete event, then closed' in err and
               kept_at(err, out_file) is not None, '%s: messages: %s' % (what, err[:400]))
         try:
-            events = json.loads(read(out_file))['traceEvents']
+            events = json.loads(read_bytes(out_file))['traceEvents']
             check(len(events) > 100, '%s: only %d events kept' % (what, len(events)))
         except (OSError, ValueError) as e:
             check(False, '%s: the kept JSON: %s' % (what, e))
@@ -377,7 +365,7 @@ def test_full_disk():
         raw = make_raw_buffer()
         if raw is not None:
             rc, out, err = run(['recover', raw, '-o', path('whole-recovered.fxt')])
-            whole = read(path('whole-recovered.fxt')) if rc == 0 else b''
+            whole = read_bytes(path('whole-recovered.fxt')) if rc == 0 else b''
             check(len(whole) > 32 << 10, 'recover: only %d bytes recovered' % len(whole))
             fill(mnt, len(whole) // 2)
             out_file = os.path.join(mnt, 'recovered.fxt')
@@ -426,14 +414,14 @@ def test_record_demo():
         check('warning' not in err, '%s: warnings: %s' % (what, err[:600]))
         if not check(os.path.exists(path(name)), '%s: no archive' % what):
             continue
-        plain = decompress(codec, read(path(name)))
+        plain = decompress(codec, read_bytes(path(name)))
         t = fxt.decode(plain)
         check(t.ok, '%s: the independent decoder finds errors: %s' % (what, t.errors[:3]))
         events = [r for r in t.records if r['kind'] == 'event']
         produced = [r for r in events if r.get('name') == b'produce']
         check(len(produced) >= 200, '%s: %d produce events for 200 items' % (what,
                                                                              len(produced)))
-        write(path('demo-plain.fxt'), plain)
+        write_bytes(path('demo-plain.fxt'), plain)
         rc1, d1, e1 = run(['dump', path(name)])
         rc2, d2, e2 = run(['dump', path('demo-plain.fxt')])
         check(rc1 == 0 and d1 == d2, '%s: trace dump of the compressed archive differs (%d, %s)'
@@ -459,7 +447,7 @@ def decoded_before_failure(codec, cut, what):
 def check_truncated(codec, cut, what, want_dump, want_json):
     """trace dump / convert of the cut compressed file, from a file and from a pipe: exactly
     the records of want_dump and the JSON want_json, then 'truncated' and exit status 1."""
-    write(path('cut'), cut)
+    write_bytes(path('cut'), cut)
     for source, args, stdin in (('file', [path('cut')], None), ('pipe', ['-'], cut)):
         w = '%s (%s)' % (what, source)
         rc, out, err = run(['dump'] + args, stdin_data=stdin)
@@ -494,7 +482,7 @@ def test_truncated(codec, archive, data):
              (data, 10, 'in its first bytes')]  # the frame or gzip header: no record at all
     for whole, at, where in cuts:
         what = '%s cut %s (byte %d of %d)' % (codec, where, at, len(whole))
-        write(path('cut-decompressed.fxt'), decoded_before_failure(codec, whole[:at], what))
+        write_bytes(path('cut-decompressed.fxt'), decoded_before_failure(codec, whole[:at], what))
         # exit 0 or 1: the decompressor's output may end between two records
         _, want_dump, _ = run(['dump', path('cut-decompressed.fxt')])
         _, want_json, _ = run(['convert', path('cut-decompressed.fxt')])
@@ -520,7 +508,7 @@ def test_damaged(codec, data):
     for at in (len(data) // 3, len(data) // 2, len(data) - 3):
         bad = bytearray(data)
         bad[at] ^= 0x5a
-        write(path('damaged'), bytes(bad))
+        write_bytes(path('damaged'), bytes(bad))
         for source, args, stdin in (('file', [path('damaged')], None),
                                     ('pipe', ['-'], bytes(bad))):
             what = '%s with byte %d of %d damaged (%s)' % (codec, at, len(data), source)
@@ -532,7 +520,7 @@ def test_damaged(codec, data):
 
 def test_read_compressed():
     archive = sample_archive(3000)
-    write(path('r.fxt'), archive)
+    write_bytes(path('r.fxt'), archive)
     rc, dump_plain, err = run(['dump', path('r.fxt')])
     check(rc == 0, 'dump of the plain archive: %s' % err[:300])
     rc, json_plain, err = run(['convert', path('r.fxt')])
@@ -540,7 +528,7 @@ def test_read_compressed():
     for codec in ('zstd', 'gzip'):
         data = compress(codec, archive)
         name = path('r.fxt.' + ('zst' if codec == 'zstd' else 'gz'))
-        write(name, data)
+        write_bytes(name, data)
         for source, args, stdin in (('file', [name], None), ('pipe', ['-'], data)):
             what = '%s from a %s' % (codec, source)
             rc, out, err = run(['dump'] + args, stdin_data=stdin)
@@ -575,7 +563,7 @@ def make_raw_buffer():
     p.wait()
     # The output file is the placeholder naming the live buffer in shared
     # memory (docs/file-mode.md): that buffer is the raw trace buffer.
-    lines = read(raw).split(b'\n')
+    lines = read_bytes(raw).split(b'\n')
     live = [l[len(b'buffer '):].decode() for l in lines[:8] if l.startswith(b'buffer ')]
     if not check(lines[0] == b'FXTLIVE' and len(live) == 1 and os.path.exists(live[0]),
                  'the killed program left no placeholder naming its live buffer: %r' % lines[:3]):
@@ -594,15 +582,15 @@ def test_recover():
     rc, out, err = run(['recover', raw, '-o', path('recovered.fxt')])
     if not check(rc == 0, 'recover of the plain raw buffer: rc %d: %s' % (rc, err[:300])):
         return
-    plain = read(path('recovered.fxt'))
+    plain = read_bytes(path('recovered.fxt'))
     check(fxt.decode(plain).ok, 'recover: the independent decoder refuses the archive')
-    raw_data = read(raw)
+    raw_data = read_bytes(raw)
     for codec, suffix in (('zstd', 'zst'), ('gzip', 'gz')):
-        write(path('killed.fxt.' + suffix), compress(codec, raw_data))
+        write_bytes(path('killed.fxt.' + suffix), compress(codec, raw_data))
         out_name = path('recovered.fxt.' + suffix)
         rc, out, err = run(['recover', path('killed.fxt.' + suffix), '-o', out_name])
         check(rc == 0, 'recover of a %s raw buffer: rc %d: %s' % (codec, rc, err[:300]))
-        check(os.path.exists(out_name) and decompress(codec, read(out_name)) == plain,
+        check(os.path.exists(out_name) and decompress(codec, read_bytes(out_name)) == plain,
               'recover to *.%s: not byte for byte the plain recovery, compressed' % suffix)
         rc, out, err = run(['dump', path('killed.fxt.' + suffix)])
         check(rc == 0 and 'raw buffer' in err, 'dump of a %s raw buffer: rc %d: %s' % (
@@ -642,25 +630,12 @@ def main():
              test_read_compressed),
             ('recover: compressed input and output', test_recover),
         ]
-    skipped = []
     with tempfile.TemporaryDirectory(prefix='fxtrace-compress-') as TMP:
         tr.TMP = TMP
-        for name, fn in tests:
-            before = len(FAILS)
-            print('== %s' % name, flush=True)
-            try:
-                fn()
-            except Skip as why:
-                skipped.append(name)
-                print('   SKIPPED: %s' % why, flush=True)
-                continue
-            except Exception:
-                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
-                print(FAILS[-1])
-            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
+        skipped = run_tests(tests, skip=Skip)
     for live in LIVE_BUFFERS:
         os.unlink(live)
-    print('%d checks, %d failure(s), %d skipped' % (tr.CHECKS[0], len(FAILS), len(skipped)))
+    print('%d checks, %d failure(s), %d skipped' % (CHECKS[0], len(FAILS), len(skipped)))
     if FAILS:
         return 1
     return 77 if skipped else 0

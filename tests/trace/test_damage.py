@@ -33,41 +33,26 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
 import fxt_decode as fxt  # noqa: E402
+import fxtest  # noqa: E402
+from fxtest import read_bytes, run_tests, status, write_bytes  # noqa: E402
 from test_cli import Writer  # noqa: E402  (the hand-built archive writer)
 
 TRACE = DEMO = None
 TMP = None
-FAILS = []
-CHECKS = [0]
 CRASH_WORDS = ('Traceback', 'Sanitizer', 'runtime error', 'Segmentation', 'core dumped')
 
 
 def check(cond, msg):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(msg)
-        print('  FAIL: %s' % msg)
-    return cond
+    return fxtest.check(cond, msg, '  ')
 
 
 def path(name):
     return os.path.join(TMP, name)
-
-
-def read(p):
-    with open(p, 'rb') as f:
-        return f.read()
-
-
-def write(p, data):
-    with open(p, 'wb') as f:
-        f.write(data)
 
 
 def run(args, timeout=120):
@@ -121,7 +106,7 @@ def demo_archive():
     r = subprocess.run([DEMO, '300'], env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=120)
     check(r.returncode == 0 and os.path.exists(p), 'the demo did not write its archive')
-    return read(p)
+    return read_bytes(p)
 
 
 def warned_once(cmd, err, off, skipped_words):
@@ -153,7 +138,7 @@ def test_enlarged_sizes():
             extra = sum(w for _, _, w in recs[i + 1:i + 1 + covered])
             what = 'event at %d (%d%%) covering the next %d' % (off, where * 100, covered)
             p = path('enlarged.fxt')
-            write(p, with_size(data, off, words + extra))
+            write_bytes(p, with_size(data, off, words + extra))
             rc, out, err = run(['dump', p])
             check(rc == 0, '%s: dump exit %d: %s' % (what, rc, err[-300:]))
             warned_once(what + ': dump', err, off, extra)
@@ -173,7 +158,7 @@ def test_enlarged_sizes():
         extra = recs[i + 1][2] + 1
         what = 'event at %d onto the middle of the next record' % off
         p = path('garbage.fxt')
-        write(p, with_size(data, off, words + extra))
+        write_bytes(p, with_size(data, off, words + extra))
         for cmd in (['dump', p], ['convert', p, '-o', path('garbage.json')], ['summary', p]):
             rc, out, err = run(cmd)
             check(rc in (0, 1), '%s: %s exit %d' % (what, cmd[0], rc))
@@ -187,7 +172,7 @@ def test_enlarged_sizes():
     i = [k for k, (_, t, _) in enumerate(recs) if t == 4][-1]
     off, _, words = recs[i]
     p = path('past-end.fxt')
-    write(p, with_size(data, off, 4095))
+    write_bytes(p, with_size(data, off, 4095))
     for cmd in (['dump', p], ['convert', p, '-o', path('past-end.json')], ['summary', p]):
         rc, out, err = run(cmd)
         check(rc == 1 and ('at byte offset %d: truncated archive' % off) in err,
@@ -201,7 +186,7 @@ def test_enlarged_sizes():
     w.large_blob_event(b'c', b'blob', 2, (1, 2), [], b'x' * 40)
     w.event(fxt.EV_INSTANT, 3, (1, 2), b'c', b'n')
     p = path('large.fxt')
-    write(p, with_size(w.bytes(), off, 1 << 20))
+    write_bytes(p, with_size(w.bytes(), off, 1 << 20))
     rc, out, err = run(['dump', p])
     check(rc == 1 and ('at byte offset %d: truncated archive' % off) in err,
           'large record past the end: dump exit %d, the error does not name offset %d: %r'
@@ -220,7 +205,7 @@ def killed_streaming_demo(min_saves=256 * 1024):
     p = subprocess.Popen([DEMO, '100000000'], env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     def live_buffer():
-        head = read(out)[:4096] if os.path.exists(out) else b''
+        head = read_bytes(out)[:4096] if os.path.exists(out) else b''
         names = [l[len(b'buffer '):].decode() for l in head.split(b'\n')
                  if l.startswith(b'buffer ')]
         return names if head.startswith(b'FXTLIVE') else []
@@ -242,10 +227,10 @@ def killed_streaming_demo(min_saves=256 * 1024):
     if not check(len(live) == 1 and os.path.exists(live[0]),
                  'the killed demo left no placeholder naming its live buffer'):
         return None
-    buf = read(live[0])
+    buf = read_bytes(live[0])
     os.unlink(live[0])
     total, streamed = struct.unpack_from('<Q', buf, 16)[0], struct.unpack_from('<Q', buf, 104)[0]
-    saves = read(out)[4096:4096 + streamed]
+    saves = read_bytes(out)[4096:4096 + streamed]
     check(total == len(buf) and streamed > 0 and len(saves) == streamed,
           'the killed demo: buffer of %d bytes (header %d), %d of %d bytes of saves'
           % (len(buf), total, len(saves), streamed))
@@ -259,7 +244,7 @@ def recovered_ok(what, image, strict_decoder=False):
     """Runs trace recover on image; checks what it writes. Returns (the records it recovered,
     its last line), or (None, None) when it could not recover (an unusable header)."""
     p, out = path('damaged.img'), path('recovered.fxt')
-    write(p, image)
+    write_bytes(p, image)
     if os.path.exists(out):
         os.unlink(out)
     rc, _, err = run(['recover', p, '-o', out])
@@ -289,7 +274,7 @@ def recovered_ok(what, image, strict_decoder=False):
           'stderr %r' % (what, rc, records, recovered, skipped, dump_err[-300:]))
     check('size field past' not in dump_out, '%s: dump warns about the recovered archive' % what)
     if strict_decoder:
-        t = fxt.decode(read(out))
+        t = fxt.decode(read_bytes(out))
         check(t.ok, '%s: fxt_decode.py refuses the recovered archive: %s' % (what, t.errors[:3]))
     return recovered, lines[-1]
 
@@ -427,17 +412,8 @@ def main():
         ('streamed_bytes short of the saves', test_streamed_bytes_short),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-damage-') as TMP:
-        for name, fn in tests:
-            before = len(FAILS)
-            print('== %s' % name, flush=True)
-            try:
-                fn()
-            except Exception:
-                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
-                print(FAILS[-1])
-            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
-    print('%d checks, %d failure(s)' % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+        run_tests(tests)
+    return status()
 
 
 if __name__ == '__main__':

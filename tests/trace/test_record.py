@@ -27,11 +27,10 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
-from fxtest import CHECKS, FAILS, check, stop_daemon  # noqa: E402
+from fxtest import check, run_tests, status, stop_daemon  # noqa: E402
 import fxt_decode as fxt  # noqa: E402
 
 TRACE = DEMO = MANAGER = None
@@ -795,17 +794,8 @@ def main():
                 tests.append(('list-* and record through trace_manager', test_daemon_lists))
         else:
             print('note: this trace has no in-process manager; end-to-end tests skipped')
-        for name, fn in tests:
-            before = len(FAILS)
-            print('== %s' % name, flush=True)
-            try:
-                fn()
-            except Exception:
-                FAILS.append('%s: test raised:\n%s' % (name, traceback.format_exc()))
-                print(FAILS[-1])
-            print('   %s' % ('ok' if len(FAILS) == before else 'FAILED'), flush=True)
-    print('%d checks, %d failure(s)' % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+        run_tests(tests)
+    return status()
 
 
 if __name__ == '__main__':

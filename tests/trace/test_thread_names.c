@@ -1,6 +1,7 @@
 /* thread_names.c's names in time (thread_names__at): what the kernel's task
- * events say at each time, the name before the first rename, and the last
- * name the archive gives a thread (its names section) otherwise. */
+ * events and the engine's names at a stop (name_at) say at each time, the
+ * name before the first rename, and the last name the archive gives a thread
+ * (its names section) otherwise. */
 #include <string.h>
 
 #include "test.h"
@@ -11,14 +12,31 @@ static trace_reader_string_t str(const char* s) {
   return r;
 }
 
-static void kobj(uint64_t tid, const char* name) {
+/* A kernel-object record of object type `type` (2: thread) with `count`
+ * arguments. */
+static void kobj_args(uint32_t type, uint64_t koid, const char* name,
+                      const trace_reader_arg_t* args, size_t count) {
   trace_record_t r;
   memset(&r, 0, sizeof(r));
   r.type = 7;
-  r.kernel_object.koid = tid;
-  r.kernel_object.object_type = 2;
+  r.kernel_object.koid = koid;
+  r.kernel_object.object_type = type;
   r.kernel_object.name = str(name);
+  for (size_t i = 0; i < count; i++) r.kernel_object.args.items[i] = args[i];
+  r.kernel_object.args.count = count;
   thread_names__note(&r);
+}
+
+static void kobj(uint64_t tid, const char* name) { kobj_args(2, tid, name, NULL, 0); }
+
+/* A thread's name at a stop (src/engine/stop_names.h): a thread
+ * kernel-object record with its `process` koid and a uint64 `name_at`. */
+static void stop_name(uint64_t tid, const char* name, uint64_t name_at) {
+  const trace_reader_arg_t args[2] = {
+      {.type = 8, .name = str("process"), .koid_value = 1},
+      {.type = 4, .name = str("name_at"), .uint64_value = name_at},
+  };
+  kobj_args(2, tid, name, args, 2);
 }
 
 /* A kernel:task instant with a string argument k1 and an int64 one k2. */
@@ -95,6 +113,37 @@ int main(void) {
   }
   ASSERT_STREQ(thread_names__at(9, 401), "a-very-long-pro");
   ASSERT_TRUE(thread_names__at(10, 1) == NULL);
+
+  /* thread 11, in an archive without a names section (`trace recover`): it
+   * wrote first as "main" and was renamed "renamed" (the kernel recorded no
+   * rename); its name at the stop, at 600, comes first in the file (chunk 0)
+   * and its own first record after it. Renamed again at 800 by a task
+   * event, after the stop's time. */
+  stop_name(11, "renamed", 600);
+  kobj(11, "main");
+  task(800, "task_rename", "newcomm", "later", "pid", 11);
+  ASSERT_STREQ(thread_names__at(11, 600), "renamed");
+  ASSERT_STREQ(thread_names__at(11, 799), "renamed");
+  ASSERT_STREQ(thread_names__at(11, 800), "later");
+  /* before the stop's time: the last name the archive gives it */
+  ASSERT_STREQ(thread_names__at(11, 599), "main");
+  ASSERT_STREQ(thread_names__get(11), "main");
+  /* two stops (a retained buffer): each name from its time on, in any
+   * file order */
+  stop_name(12, "second", 2000);
+  stop_name(12, "first", 1000);
+  kobj(12, "start");
+  ASSERT_STREQ(thread_names__at(12, 999), "start");
+  ASSERT_STREQ(thread_names__at(12, 1500), "first");
+  ASSERT_STREQ(thread_names__at(12, 2500), "second");
+  /* a `name_at` of another type, or on a process record, is no time */
+  const trace_reader_arg_t signed_at = {.type = 3, .name = str("name_at"), .int64_value = 100};
+  kobj_args(2, 13, "signed", &signed_at, 1);
+  kobj(13, "last");
+  const trace_reader_arg_t at = {.type = 4, .name = str("name_at"), .uint64_value = 100};
+  kobj_args(1, 14, "process", &at, 1);
+  ASSERT_STREQ(thread_names__at(13, 200), "last");
+  ASSERT_TRUE(thread_names__at(14, 200) == NULL);
   thread_names__free();
   printf("ok\n");
   return 0;
