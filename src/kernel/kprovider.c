@@ -489,8 +489,11 @@ static unsigned stopping_session(void) {
 
 /* The stop hook: ftrace off, drain while records can still be written,
  * count the kernel's losses (in the session that stops). */
-static void drain(void* arg) {
+static void drain(unsigned session, void* arg) {
   (void)arg;
+  /* ftrace serves every session: drained at the last one's stop */
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    if (i != session && trace_engine_session_state(i) == TRACE_STARTED) return;
   pthread_mutex_lock(&lock);
   ksession_t* s = current;
   if (s && s->thread_running) {
