@@ -403,7 +403,11 @@ static size_t read_cpus(kinstance_t* k, size_t rounds, bool flush) {
  * one gets none from before its start), then the leaving ones go out and
  * the joining ones write their snapshot and formats. */
 static void serve_requests(kinstance_t* k) {
-  read_cpus(k, 0, true);
+  bool any = false;
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) any |= k->writer.sessions[i] != NULL;
+  /* none taking part: the buffers are empty (a new instance, or drained
+   * when the last session left, with tracing off since) */
+  if (any) read_cpus(k, 0, true);
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
     if (!(k->leave_mask & (1u << i))) continue;
     kwsession_t* s = kwriter__remove_session(&k->writer, i);

@@ -803,9 +803,11 @@ def session_state(env, pid):
 def start_session(env, categories, out):
     """A `trace record` with no command (its session runs until SIGINT), once its session
     is started."""
-    p = subprocess.Popen([TRACE, 'record', '--categories=' + categories, '--duration=0', '-o',
-                          out], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+    # streaming: the archive holds every event however busy the machine is (a oneshot
+    # buffer could fill up before the last run)
+    p = subprocess.Popen([TRACE, 'record', '--categories=' + categories, '--duration=0',
+                          '--buffering-mode=streaming', '-o', out], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 30
     while session_state(env, p.pid) != 'started':
         if p.poll() is not None or time.time() > deadline:
