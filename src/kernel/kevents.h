@@ -36,8 +36,8 @@ typedef struct kev_desc {
   int id;
   kev_kind_t kind;
   struct tep_event* event;
-  char category[80];         /* the FXT category of its instant events (its kind's) */
-  char system_category[80];  /* kernel:SYSTEM: the category of its generic form */
+  char category[80];        /* the FXT category of its instant events (its kind's) */
+  char system_category[80]; /* kernel:SYSTEM: the category of its generic form */
   /* the fields used by the known kinds (NULL when the format lacks one) */
   struct tep_format_field* f[8];
   /* generic: the non-common fields, in format order (at most 15) */

@@ -64,8 +64,8 @@ typedef struct kinstance {
   kconv_t conv;
   kwriter_t writer;
   int cpus;
-  kcpu_t* cpu; /* one per CPU; fd -1 where it could not be opened */
-  bool on;     /* tracing_on (control side) */
+  kcpu_t* cpu;          /* one per CPU; fd -1 where it could not be opened */
+  bool on;              /* tracing_on (control side) */
   bool* kernel_enabled; /* by table index: enabled in the instance (control side, under mu) */
   size_t kernel_enabled_count;
   const char* clock;
@@ -325,7 +325,8 @@ static void apply_events(kinstance_t* k, const kwcats_t* extra, bool prune) {
     const kev_desc_t* d = &k->table.descs[i];
     bool needed = extra && kwcats__mode(extra, d) != KWMODE_NONE;
     for (unsigned j = 0; j < TRACE_ENGINE_MAX_SESSIONS && !needed; j++)
-      needed = k->writer.sessions[j] && kwcats__mode(&k->writer.sessions[j]->cats, d) != KWMODE_NONE;
+      needed =
+          k->writer.sessions[j] && kwcats__mode(&k->writer.sessions[j]->cats, d) != KWMODE_NONE;
     if (needed && !k->kernel_enabled[i]) {
       if (ktracefs__enable(k->instance, d->event->system, d->event->name) != 0)
         fprintf(stderr, "fxtrace: kernel provider: cannot enable %s/%s\n", d->event->system,

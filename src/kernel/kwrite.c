@@ -370,8 +370,7 @@ static void write_wakeup_instant(const kwriter_t* w, kwsession_t* s, const kconv
   s->written++;
 }
 
-static void write_wakeup(const kwriter_t* w, kwsession_t* s, const kconv_event_t* e,
-                         kwdesc_t* v) {
+static void write_wakeup(const kwriter_t* w, kwsession_t* s, const kconv_event_t* e, kwdesc_t* v) {
   const kev_desc_t* d = e->desc;
   int64_t pid, cpu = e->cpu;
   if (!kev__int(d->f[KF_WAKE_PID], e->data, e->size, &pid) || pid <= 0 || pid > UINT32_MAX) return;
@@ -406,8 +405,7 @@ static void write_wakeup(const kwriter_t* w, kwsession_t* s, const kconv_event_t
 
 /* ---- generic events (and kernel:task's instants) ---- */
 
-static void write_generic(const kwriter_t* w, kwsession_t* s, const kconv_event_t* e,
-                          kwdesc_t* v) {
+static void write_generic(const kwriter_t* w, kwsession_t* s, const kconv_event_t* e, kwdesc_t* v) {
   const kev_desc_t* d = e->desc;
   ensure_refs(w, s, d, v);
   int64_t pid = kev__common_pid(w->table, e->data, e->size);
@@ -680,8 +678,8 @@ static void write_formats(const kwriter_t* w, kwsession_t* s, const char* tracin
     const kev_desc_t* d = &w->table->descs[i];
     kwdesc_t* v = view_of(w, s, d);
     if (!v || v->mode == KWMODE_NONE) continue;
-    bool task = d->kind == KEV_FORK || d->kind == KEV_EXEC || d->kind == KEV_EXIT ||
-                d->kind == KEV_RENAME;
+    bool task =
+        d->kind == KEV_FORK || d->kind == KEV_EXEC || d->kind == KEV_EXIT || d->kind == KEV_RENAME;
     if (v->mode != KWMODE_GENERIC && !task) continue;
     int n = snprintf(text, TRACE_MAX_BLOB_SIZE, "category: %s\n", category_of(d, v));
     char path[512];
