@@ -194,28 +194,37 @@ def sessions_cost(build, tmp, buffer_kb, seconds, freq, rounds):
     """The kernel provider's CPU per kernel event with 1 and 2 sessions on kernel:sched
     (docs/kernel-provider.md, Sessions), at one storm rate, rounds interleaved."""
     tracer = Fxtrace(build, tmp, buffer_kb)
+    points = {1: [], 2: []}  # (events, cpu) of every trial, the no-storm ones included
     try:
         idle = {}
         for n in (1, 2):
-            idle[n] = tracer.trial(0, seconds, n)[2]
+            events, _, idle[n] = tracer.trial(0, seconds, n)
+            points[n].append((events, idle[n]))
             print('  %d session(s), no storm: %.3f s CPU (subtracted below)' % (n, idle[n]),
                   flush=True)
         runs = {1: [], 2: []}
-        for _ in range(rounds):
+        for i in range(rounds):
+            # half and full rate in turn: the slope below needs different event counts
+            f = freq if i % 2 == 0 else freq // 2
             for n in (1, 2):
-                events, lost, cpu = tracer.trial(freq, seconds, n)
+                events, lost, cpu = tracer.trial(f, seconds, n)
+                points[n].append((events, cpu))
                 per = 1e9 * max(0.0, cpu - idle[n]) / events if events else 0
                 runs[n].append(per)
                 print('  %d session(s), %d switches/s offered: %9d events, %7d lost, %.3f s CPU, '
-                      '%.0f ns per event' % (n, freq, events, lost, cpu, per), flush=True)
+                      '%.0f ns per event' % (n, f, events, lost, cpu, per), flush=True)
     finally:
         tracer.close()
     print('\n| sessions on kernel:sched | CPU per kernel event (minus the no-storm trial), '
-          'min / median of %d |' % rounds)
-    print('|---|---|')
+          'min / median of %d | least-squares slope of CPU against events |' % rounds)
+    print('|---|---|---|')
     for n in (1, 2):
         v = sorted(runs[n])
-        print('| %d | %.0f / %.0f ns |' % (n, v[0], v[len(v) // 2]))
+        xs, ys = [p[0] for p in points[n]], [p[1] for p in points[n]]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0
+        print('| %d | %.0f / %.0f ns | %.0f ns |' % (n, v[0], v[len(v) // 2], 1e9 * slope))
 
 
 def main():
