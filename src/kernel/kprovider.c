@@ -514,10 +514,12 @@ static void instance_free(kinstance_t* k) {
   if (getenv("FXTRACE_KERNEL_DEBUG"))
     fprintf(stderr,
             "fxtrace: kernel provider: %llu pages, %llu events, %llu unknown, %llu damaged "
-            "pages, %llu missed, %llu records written (every session)\n",
+            "pages, %llu missed, %llu records written, %llu context switches missing (both "
+            "summed over the sessions)\n",
             (unsigned long long)k->conv.pages, (unsigned long long)k->conv.events,
             (unsigned long long)k->conv.unknown, (unsigned long long)k->conv.damaged_pages,
-            (unsigned long long)k->conv.missed, (unsigned long long)k->writer.written);
+            (unsigned long long)k->conv.missed, (unsigned long long)k->writer.written,
+            (unsigned long long)k->writer.lane_gaps);
   for (int cpu = 0; k->cpu && cpu < k->cpus; cpu++) kcpu__close(&k->cpu[cpu]);
   free(k->cpu);
   ktracefs__destroy(k->instance);

@@ -606,10 +606,11 @@ void kwriter__event(void* arg, const kconv_event_t* e) {
     if (!s || !s->ctx) continue;
     /* after an overrun (counted as dropped) the CPU's lane starts again */
     if (e->after_loss && e->cpu < w->cpus) s->lane[e->cpu] = -1;
-    uint64_t written = s->written, truncated = s->truncated;
+    uint64_t written = s->written, truncated = s->truncated, gaps = s->lane_gaps;
     write_event(w, s, e);
     w->written += s->written - written;
     w->truncated += s->truncated - truncated;
+    w->lane_gaps += s->lane_gaps - gaps;
   }
 }
 

@@ -88,7 +88,7 @@ typedef struct kwriter {
   bool tsc; /* ftrace on x86-tsc: convert with the engine's line */
   uint32_t cpus;
   kwsession_t* sessions[TRACE_ENGINE_MAX_SESSIONS]; /* by engine session; NULL: none */
-  uint64_t written, truncated;                      /* over every session */
+  uint64_t written, truncated, lane_gaps;           /* over every session */
 } kwriter_t;
 
 int kwriter__init(kwriter_t* w, kev_table_t* table, bool tsc, uint32_t cpus);
