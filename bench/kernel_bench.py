@@ -5,7 +5,7 @@ rate kept with zero ftrace overruns, for fxtrace's trace_kernel_provider and for
 ftrace buffer size per CPU, under a context-switch storm (`stress-ng --switch 1 --switch-freq F`).
 
 usage: bench/kernel_bench.py [--quick] [--build BUILD_DIR] [--seconds S] [--buffer-kb KB]
-                             [--stressors N]
+                             [--stressors N] [--sessions [--freq F] [--rounds N]]
 Root only. Not a test: it prints a table to paste into bench/RESULTS.md.
 
 fxtrace runs as in production: trace_manager + trace_kernel_provider daemons, `trace record
@@ -17,6 +17,10 @@ kernel forbids the function tracer's files (EPERM) or /proc/sys is read-only, tr
 while resetting them, so it runs with bench/tracecmd_shim.c preloaded (those opens go to
 /dev/null; no function tracing is used). CPU per event subtracts each tracer's CPU in a trial
 without the storm (its fixed cost per trace).
+
+--sessions (issue 24) measures fxtrace only: the kernel provider's CPU per kernel event with one
+and with two `trace record`s on kernel:sched at once (each event written into both), at one
+storm rate (--freq), the two interleaved over --rounds.
 
 For each tracer the storm's rate is doubled until the tracer loses events (ftrace overrun or
 dropped), then bisected; the figure is the highest offered rate with zero loss, and the events
@@ -79,23 +83,32 @@ class Fxtrace:
                                    stderr=subprocess.DEVNULL)
         time.sleep(0.5)
 
-    def trial(self, freq, seconds):
-        out = os.path.join(self.tmp, 'k.fxt')
+    def trial(self, freq, seconds, sessions=1):
+        """One trial; with sessions > 1, that many `trace record`s on kernel:sched started
+        back to back (each with a buffer of its own; the kernel provider writes every event
+        into each): the records of the session that got most, the drops of all, and the
+        provider's CPU over all of them."""
         before = cpu_seconds(self.kp.pid)
         s = storm(freq, seconds + 1)
         time.sleep(0.3)
-        r = subprocess.run([self.trace, 'record', '--categories=kernel:sched',
-                            '--buffering-mode=streaming', '--buffer-size=64', '-o', out,
-                            '--duration=%g' % seconds], env=self.env, capture_output=True,
-                           text=True)
+        procs = []
+        for i in range(sessions):
+            out = os.path.join(self.tmp, 'k%d.fxt' % i)
+            procs.append((out, subprocess.Popen(
+                [self.trace, 'record', '--categories=kernel:sched', '--buffering-mode=streaming',
+                 '--buffer-size=64', '-o', out, '--duration=%g' % seconds], env=self.env,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))
+        records, dropped = 0, 0
+        for out, p in procs:
+            err = p.communicate()[1]
+            row = [l.split() for l in err.split('\n')
+                   if l.strip().startswith('trace_kernel_provider ')]
+            if not row:
+                raise RuntimeError('no kernel provider in the summary: ' + err[-400:])
+            records, dropped = max(records, int(row[0][3])), dropped + int(row[0][4])
+            os.unlink(out)
         cpu = cpu_seconds(self.kp.pid) - before
         s.wait()
-        row = [l.split() for l in r.stderr.split('\n')
-               if l.strip().startswith('trace_kernel_provider ')]
-        if not row:
-            raise RuntimeError('no kernel provider in the summary: ' + r.stderr[-400:])
-        records, dropped = int(row[0][3]), int(row[0][4])
-        os.unlink(out)
         return records, dropped, cpu
 
     def close(self):
@@ -177,6 +190,43 @@ def measure(tracer, seconds, start, limit, steps):
     return good, bad
 
 
+def sessions_cost(build, tmp, buffer_kb, seconds, freq, rounds):
+    """The kernel provider's CPU per kernel event with 1 and 2 sessions on kernel:sched
+    (docs/kernel-provider.md, Sessions), at one storm rate, rounds interleaved."""
+    tracer = Fxtrace(build, tmp, buffer_kb)
+    points = {1: [], 2: []}  # (events, cpu) of every trial, the no-storm ones included
+    try:
+        idle = {}
+        for n in (1, 2):
+            events, _, idle[n] = tracer.trial(0, seconds, n)
+            points[n].append((events, idle[n]))
+            print('  %d session(s), no storm: %.3f s CPU (subtracted below)' % (n, idle[n]),
+                  flush=True)
+        runs = {1: [], 2: []}
+        for i in range(rounds):
+            # half and full rate in turn: the slope below needs different event counts
+            f = freq if i % 2 == 0 else freq // 2
+            for n in (1, 2):
+                events, lost, cpu = tracer.trial(f, seconds, n)
+                points[n].append((events, cpu))
+                per = 1e9 * max(0.0, cpu - idle[n]) / events if events else 0
+                runs[n].append(per)
+                print('  %d session(s), %d switches/s offered: %9d events, %7d lost, %.3f s CPU, '
+                      '%.0f ns per event' % (n, f, events, lost, cpu, per), flush=True)
+    finally:
+        tracer.close()
+    print('\n| sessions on kernel:sched | CPU per kernel event (minus the no-storm trial), '
+          'min / median of %d | least-squares slope of CPU against events |' % rounds)
+    print('|---|---|---|')
+    for n in (1, 2):
+        v = sorted(runs[n])
+        xs, ys = [p[0] for p in points[n]], [p[1] for p in points[n]]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0
+        print('| %d | %.0f / %.0f ns | %.0f ns |' % (n, v[0], v[len(v) // 2], 1e9 * slope))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--quick', action='store_true', help='2 s trials, 2 bisection steps')
@@ -185,6 +235,11 @@ def main():
     ap.add_argument('--buffer-kb', type=int, default=4096, help='ftrace buffer per CPU (4096)')
     ap.add_argument('--stressors', type=int, default=1,
                     help='stress-ng --switch instances (default 1; more for a bigger storm)')
+    ap.add_argument('--sessions', action='store_true',
+                    help='fxtrace only: CPU per event with 1 and 2 sessions on kernel:sched')
+    ap.add_argument('--freq', type=int, default=50000,
+                    help='--sessions: switches/s offered (default 50000)')
+    ap.add_argument('--rounds', type=int, default=3, help='--sessions: rounds (default 3)')
     a = ap.parse_args()
     global STRESSORS
     STRESSORS = a.stressors
@@ -203,6 +258,14 @@ def main():
     steps = 2 if a.quick else 4
     results = []
     tmp = tempfile.mkdtemp(prefix='fxtrace-kbench-')
+    if a.sessions:
+        try:
+            print('== fxtrace trace_kernel_provider, 1 and 2 sessions (%g s trials, %d KiB per '
+                  'CPU)' % (seconds, a.buffer_kb), flush=True)
+            sessions_cost(a.build, tmp, a.buffer_kb, seconds, a.freq, a.rounds)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     try:
         for cls in (Fxtrace, TraceCmd):
             tracer = cls(a.build, tmp, a.buffer_kb)

@@ -65,7 +65,8 @@ static void touch(const char* p, size_t n) {
 static void sink(void* arg, const kconv_event_t* e) {
   (void)arg;
   trace_arg_t args[KEV_MAX_FIELDS];
-  size_t n = kev__args(e->desc, e->data, e->size, args);
+  static const trace_string_ref_t kNoNames[KEV_MAX_FIELDS];
+  size_t n = kev__args(e->desc, kNoNames, e->data, e->size, args);
   for (size_t i = 0; i < n; i++)
     if (args[i].value.type == TRACE_ARG_STRING && args[i].value.string_value_ref.inline_string)
       touch(args[i].value.string_value_ref.inline_string,

@@ -428,10 +428,10 @@ static void begin_stop_locked(engine_t* e, int disposition) {
 
 /* See engine__set_stop_hook(). Set before tracing starts, never while a
  * stop may run. */
-static void (*stop_hook)(void* arg);
+static void (*stop_hook)(unsigned session, void* arg);
 static void* stop_hook_arg;
 
-void engine__set_stop_hook(void (*hook)(void* arg), void* arg) {
+void engine__set_stop_hook(void (*hook)(unsigned session, void* arg), void* arg) {
   stop_hook = hook;
   stop_hook_arg = arg;
 }
@@ -452,13 +452,11 @@ void trace_engine_stop(int disposition) { trace_engine_session_stop(0, dispositi
 void trace_engine_session_stop(unsigned session, int disposition) {
   engine_t* e = session_at(session);
   if (!e) return;
-  /* The hook runs while records may still be written (state STARTED), on
-   * the stopping thread, outside the lock: it may write and wait. Only for
-   * the last started session: the kernel provider's ftrace serves them all. */
-  bool others = false;
-  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
-    others |= i != session && ATOMIC_LOAD(&engine__sessions[i].state) == TRACE_STARTED;
-  if (stop_hook && !others && ATOMIC_LOAD(&e->state) == TRACE_STARTED) stop_hook(stop_hook_arg);
+  /* The hook runs while records may still be written into this session
+   * (state STARTED), on the stopping thread, outside the lock: it may write
+   * and wait. For every session: the kernel provider's ftrace serves them
+   * all and drains into the one that stops (docs/kernel-provider.md). */
+  if (stop_hook && ATOMIC_LOAD(&e->state) == TRACE_STARTED) stop_hook(session, stop_hook_arg);
   pthread_mutex_lock(&e->lock);
   begin_stop_locked(e, disposition);
   pthread_mutex_unlock(&e->lock);

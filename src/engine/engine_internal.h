@@ -186,12 +186,13 @@ static inline uint8_t* engine__segment_base(const engine_t* e, uint32_t segment)
 void engine__request_save(engine_t* e, uint64_t switch_count);
 bool engine__wait_writers_quiet(engine_t* e, bool bounded);
 void engine__totals(engine_t* e, uint64_t* written, uint64_t* dropped, uint32_t* threads);
-/* hook(arg) is called by trace_engine_stop() on the stopping thread while the
- * trace is still started (records can be written), before the stop begins,
- * when no other session is started (the last one stopping);
- * stops the engine makes itself (buffer full) do not call it. The kernel
- * provider drains ftrace there (src/kernel). NULL removes it. */
-void engine__set_stop_hook(void (*hook)(void* arg), void* arg);
+/* hook(session, arg) is called by trace_engine_session_stop() on the
+ * stopping thread while that session is still started (records can be
+ * written into it), before its stop begins, for every session that stops,
+ * whether others stay started or not; stops the engine makes itself (buffer
+ * full) do not call it. The kernel provider drains ftrace into the stopping
+ * session there (src/kernel). NULL removes it. */
+void engine__set_stop_hook(void (*hook)(unsigned session, void* arg), void* arg);
 /* Adds records lost outside the engine (ftrace overruns) to the trace of
  * session `session`: its dropped count (header num_records_dropped). */
 void engine__add_dropped(unsigned session, uint64_t count);

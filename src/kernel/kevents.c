@@ -38,8 +38,19 @@ kev_desc_t* kev_table__add(kev_table_t* t, const char* system, const char* event
                            const char* category) {
   struct tep_event* e = tep_find_event_by_name(t->tep, system, event);
   if (!e) return NULL;
-  for (size_t i = 0; i < t->count; i++)
-    if (t->descs[i].id == e->id) return &t->descs[i];
+  for (size_t i = 0; i < t->count; i++) {
+    kev_desc_t* d = &t->descs[i];
+    if (d->id != e->id) continue;
+    if (d->kind == KEV_GENERIC && kind != KEV_GENERIC) { /* the known kind wins */
+      d->kind = kind;
+      if (category) snprintf(d->category, sizeof(d->category), "%s", category);
+      for (int j = 0; j < 8; j++) {
+        const char* name = kSlots[kind][j];
+        d->f[j] = name ? tep_find_field(e, name) : NULL;
+      }
+    }
+    return d;
+  }
   kev_desc_t* grown = realloc(t->descs, (t->count + 1) * sizeof(*grown));
   if (!grown) return NULL;
   t->descs = grown;
@@ -48,6 +59,7 @@ kev_desc_t* kev_table__add(kev_table_t* t, const char* system, const char* event
   d->id = e->id;
   d->kind = kind;
   d->event = e;
+  snprintf(d->system_category, sizeof(d->system_category), "kernel:%s", system);
   if (category)
     snprintf(d->category, sizeof(d->category), "%s", category);
   else
@@ -177,12 +189,13 @@ static bool is_float(const char* type) {
   return strcmp(type, "float") == 0 || strcmp(type, "double") == 0;
 }
 
-size_t kev__args(const kev_desc_t* d, const void* data, size_t size, trace_arg_t* args) {
+size_t kev__args(const kev_desc_t* d, const trace_string_ref_t* field_refs, const void* data,
+                 size_t size, trace_arg_t* args) {
   size_t n = 0;
   for (unsigned i = 0; i < d->field_count; i++) {
     const struct tep_format_field* f = d->fields[i];
     trace_arg_t* a = &args[n];
-    a->name_ref = d->field_refs[i];
+    a->name_ref = field_refs[i];
     if (f->flags & TEP_FIELD_IS_ARRAY) {
       const char* bytes;
       size_t length;

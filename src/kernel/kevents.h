@@ -36,16 +36,16 @@ typedef struct kev_desc {
   int id;
   kev_kind_t kind;
   struct tep_event* event;
-  char category[80]; /* the FXT category of its instant events */
+  char category[80];        /* the FXT category of its instant events (its kind's) */
+  char system_category[80]; /* kernel:SYSTEM: the category of its generic form */
   /* the fields used by the known kinds (NULL when the format lacks one) */
   struct tep_format_field* f[8];
   /* generic: the non-common fields, in format order (at most 15) */
   struct tep_format_field* fields[KEV_MAX_FIELDS];
   unsigned field_count;
   bool truncated; /* more than 15 fields */
-  /* per-trace string refs (the writer fills them on first use) */
-  uint64_t refs_generation;
-  trace_string_ref_t category_ref, name_ref, field_refs[KEV_MAX_FIELDS];
+  /* the string refs of its records are the writer's, per session (kwrite.h):
+   * the table is shared by every session the kernel provider serves */
 } kev_desc_t;
 
 typedef struct kev_table {
@@ -81,7 +81,11 @@ void kev_table__free(kev_table_t* t); /* frees the tep too */
 
 /* Adds system/event with a kind (the category of its instants is
  * `kernel:SYSTEM`, or `category` when not NULL). Returns the descriptor, or
- * NULL when the tep does not know the event. */
+ * NULL when the tep does not know the event. An event already in the table
+ * keeps its place (descriptors are only ever appended, so their indexes
+ * stay valid while the table grows); one added as KEV_GENERIC and asked
+ * for again with a known kind takes that kind and category. The table
+ * needs kev_table__finish() again after adds. */
 kev_desc_t* kev_table__add(kev_table_t* t, const char* system, const char* event, kev_kind_t kind,
                            const char* category);
 
@@ -102,8 +106,9 @@ bool kev__int(const struct tep_format_field* f, const void* data, size_t size, i
 bool kev__bytes(const struct tep_format_field* f, const void* data, size_t size, const char** out,
                 size_t* length);
 
-/* Generic decoding (docs/event-formats.md): one arg per field with the name
- * refs of d; returns the count. */
-size_t kev__args(const kev_desc_t* d, const void* data, size_t size, trace_arg_t* args);
+/* Generic decoding (docs/event-formats.md): one arg per field of d, named
+ * by field_refs (one per field, in d's field order); returns the count. */
+size_t kev__args(const kev_desc_t* d, const trace_string_ref_t* field_refs, const void* data,
+                 size_t size, trace_arg_t* args);
 
 #endif /* FXTRACE_KERNEL_KEVENTS_H_ */

@@ -1,11 +1,17 @@
-/* The kernel provider's session: one per trace start (see kprovider.h).
+/* The kernel provider's ftrace instance, shared by every session it takes
+ * part in (see kprovider.h, docs/kernel-provider.md "Sessions").
  *
- * Threads: the engine thread runs the observer (start: tracefs instance,
- * events, the reader thread; stopping: teardown); the reader thread reads
- * every CPU's trace_pipe_raw and writes the records; trace_engine_stop()'s
- * caller runs the stop hook, which turns ftrace off and has the reader drain
- * what is left while records can still be written, then counts the kernel's
- * losses. A mutex orders the three. */
+ * Threads: the engine threads run the observer (a session starts: its
+ * categories, the instance created or its events extended, the session
+ * joined; no session left: teardown); the reader thread reads every CPU's
+ * trace_pipe_raw and writes each record into every session that records
+ * it, and it alone writes (joins: the session's snapshot and formats; the
+ * drain of a stopping session); trace_engine_session_stop()'s caller runs
+ * the stop hook, which has the reader drain what the kernel holds into the
+ * stopping session (and the others) and takes the session out, then counts
+ * the kernel's losses of its time. `lock` orders the observer and the hook;
+ * the instance's `mu` is the reader's while it reads, taken by the others
+ * (`wanted`) to change the table or the sessions. */
 #include "kernel/kprovider.h"
 
 #include <dirent.h>
@@ -43,26 +49,43 @@ static size_t buffer_kb(void) {
   return (size_t)v;
 }
 
-typedef struct ksession {
+/* One engine session's part in the instance. */
+typedef struct kslot {
+  uint64_t generation;  /* the engine generation it joined (control side); 0: out */
+  kwsession_t* joining; /* handed to the reader with join_mask (under mu) */
+  bool joined;          /* the reader's answer (under mu) */
+  uint64_t lost_base;   /* the instance's loss count when it joined (under mu) */
+  uint64_t lane_gaps;   /* its sched_switch_missing count, when it left (under mu) */
+} kslot_t;
+
+typedef struct kinstance {
   struct tracefs_instance* instance;
-  kev_table_t table;
+  kev_table_t table; /* the union of the sessions' events: only grows */
   kconv_t conv;
   kwriter_t writer;
-  bool legacy_sched; /* kernel:sched-legacy named in the trace's categories */
   int cpus;
-  kcpu_t* cpu; /* one per CPU; fd -1 where it could not be opened */
+  kcpu_t* cpu;          /* one per CPU; fd -1 where it could not be opened */
+  bool on;              /* tracing_on (control side) */
+  bool* kernel_enabled; /* by table index: enabled in the instance (control side, under mu) */
+  size_t kernel_enabled_count;
+  const char* clock;
   pthread_t thread;
   bool thread_running;
   int wake_fd;
-  atomic_int command; /* 0 run, 1 drain and exit, 2 exit */
-  pthread_mutex_t ready_lock;
-  pthread_cond_t ready_cond;
-  bool ready;
-} ksession_t;
+  atomic_int command; /* 0 run, 2 exit */
+  atomic_int wanted;  /* threads waiting for mu: the reader lets go */
+  pthread_mutex_t mu;
+  pthread_cond_t done; /* the reader served join_mask / leave_mask */
+  unsigned join_mask, leave_mask;
+  kslot_t slots[TRACE_ENGINE_MAX_SESSIONS];
+} kinstance_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static ksession_t* current;
+static kinstance_t* current;
 static bool installed;
+/* per session: a generation not to join again (no kernel category, or the
+ * join failed and said so) */
+static uint64_t skipped[TRACE_ENGINE_MAX_SESSIONS];
 
 bool kprovider__is_kernel_category(const char* category) {
   return category && strncmp(category, "kernel:", 7) == 0 && category[7] != '\0';
@@ -156,16 +179,17 @@ static void list_free(name_list_t* l) {
   memset(l, 0, sizeof(*l));
 }
 
-static bool enabled(trace_context_t* ctx, const char* category) {
-  return trace_context_is_category_enabled(ctx, category);
+/* Whether session `session` (started) enables the category. */
+static bool enabled(unsigned session, const char* category) {
+  return writer__session_enables(&engine__sessions[session], category);
 }
 
-/* The generic events the category set names: kernel:SYSTEM/EVENT, or a
- * pattern covering a whole system (kernel:SYSTEM/ *). A pattern that covers
- * every kernel event ("*", "kernel:*", an empty set) enables none of them:
- * thousands of events are never what such a set means. */
-static void generic_events(trace_context_t* ctx, const char* tracing_dir, name_list_t* out) {
-  if (enabled(ctx, "kernel:\x01/\x01")) return;
+/* The generic events the session's category set names: kernel:SYSTEM/EVENT,
+ * or a pattern covering a whole system (kernel:SYSTEM/ *). A pattern that
+ * covers every kernel event ("*", "kernel:*", an empty set) enables none of
+ * them: thousands of events are never what such a set means. */
+static void generic_events(unsigned session, const char* tracing_dir, name_list_t* out) {
+  if (enabled(session, "kernel:\x01/\x01")) return;
   char path[1024];
   snprintf(path, sizeof(path), "%s/events", tracing_dir);
   DIR* d = opendir(path);
@@ -175,7 +199,7 @@ static void generic_events(trace_context_t* ctx, const char* tracing_dir, name_l
     if (se->d_name[0] == '.' || se->d_type != DT_DIR) continue;
     char category[600];
     snprintf(category, sizeof(category), "kernel:%s/\x01", se->d_name);
-    bool whole = enabled(ctx, category);
+    bool whole = enabled(session, category);
     snprintf(path, sizeof(path), "%s/events/%s", tracing_dir, se->d_name);
     DIR* sd = opendir(path);
     if (!sd) continue;
@@ -183,21 +207,42 @@ static void generic_events(trace_context_t* ctx, const char* tracing_dir, name_l
     while ((ee = readdir(sd)) != NULL) {
       if (ee->d_name[0] == '.' || ee->d_type != DT_DIR) continue;
       snprintf(category, sizeof(category), "kernel:%s/%s", se->d_name, ee->d_name);
-      if (whole || enabled(ctx, category)) list_add(out, se->d_name, ee->d_name);
+      if (whole || enabled(session, category)) list_add(out, se->d_name, ee->d_name);
     }
     closedir(sd);
   }
   closedir(d);
 }
 
-/* Parses events/SYSTEM/EVENT/format ("SYSTEM/EVENT") into tep; an event
- * the kernel lacks is left out (kev_table__add then reports it). */
+/* The kernel categories of session `session` (started); false when it has
+ * none (or it stopped meanwhile). */
+static bool cats_of(unsigned session, const char* tracing_dir, kwcats_t* c) {
+  memset(c, 0, sizeof(*c));
+  /* kernel:sched-legacy counts only when named as such: a pattern that
+   * covers it ("*", "kernel:*", "kernel:sched*") also covers the probe
+   * below, and means the default form */
+  c->legacy_sched =
+      enabled(session, KPROVIDER_SCHED_LEGACY) && !enabled(session, KPROVIDER_SCHED_LEGACY "\x01");
+  c->sched = enabled(session, "kernel:sched") || c->legacy_sched;
+  c->task = enabled(session, "kernel:task");
+  c->irq = enabled(session, "kernel:irq");
+  name_list_t generic = {0};
+  generic_events(session, tracing_dir, &generic);
+  c->generic = generic.items;
+  c->generic_count = generic.count;
+  return c->sched || c->task || c->irq || c->generic_count > 0;
+}
+
+/* Parses events/SYSTEM/EVENT/format ("SYSTEM/EVENT") into tep, unless tep
+ * has it already; an event the kernel lacks is left out (kev_table__add
+ * then reports it). */
 static void parse_format(struct tep_handle* tep, const char* tracing_dir, const char* name) {
   char system[256], path[1024];
   snprintf(system, sizeof(system), "%s", name);
   char* slash = strchr(system, '/');
   if (!slash) return;
   *slash = '\0';
+  if (tep_find_event_by_name(tep, system, slash + 1)) return;
   snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracing_dir, system, slash + 1);
   FILE* f = fopen(path, "re");
   if (!f) return;
@@ -208,83 +253,115 @@ static void parse_format(struct tep_handle* tep, const char* tracing_dir, const 
   free(text);
 }
 
-/* Builds the table for the enabled categories; false with a message when
- * nothing could be set up. An empty table (no kernel category) is true. */
-static bool build_table(ksession_t* s, const char* tracing_dir, char* error, size_t error_size) {
-  trace_context_t* ctx = trace_acquire_context();
-  if (!ctx) {
-    snprintf(error, error_size, "the trace stopped");
-    return false;
-  }
-  /* kernel:sched-legacy counts only when named as such: a pattern that
-   * covers it ("*", "kernel:*", "kernel:sched*") also covers the probe
-   * below, and means the default form */
-  s->legacy_sched =
-      enabled(ctx, KPROVIDER_SCHED_LEGACY) && !enabled(ctx, KPROVIDER_SCHED_LEGACY "\x01");
-  bool sched = enabled(ctx, "kernel:sched") || s->legacy_sched, task = enabled(ctx, "kernel:task"),
-       irq = enabled(ctx, "kernel:irq");
-  name_list_t generic = {0}, events = {0};
-  generic_events(ctx, tracing_dir, &generic);
-  trace_release_context(ctx);
-
+/* Adds the events of one session's categories to the table (which only
+ * grows: the descriptors' indexes stay valid for the writer). Run before
+ * the reader starts, or with mu held. False with a message when nothing
+ * could be set up. */
+static bool extend_table(kinstance_t* k, const kwcats_t* c, const char* tracing_dir, char* error,
+                         size_t error_size) {
+  name_list_t events = {0};
   /* The formats of exactly the events used, parsed from their tracefs
    * files (tracefs_local_events() would also parse /proc/kallsyms: half a
    * second of CPU per trace start, seconds under sanitizers). */
-  for (size_t i = 0; sched && i < sizeof(kSchedEvents) / sizeof(kSchedEvents[0]); i++)
+  for (size_t i = 0; c->sched && i < sizeof(kSchedEvents) / sizeof(kSchedEvents[0]); i++)
     list_add(&events, kSchedEvents[i].system, kSchedEvents[i].event);
-  for (size_t i = 0; task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
+  for (size_t i = 0; c->task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
     list_add(&events, kTaskEvents[i].system, kTaskEvents[i].event);
-  for (size_t i = 0; irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
+  for (size_t i = 0; c->irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
     list_add(&events, kIrqEvents[i].system, kIrqEvents[i].event);
-  for (size_t i = 0; i < generic.count; i++) list_add(&events, generic.items[i], NULL);
+  for (size_t i = 0; i < c->generic_count; i++) list_add(&events, c->generic[i], NULL);
   bool ok = true;
-  struct tep_handle* tep = events.count > 0 ? tep_alloc() : NULL;
-  kev_table__init(&s->table, tep);
-  if (events.count > 0 && !tep) {
-    snprintf(error, error_size, "out of memory");
-    ok = false;
+  if (!k->table.tep && events.count > 0) {
+    struct tep_handle* tep = tep_alloc();
+    if (!tep) {
+      snprintf(error, error_size, "out of memory");
+      ok = false;
+    }
+    k->table.tep = tep;
   }
-  for (size_t i = 0; ok && i < events.count; i++) parse_format(tep, tracing_dir, events.items[i]);
+  for (size_t i = 0; ok && i < events.count; i++)
+    parse_format(k->table.tep, tracing_dir, events.items[i]);
   /* kernel:sched wins over the generic form of its own events */
-  for (size_t i = 0; ok && sched && i < sizeof(kSchedEvents) / sizeof(kSchedEvents[0]); i++)
-    kev_table__add(&s->table, kSchedEvents[i].system, kSchedEvents[i].event, kSchedEvents[i].kind,
+  for (size_t i = 0; ok && c->sched && i < sizeof(kSchedEvents) / sizeof(kSchedEvents[0]); i++)
+    kev_table__add(&k->table, kSchedEvents[i].system, kSchedEvents[i].event, kSchedEvents[i].kind,
                    "kernel:sched");
-  for (size_t i = 0; ok && task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
-    kev_table__add(&s->table, kTaskEvents[i].system, kTaskEvents[i].event, kTaskEvents[i].kind,
+  for (size_t i = 0; ok && c->task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
+    kev_table__add(&k->table, kTaskEvents[i].system, kTaskEvents[i].event, kTaskEvents[i].kind,
                    "kernel:task");
-  for (size_t i = 0; ok && irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
-    kev_table__add(&s->table, kIrqEvents[i].system, kIrqEvents[i].event, kIrqEvents[i].kind,
+  for (size_t i = 0; ok && c->irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
+    kev_table__add(&k->table, kIrqEvents[i].system, kIrqEvents[i].event, kIrqEvents[i].kind,
                    "kernel:irq");
-  for (size_t i = 0; ok && i < generic.count; i++) {
+  for (size_t i = 0; ok && i < c->generic_count; i++) {
     char sys[256];
-    snprintf(sys, sizeof(sys), "%s", generic.items[i]);
+    snprintf(sys, sizeof(sys), "%s", c->generic[i]);
     char* slash = strchr(sys, '/');
     if (!slash) continue;
     *slash = '\0';
-    if (!kev_table__add(&s->table, sys, slash + 1, KEV_GENERIC, NULL))
+    if (!kev_table__add(&k->table, sys, slash + 1, KEV_GENERIC, NULL))
       fprintf(stderr, "fxtrace: kernel provider: no format for kernel:%s/%s, not recorded\n", sys,
               slash + 1);
   }
-  if (ok && kev_table__finish(&s->table) != 0) {
+  if (ok && kev_table__finish(&k->table) != 0) {
     snprintf(error, error_size, "unusable kernel event formats");
     ok = false;
   }
-  list_free(&generic);
   list_free(&events);
   return ok;
 }
 
+/* Turns on the table's events that session cats `extra` or a session
+ * taking part records, and (when `prune`) off those none of them records
+ * any more. With mu held, or before the reader starts. */
+static void apply_events(kinstance_t* k, const kwcats_t* extra, bool prune) {
+  if (k->kernel_enabled_count < k->table.count) {
+    bool* grown = realloc(k->kernel_enabled, k->table.count * sizeof(*grown));
+    if (!grown) return;
+    memset(grown + k->kernel_enabled_count, 0,
+           (k->table.count - k->kernel_enabled_count) * sizeof(*grown));
+    k->kernel_enabled = grown;
+    k->kernel_enabled_count = k->table.count;
+  }
+  for (size_t i = 0; i < k->table.count; i++) {
+    const kev_desc_t* d = &k->table.descs[i];
+    bool needed = extra && kwcats__mode(extra, d) != KWMODE_NONE;
+    for (unsigned j = 0; j < TRACE_ENGINE_MAX_SESSIONS && !needed; j++)
+      needed =
+          k->writer.sessions[j] && kwcats__mode(&k->writer.sessions[j]->cats, d) != KWMODE_NONE;
+    if (needed && !k->kernel_enabled[i]) {
+      if (ktracefs__enable(k->instance, d->event->system, d->event->name) != 0)
+        fprintf(stderr, "fxtrace: kernel provider: cannot enable %s/%s\n", d->event->system,
+                d->event->name);
+      else
+        k->kernel_enabled[i] = true;
+    } else if (!needed && prune && k->kernel_enabled[i]) {
+      /* no session records it any more: the kernel stops recording it (its
+       * events still in the buffer are converted and written nowhere) */
+      ktracefs__disable(k->instance, d->event->system, d->event->name);
+      k->kernel_enabled[i] = false;
+    }
+  }
+}
+
 /* ---- reading ---- */
 
-/* Streaming: while a full rolling buffer waits for its save, converting a
- * page could fill the other one and drop records; the pages can wait in
- * ftrace's buffer instead (its overruns are counted). *waited_ms counts the
- * wait of one read_cpus() call: past SAVE_WAIT_MS it converts anyway (a
- * drop is counted either way). False when the session is told to end. */
-static bool wait_for_save(ksession_t* s, int* waited_ms) {
-  while (*waited_ms < SAVE_WAIT_MS && trace_engine_save_pending()) {
-    if (atomic_load(&s->command) != 0) return false;
-    struct pollfd p = {s->wake_fd, POLLIN, 0};
+static bool save_pending(kinstance_t* k) {
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    kwsession_t* s = k->writer.sessions[i];
+    if (s && trace_engine_session_save_pending(s->session)) return true;
+  }
+  return false;
+}
+
+/* Streaming: while a full rolling buffer of a session waits for its save,
+ * converting a page could fill the other one and drop records; the pages
+ * can wait in ftrace's buffer instead (its overruns are counted).
+ * *waited_ms counts the wait of one read_cpus() call: past SAVE_WAIT_MS it
+ * converts anyway (a drop is counted either way). False when the reader is
+ * told to end or to let another thread in. */
+static bool wait_for_save(kinstance_t* k, int* waited_ms) {
+  while (*waited_ms < SAVE_WAIT_MS && save_pending(k)) {
+    if (atomic_load(&k->command) != 0 || atomic_load(&k->wanted) != 0) return false;
+    struct pollfd p = {k->wake_fd, POLLIN, 0};
     poll(&p, 1, 1);
     ++*waited_ms;
   }
@@ -292,240 +369,354 @@ static bool wait_for_save(ksession_t* s, int* waited_ms) {
 }
 
 /* Reads and converts what each CPU has (at most `rounds` pages per CPU, 0 =
- * until empty); flush: also the last partial pages. Returns pages read. */
-static size_t read_cpus(ksession_t* s, size_t rounds, bool flush) {
+ * until empty); flush: also the partial pages (the kernel copies out what a
+ * page holds so far, also while tracing is on). Returns pages read. */
+static size_t read_cpus(kinstance_t* k, size_t rounds, bool flush) {
   size_t pages = 0;
   int waited_ms = 0;
-  for (int cpu = 0; cpu < s->cpus; cpu++) {
-    if (s->cpu[cpu].fd < 0) continue;
+  for (int cpu = 0; cpu < k->cpus; cpu++) {
+    if (k->cpu[cpu].fd < 0) continue;
     for (size_t i = 0; rounds == 0 || i < rounds; i++) {
-      if (!flush && !wait_for_save(s, &waited_ms)) return pages;
-      /* Whole pages only while tracing (spliced through a pipe, as trace-cmd
-       * does): fewer reads, and no copy of a page the kernel is still
-       * writing. The last partial page of each CPU comes with the flush. */
+      /* another thread waits for mu: let it in between two pages */
+      if (!flush && (atomic_load(&k->wanted) != 0 || !wait_for_save(k, &waited_ms))) return pages;
+      /* Whole pages only between drains (spliced through a pipe, as
+       * trace-cmd does): fewer reads. The partial last page of each CPU
+       * comes with a drain. */
       /* read straight into the converter's padded buffer: no copy of the page */
-      void* page = kconv__page_buffer(&s->conv);
-      int n = kcpu__read(&s->cpu[cpu], page);
-      if (n <= 0 && flush) n = kcpu__flush(&s->cpu[cpu], page);
+      void* page = kconv__page_buffer(&k->conv);
+      int n = kcpu__read(&k->cpu[cpu], page);
+      if (n <= 0 && flush) n = kcpu__flush(&k->cpu[cpu], page);
       if (n <= 0) break;
-      if (kwriter__begin(&s->writer)) {
-        kconv__page(&s->conv, &s->table, (uint32_t)cpu, page, (size_t)n, kwriter__event,
-                    &s->writer);
+      if (kwriter__begin(&k->writer)) {
+        kconv__page(&k->conv, &k->table, (uint32_t)cpu, page, (size_t)n, kwriter__event,
+                    &k->writer);
       }
-      kwriter__end(&s->writer);
+      kwriter__end(&k->writer);
       pages++;
     }
   }
   return pages;
 }
 
+/* Under mu, on the reader thread: the sessions that leave and join. What
+ * the kernel holds up to now goes first into the sessions taking part (a
+ * leaving one's archive holds the kernel's events up to its stop; a joining
+ * one gets none from before its start), then the leaving ones go out and
+ * the joining ones write their snapshot and formats. */
+static void serve_requests(kinstance_t* k) {
+  bool any = false;
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) any |= k->writer.sessions[i] != NULL;
+  /* none taking part: the buffers are empty (a new instance, or drained
+   * when the last session left, with tracing off since) */
+  if (any) read_cpus(k, 0, true);
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    if (!(k->leave_mask & (1u << i))) continue;
+    kwsession_t* s = kwriter__remove_session(&k->writer, i);
+    k->slots[i].lane_gaps = s ? s->lane_gaps : 0;
+    kwsession__free(s);
+  }
+  const char* dir = tracefs_tracing_dir();
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    if (!(k->join_mask & (1u << i))) continue;
+    kslot_t* slot = &k->slots[i];
+    /* losses from here on are of events of its time (the buffer was just
+     * drained) */
+    slot->lost_base = ktracefs__lost_events(k->instance, k->cpus);
+    slot->joined = kwriter__add_session(&k->writer, slot->joining, dir);
+    if (!slot->joined) kwsession__free(slot->joining);
+    slot->joining = NULL;
+  }
+  k->join_mask = k->leave_mask = 0;
+  pthread_cond_broadcast(&k->done);
+}
+
 static void* reader_main(void* arg) {
-  ksession_t* s = arg;
-  /* names and formats first, from this thread (oneshot keeps a thread's
-   * definitions before its uses) */
-  if (kwriter__begin(&s->writer)) {
-    kwriter__snapshot(&s->writer);
-    kwriter__formats(&s->writer, tracefs_tracing_dir());
-  }
-  kwriter__end(&s->writer);
-  pthread_mutex_lock(&s->ready_lock);
-  s->ready = true;
-  pthread_cond_broadcast(&s->ready_cond);
-  pthread_mutex_unlock(&s->ready_lock);
+  kinstance_t* k = arg;
+  pthread_mutex_lock(&k->mu);
   for (;;) {
-    int command = atomic_load(&s->command);
-    if (command == 1) {
-      read_cpus(s, 0, true);
-      break;
+    if (atomic_load(&k->command) == 2) break;
+    if (k->join_mask | k->leave_mask) {
+      serve_requests(k);
+      continue;
     }
-    if (command == 2) break;
-    if (read_cpus(s, PAGES_PER_ROUND, false) > 0) continue;
-    struct pollfd p = {s->wake_fd, POLLIN, 0};
-    poll(&p, 1, READ_INTERVAL_MS);
+    size_t pages = atomic_load(&k->wanted) == 0 ? read_cpus(k, PAGES_PER_ROUND, false) : 0;
+    pthread_mutex_unlock(&k->mu);
+    if (atomic_load(&k->wanted) != 0) {
+      sched_yield(); /* another thread takes mu */
+    } else if (pages == 0) {
+      struct pollfd p = {k->wake_fd, POLLIN, 0};
+      if (poll(&p, 1, READ_INTERVAL_MS) > 0) {
+        uint64_t count;
+        if (read(k->wake_fd, &count, sizeof(count)) < 0) { /* EAGAIN: already read */
+        }
+      }
+    }
+    pthread_mutex_lock(&k->mu);
   }
+  pthread_mutex_unlock(&k->mu);
   return NULL;
 }
 
-/* ---- session life cycle ---- */
+static void wake_reader(kinstance_t* k) {
+  uint64_t one = 1;
+  if (write(k->wake_fd, &one, sizeof(one)) < 0) { /* the poll times out anyway */
+  }
+}
+
+/* Takes mu from the reader (between two of its rounds). */
+static void pause_reader(kinstance_t* k) {
+  atomic_fetch_add(&k->wanted, 1);
+  wake_reader(k);
+  pthread_mutex_lock(&k->mu);
+  atomic_fetch_sub(&k->wanted, 1);
+}
+
+/* With mu held: has the reader serve a join and/or a leave, and waits for it. */
+static void serve(kinstance_t* k, unsigned join, unsigned leave) {
+  k->join_mask |= join;
+  k->leave_mask |= leave;
+  wake_reader(k);
+  while ((k->join_mask & join) || (k->leave_mask & leave)) pthread_cond_wait(&k->done, &k->mu);
+}
+
+/* ---- the instance's life cycle ---- */
 
 /* For a process that dies of a signal (kcleanup.h): the instance and the
  * trace_pipe_raw files open on it (the pipes hold no tracefs file). */
-static void publish_for_cleanup(ksession_t* s) {
-  char* dir = tracefs_instance_get_dir(s->instance);
-  int* fds = s->cpu ? malloc((size_t)s->cpus * sizeof(int)) : NULL;
+static void publish_for_cleanup(kinstance_t* k) {
+  char* dir = tracefs_instance_get_dir(k->instance);
+  int* fds = k->cpu ? malloc((size_t)k->cpus * sizeof(int)) : NULL;
   size_t count = 0;
-  for (int cpu = 0; fds && cpu < s->cpus; cpu++)
-    if (s->cpu[cpu].fd >= 0) fds[count++] = s->cpu[cpu].fd;
+  for (int cpu = 0; fds && cpu < k->cpus; cpu++)
+    if (k->cpu[cpu].fd >= 0) fds[count++] = k->cpu[cpu].fd;
   if (dir) kcleanup__publish(dir, fds, count);
   tracefs_put_tracing_file(dir);
   free(fds);
 }
 
-static void session_free(ksession_t* s) {
-  if (!s) return;
+static void instance_free(kinstance_t* k) {
+  if (!k) return;
   kcleanup__withdraw(); /* the orderly removal below, from here on */
-  if (s->thread_running) {
-    int expected = 0;
-    atomic_compare_exchange_strong(&s->command, &expected, 2);
-    uint64_t one = 1;
-    if (write(s->wake_fd, &one, sizeof(one)) < 0) { /* the poll times out anyway */
-    }
-    pthread_join(s->thread, NULL);
+  if (k->thread_running) {
+    atomic_store(&k->command, 2);
+    wake_reader(k);
+    pthread_join(k->thread, NULL);
   }
-  if (s->instance) ktracefs__set_on(s->instance, false);
-  if (getenv("FXTRACE_KERNEL_DEBUG") && s->instance)
-    for (int cpu = 0; cpu < s->cpus; cpu++) {
+  if (k->instance) ktracefs__set_on(k->instance, false);
+  if (getenv("FXTRACE_KERNEL_DEBUG") && k->instance)
+    for (int cpu = 0; cpu < k->cpus; cpu++) {
       char file[64];
       snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-      char* text = tracefs_instance_file_read(s->instance, file, NULL);
+      char* text = tracefs_instance_file_read(k->instance, file, NULL);
       if (text) fprintf(stderr, "cpu%d: %s", cpu, text);
       free(text);
     }
   if (getenv("FXTRACE_KERNEL_DEBUG"))
     fprintf(stderr,
             "fxtrace: kernel provider: %llu pages, %llu events, %llu unknown, %llu damaged "
-            "pages, %llu missed, %llu records written, %llu context switches missing\n",
-            (unsigned long long)s->conv.pages, (unsigned long long)s->conv.events,
-            (unsigned long long)s->conv.unknown, (unsigned long long)s->conv.damaged_pages,
-            (unsigned long long)s->conv.missed, (unsigned long long)s->writer.written,
-            (unsigned long long)s->writer.lane_gaps);
-  for (int cpu = 0; s->cpu && cpu < s->cpus; cpu++) kcpu__close(&s->cpu[cpu]);
-  free(s->cpu);
-  ktracefs__destroy(s->instance);
-  kwriter__free(&s->writer);
-  kconv__free(&s->conv);
-  kev_table__free(&s->table);
-  if (s->wake_fd >= 0) close(s->wake_fd);
-  pthread_mutex_destroy(&s->ready_lock);
-  pthread_cond_destroy(&s->ready_cond);
-  free(s);
+            "pages, %llu missed, %llu records written, %llu context switches missing (both "
+            "summed over the sessions)\n",
+            (unsigned long long)k->conv.pages, (unsigned long long)k->conv.events,
+            (unsigned long long)k->conv.unknown, (unsigned long long)k->conv.damaged_pages,
+            (unsigned long long)k->conv.missed, (unsigned long long)k->writer.written,
+            (unsigned long long)k->writer.lane_gaps);
+  for (int cpu = 0; k->cpu && cpu < k->cpus; cpu++) kcpu__close(&k->cpu[cpu]);
+  free(k->cpu);
+  ktracefs__destroy(k->instance);
+  kwriter__free(&k->writer);
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) kwsession__free(k->slots[i].joining);
+  kconv__free(&k->conv);
+  kev_table__free(&k->table);
+  free(k->kernel_enabled);
+  if (k->wake_fd >= 0) close(k->wake_fd);
+  pthread_mutex_destroy(&k->mu);
+  pthread_cond_destroy(&k->done);
+  free(k);
 }
 
-static ksession_t* session_start(void) {
-  char error[256] = "";
-  ksession_t* s = calloc(1, sizeof(*s));
-  if (!s) return NULL;
-  s->wake_fd = -1;
-  pthread_mutex_init(&s->ready_lock, NULL);
-  pthread_cond_init(&s->ready_cond, NULL);
-  int status = ktracefs__ensure_mounted();
-  const char* dir = tracefs_tracing_dir();
-  if (status != 0 || !dir) {
-    snprintf(error, sizeof(error), "no tracefs (%s)", strerror(status ? -status : ENOENT));
-    goto fail;
-  }
-  if (!build_table(s, dir, error, sizeof(error))) goto fail;
-  if (s->table.count == 0) { /* no kernel category in this trace */
-    session_free(s);
+/* The instance for a first session with categories c (tracing off, the
+ * reader running, no session joined yet); NULL with a message in error. */
+static kinstance_t* instance_create(const kwcats_t* c, char* error, size_t error_size) {
+  kinstance_t* k = calloc(1, sizeof(*k));
+  if (!k) {
+    snprintf(error, error_size, "out of memory");
     return NULL;
   }
+  k->wake_fd = -1;
+  pthread_mutex_init(&k->mu, NULL);
+  pthread_cond_init(&k->done, NULL);
+  kev_table__init(&k->table, NULL);
+  const char* dir = tracefs_tracing_dir();
+  if (!extend_table(k, c, dir, error, error_size)) goto fail;
   ktracefs__remove_stale();
-  const char* clock = ktracefs__clock_for_engine();
-  s->instance = ktracefs__create(clock, buffer_kb(), error, sizeof(error));
-  if (!s->instance) goto fail;
-  publish_for_cleanup(s);
-  for (size_t i = 0; i < s->table.count; i++) {
-    const kev_desc_t* d = &s->table.descs[i];
-    if (ktracefs__enable(s->instance, d->event->system, d->event->name) != 0)
-      fprintf(stderr, "fxtrace: kernel provider: cannot enable %s/%s\n", d->event->system,
-              d->event->name);
+  k->clock = ktracefs__clock_for_engine();
+  k->instance = ktracefs__create(k->clock, buffer_kb(), error, error_size);
+  if (!k->instance) goto fail;
+  publish_for_cleanup(k);
+  k->cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+  if (k->cpus < 1) k->cpus = 1;
+  k->cpu = calloc((size_t)k->cpus, sizeof(*k->cpu));
+  if (!k->cpu) {
+    snprintf(error, error_size, "out of memory");
+    goto fail;
   }
-  s->cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-  if (s->cpus < 1) s->cpus = 1;
-  s->cpu = calloc((size_t)s->cpus, sizeof(*s->cpu));
-  if (!s->cpu) goto fail;
-  for (int cpu = 0; cpu < s->cpus; cpu++) /* closed until opened */
-    s->cpu[cpu].fd = s->cpu[cpu].pipe[0] = s->cpu[cpu].pipe[1] = -1;
+  for (int cpu = 0; cpu < k->cpus; cpu++) /* closed until opened */
+    k->cpu[cpu].fd = k->cpu[cpu].pipe[0] = k->cpu[cpu].pipe[1] = -1;
   size_t page_size = kcpu__page_size();
   int opened = 0;
-  for (int cpu = 0; page_size > 0 && cpu < s->cpus; cpu++)
-    opened += kcpu__open(&s->cpu[cpu], s->instance, cpu, page_size) == 0;
+  for (int cpu = 0; page_size > 0 && cpu < k->cpus; cpu++)
+    opened += kcpu__open(&k->cpu[cpu], k->instance, cpu, page_size) == 0;
   if (opened == 0) {
-    snprintf(error, sizeof(error), "cannot open the per-CPU ftrace buffers");
+    snprintf(error, error_size, "cannot open the per-CPU ftrace buffers");
     goto fail;
   }
-  publish_for_cleanup(s);
-  if (kconv__init(&s->conv, page_size) != 0 ||
-      kwriter__init(&s->writer, &s->table, strcmp(clock, "x86-tsc") == 0, s->legacy_sched,
-                    (uint32_t)s->cpus) != 0) {
-    snprintf(error, sizeof(error), "out of memory");
+  publish_for_cleanup(k);
+  if (kconv__init(&k->conv, page_size) != 0 ||
+      kwriter__init(&k->writer, &k->table, strcmp(k->clock, "x86-tsc") == 0, (uint32_t)k->cpus) !=
+          0) {
+    snprintf(error, error_size, "out of memory");
     goto fail;
   }
-  s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  k->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  int err = s->wake_fd < 0 ? errno : pthread_create(&s->thread, NULL, reader_main, s);
+  int err = k->wake_fd < 0 ? errno : pthread_create(&k->thread, NULL, reader_main, k);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (err != 0) {
-    snprintf(error, sizeof(error), "cannot start the reader thread: %s", strerror(err));
+    snprintf(error, error_size, "cannot start the reader thread: %s", strerror(err));
     goto fail;
   }
-  s->thread_running = true;
-  pthread_mutex_lock(&s->ready_lock);
-  while (!s->ready) pthread_cond_wait(&s->ready_cond, &s->ready_lock);
-  pthread_mutex_unlock(&s->ready_lock);
-  if (ktracefs__set_on(s->instance, true) != 0) {
-    snprintf(error, sizeof(error), "cannot turn tracing on");
-    goto fail;
-  }
-  return s;
+  k->thread_running = true;
+  return k;
 fail:
-  fprintf(stderr, "fxtrace: kernel provider: %s; no kernel events recorded\n", error);
-  session_free(s);
+  instance_free(k);
   return NULL;
 }
 
-/* The session whose stop runs the stop hook: the engine runs it only when
- * the last started session stops, before that session leaves STARTED, so
- * it is the one session with a generation. The kernel's records went into
- * the first started session at each batch, which at the end is this one;
- * an earlier session may be stopped and saved by now, its count final. */
-static unsigned stopping_session(void) {
-  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
-    if (__atomic_load_n(&trace_engine__generation[i], __ATOMIC_ACQUIRE) != 0) return i;
-  return 0;
+/* Session `session` (generation g) takes part: the instance created for it
+ * or its events extended, its own writer state joined (snapshot, formats)
+ * by the reader, tracing on. All before the engine reports the session
+ * started (the observer runs first). Under lock. */
+static void join(unsigned session, uint64_t g) {
+  skipped[session] = g; /* once per generation, whatever comes of it */
+  char error[256] = "";
+  int status = ktracefs__ensure_mounted();
+  const char* dir = tracefs_tracing_dir();
+  if (status != 0 || !dir) {
+    fprintf(stderr, "fxtrace: kernel provider: no tracefs (%s); no kernel events recorded\n",
+            strerror(status ? -status : ENOENT));
+    return;
+  }
+  kwcats_t cats;
+  if (!cats_of(session, dir, &cats)) { /* no kernel category in this session */
+    kwcats__free(&cats);
+    return;
+  }
+  kinstance_t* k = current;
+  if (!k) {
+    k = instance_create(&cats, error, sizeof(error));
+    if (!k) {
+      fprintf(stderr, "fxtrace: kernel provider: %s; no kernel events recorded\n", error);
+      kwcats__free(&cats);
+      return;
+    }
+    current = k;
+  }
+  kwsession_t* ws = kwsession__create(session, &cats, (uint32_t)k->cpus);
+  kwcats_t* wanted_cats = ws ? &ws->cats : &cats;
+  pause_reader(k);
+  bool ok = ws != NULL && extend_table(k, wanted_cats, dir, error, sizeof(error));
+  if (!ws) snprintf(error, sizeof(error), "out of memory");
+  if (ok) {
+    apply_events(k, wanted_cats, false);
+    k->slots[session].joining = ws;
+    serve(k, 1u << session, 0);
+    ok = k->slots[session].joined;
+    if (!ok) snprintf(error, sizeof(error), "the session stopped before it could join");
+  } else {
+    kwsession__free(ws);
+  }
+  pthread_mutex_unlock(&k->mu);
+  kwcats__free(&cats);
+  if (!ok) {
+    fprintf(stderr, "fxtrace: kernel provider: %s; no kernel events recorded in session %u\n",
+            error, session);
+    return;
+  }
+  k->slots[session].generation = g;
+  if (!k->on) {
+    if (ktracefs__set_on(k->instance, true) == 0)
+      k->on = true;
+    else
+      fprintf(stderr, "fxtrace: kernel provider: cannot turn tracing on\n");
+  }
 }
 
-/* The stop hook: ftrace off, drain while records can still be written,
- * count the kernel's losses (in the session that stops). */
-static void drain(void* arg) {
-  (void)arg;
-  pthread_mutex_lock(&lock);
-  ksession_t* s = current;
-  if (s && s->thread_running) {
-    ktracefs__set_on(s->instance, false);
-    atomic_store(&s->command, 1);
-    uint64_t one = 1;
-    if (write(s->wake_fd, &one, sizeof(one)) < 0) { /* the poll times out anyway */
-    }
-    pthread_join(s->thread, NULL);
-    s->thread_running = false;
-    uint64_t lost = ktracefs__lost_events(s->instance, s->cpus);
-    if (lost > 0) engine__add_dropped(stopping_session(), lost);
-    /* switches the kernel never recorded (ftrace counts no loss for them):
-     * each is a sched_switch_missing instant in the archive; said here too */
-    if (s->writer.lane_gaps > 0)
-      fprintf(stderr,
-              "fxtrace: kernel provider: note: %llu context switches missing from the kernel's "
-              "own trace (CPU lane gaps, ftrace counted no loss; sched_switch_missing events in "
-              "the trace)\n",
-              (unsigned long long)s->writer.lane_gaps);
+/* Session `session` leaves: the reader drains what the kernel holds into
+ * it (and the others), takes it out; the instance's losses since it joined
+ * are counted in it (an upper bound of its own: ftrace counts losses per
+ * instance, docs/kernel-provider.md "Sessions"). count_losses: false when
+ * the session's buffer is not its trace's any more. Under lock. */
+static void leave(unsigned session, bool count_losses) {
+  kinstance_t* k = current;
+  if (!k || k->slots[session].generation == 0) return;
+  bool last = true;
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    last &= i == session || k->slots[i].generation == 0;
+  /* the last one: the kernel stops first, so the drain reaches the end */
+  if (last && k->on) {
+    ktracefs__set_on(k->instance, false);
+    k->on = false;
   }
+  pause_reader(k);
+  serve(k, 0, 1u << session);
+  if (!last) apply_events(k, NULL, true); /* what no session records any more: off */
+  uint64_t lane_gaps = k->slots[session].lane_gaps;
+  uint64_t lost = ktracefs__lost_events(k->instance, k->cpus) - k->slots[session].lost_base;
+  pthread_mutex_unlock(&k->mu);
+  k->slots[session].generation = 0;
+  if (count_losses && lost > 0) engine__add_dropped(session, lost);
+  /* switches the kernel never recorded (ftrace counts no loss for them):
+   * each is a sched_switch_missing instant in the archive; said here too */
+  if (lane_gaps > 0)
+    fprintf(stderr,
+            "fxtrace: kernel provider: note: %llu context switches missing from the kernel's "
+            "own trace (CPU lane gaps, ftrace counted no loss; sched_switch_missing events in "
+            "the trace)\n",
+            (unsigned long long)lane_gaps);
+}
+
+/* The stop hook (every session's stop, while it is still started): its
+ * archive gets the kernel's events up to its stop and its losses; the
+ * others keep ftrace running. */
+static void drain(unsigned session, void* arg) {
+  (void)arg;
+  if (session >= TRACE_ENGINE_MAX_SESSIONS) return;
+  pthread_mutex_lock(&lock);
+  leave(session, true);
   pthread_mutex_unlock(&lock);
 }
 
+/* Follows every session's changes (each session's engine thread calls it):
+ * the sessions started and not taking part join, those that took part and
+ * stopped without the hook (the engine stopped them: buffer full) leave,
+ * and the instance goes when none takes part. */
 static void observe(trace_state_t state, void* arg) {
   (void)arg;
-  /* the process's state, not the one session's that changed: ftrace runs
-   * while any session is started (docs/kernel-provider.md, "Sessions") */
-  (void)state;
-  state = trace_state();
+  (void)state; /* of one session, not said which: every session is looked at */
   pthread_mutex_lock(&lock);
-  if (state == TRACE_STARTED && !current) {
-    current = session_start();
-  } else if (state != TRACE_STARTED && current) {
-    session_free(current);
+  for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
+    uint64_t g = __atomic_load_n(&trace_engine__generation[i], __ATOMIC_ACQUIRE);
+    if (current && current->slots[i].generation != 0 && current->slots[i].generation != g)
+      leave(i, trace_engine_session_state(i) == TRACE_STOPPING);
+    if (g != 0 && skipped[i] != g && !(current && current->slots[i].generation == g)) join(i, g);
+  }
+  bool any = false;
+  for (unsigned i = 0; current && i < TRACE_ENGINE_MAX_SESSIONS; i++)
+    any |= current->slots[i].generation != 0;
+  if (current && !any) {
+    instance_free(current);
     current = NULL;
   }
   pthread_mutex_unlock(&lock);
@@ -545,7 +736,7 @@ void kprovider__uninstall(void) {
   engine__set_stop_hook(NULL, NULL);
   trace_unregister_observer_callback(observe, NULL);
   pthread_mutex_lock(&lock);
-  session_free(current);
+  instance_free(current);
   current = NULL;
   pthread_mutex_unlock(&lock);
   installed = false;

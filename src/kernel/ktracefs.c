@@ -143,6 +143,10 @@ int ktracefs__enable(struct tracefs_instance* instance, const char* system, cons
   return tracefs_event_enable(instance, system, event) == 0 ? 0 : -1;
 }
 
+int ktracefs__disable(struct tracefs_instance* instance, const char* system, const char* event) {
+  return tracefs_event_disable(instance, system, event) == 0 ? 0 : -1;
+}
+
 int ktracefs__set_on(struct tracefs_instance* instance, bool on) {
   return (on ? tracefs_trace_on(instance) : tracefs_trace_off(instance)) == 0 ? 0 : -1;
 }

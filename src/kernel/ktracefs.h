@@ -38,6 +38,9 @@ void ktracefs__destroy(struct tracefs_instance* instance);
 /* Enables system/event in the instance. 0 or -1. */
 int ktracefs__enable(struct tracefs_instance* instance, const char* system, const char* event);
 
+/* Disables system/event in the instance (no session needs it any more). 0 or -1. */
+int ktracefs__disable(struct tracefs_instance* instance, const char* system, const char* event);
+
 /* tracing_on. 0 or -1. */
 int ktracefs__set_on(struct tracefs_instance* instance, bool on);
 

@@ -31,6 +31,18 @@ PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
                --kernel-sched=legacy through it (legacy switches only, no wakeup
                records) and the next trace in the default form again,
                a stale fxtrace-PID instance is removed
+      sessions trace_manager + trace_kernel_provider, several sessions at once (issue 24):
+               A (kernel:sched,kernel:task) and C (kernel:irq) from the start, B (A's and
+               kernel:syscalls/sys_enter_openat) started after pingpong's first run, A
+               stopped before its third: A holds runs 1 and 2, B runs 2 and 3 (>= 1,000
+               switches each, ping and pong named by the archive's own kernel objects),
+               neither the run outside its time; only B the openat instants and their
+               format record; C no scheduling record and kernel:irq slices; A and B no
+               kernel:irq; the instance enables the union of the running sessions' events
+               (extended at B's start, pruned at A's and B's stop) and goes with the last
+      sessionloss  one-page ftrace buffers: two sessions on kernel:sched overrun by
+               pingpong each count kernel drops (and the overflow event); a session
+               without kernel categories meanwhile counts none
       mount    in a private mount namespace (unshare -m) with tracefs unmounted
                (then debugfs too): trace record mounts tracefs and records the
                switches; the host's mounts unchanged
@@ -42,9 +54,11 @@ Exit 77 (skip) only when tracefs is unavailable or we are not root.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 TRACE, PINGPONG, TOOLS, PART = sys.argv[1:5]
 MANAGER, KPROVIDER = (sys.argv[5:7] + [None, None])[:2]
@@ -770,6 +784,250 @@ def part_daemon(tmp):
             os.rmdir(stale)
 
 
+
+def session_state(env, pid):
+    """The state of the session whose client is `pid`, per `trace list-sessions`; None
+    when it is not listed."""
+    r = subprocess.run([TRACE, 'list-sessions'], env=env, capture_output=True, text=True,
+                       timeout=30)
+    for line in r.stdout.split('\n'):
+        words = line.split()
+        if len(words) > 4 and words[1] == str(pid):
+            for state in ('initialized', 'starting', 'started', 'stopping', 'stopped',
+                          'terminating'):
+                if state in words:
+                    return state
+    return None
+
+
+def start_session(env, categories, out):
+    """A `trace record` with no command (its session runs until SIGINT), once its session
+    is started."""
+    # streaming: the archive holds every event however busy the machine is (a oneshot
+    # buffer could fill up before the last run)
+    p = subprocess.Popen([TRACE, 'record', '--categories=' + categories, '--duration=0',
+                          '--buffering-mode=streaming', '-o', out], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while session_state(env, p.pid) != 'started':
+        if p.poll() is not None or time.time() > deadline:
+            check(False, 'session %s (%s) did not start: %s' % (categories, out,
+                                                                p.communicate()[1]))
+            return p
+        time.sleep(0.05)
+    return p
+
+
+def stop_session(p, what):
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 0, '%s: trace record exited %s: %s' % (what, p.returncode, err))
+    return err
+
+
+def run_pingpong(env, rounds=1000):
+    r = subprocess.run([PINGPONG, 'token', str(rounds)], env=env, capture_output=True,
+                       text=True, timeout=120)
+    check(r.returncode == 0, 'pingpong failed: %s' % r.stderr)
+    return program_output(r, 'ping'), program_output(r, 'pong')
+
+
+def switches_of(sw, tids):
+    return [s for s in sw if s['out_thread'][1] in tids or s['in_thread'][1] in tids]
+
+
+def instance_enabled(instance, system, event):
+    path = '/sys/kernel/tracing/instances/%s/events/%s/%s/enable' % (instance, system, event)
+    try:
+        with open(path) as f:
+            return f.read().strip() == '1'
+    except OSError:
+        return None
+
+
+def part_sessions(tmp):
+    """Several sessions through the daemon's one kernel provider (issue 24): A
+    (kernel:sched,kernel:task) and C (kernel:irq) from the start, B (the same as A and
+    kernel:syscalls/sys_enter_openat) started after pingpong's first run, A stopped before
+    its third. Each archive holds the
+    switches of the runs inside its own time window only, each with its own thread names;
+    C no scheduling record; the instance's events are the union of the running sessions'."""
+    if not MANAGER or not KPROVIDER:
+        print('SKIP: trace_manager not built')
+        sys.exit(77)
+    sock = os.path.join(tmp, 'manager.sock')
+    env = dict(os.environ, FXTRACE_SOCKET=sock)
+    manager = subprocess.Popen([MANAGER, '--socket', sock], env=env, stderr=subprocess.PIPE,
+                               text=True)
+    kp = None
+    clients = []
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        kp = subprocess.Popen([KPROVIDER], env=env, stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            providers = subprocess.run([TRACE, 'list-providers'], env=env, capture_output=True,
+                                       text=True).stdout
+            if 'trace_kernel_provider' in providers:
+                break
+            time.sleep(0.05)
+        instance = 'fxtrace-%d' % kp.pid
+        out = {k: os.path.join(tmp, 'session-%s.fxt' % k) for k in 'ABC'}
+        a = start_session(env, 'kernel:sched,kernel:task', out['A'])
+        clients.append(a)
+        c = start_session(env, 'kernel:irq', out['C'])
+        clients.append(c)
+        check(instance_enabled(instance, 'sched', 'sched_switch') and
+              instance_enabled(instance, 'sched', 'sched_process_fork') and
+              instance_enabled(instance, 'irq', 'irq_handler_entry') and
+              not instance_enabled(instance, 'syscalls', 'sys_enter_openat'),
+              'A (kernel:sched,kernel:task) and C (kernel:irq): the instance does not enable '
+              'their union')
+        run1 = run_pingpong(env)
+        b = start_session(env, 'kernel:sched,kernel:task,kernel:syscalls/sys_enter_openat',
+                          out['B'])
+        clients.append(b)
+        check(instance_enabled(instance, 'syscalls', 'sys_enter_openat'),
+              'B started: sys_enter_openat is not enabled in the instance')
+        run2 = run_pingpong(env)
+        err_a = stop_session(a, 'A')
+        clients.remove(a)
+        run3 = run_pingpong(env)
+        err_b = stop_session(b, 'B')
+        clients.remove(b)
+        check(not instance_enabled(instance, 'sched', 'sched_switch') and
+              not instance_enabled(instance, 'syscalls', 'sys_enter_openat') and
+              instance_enabled(instance, 'irq', 'irq_handler_entry'),
+              'A and B stopped: the instance still records their events, or no longer irq')
+        err_c = stop_session(c, 'C')
+        clients.remove(c)
+        for _ in range(100):  # removed once the last session stopped
+            if not os.path.exists('/sys/kernel/tracing/instances/' + instance):
+                break
+            time.sleep(0.05)
+        check(not os.path.exists('/sys/kernel/tracing/instances/' + instance),
+              'the instance %s outlived every session' % instance)
+        for name, err in (('A', err_a), ('B', err_b), ('C', err_c)):
+            row = summary_row(err, 'trace_kernel_provider')
+            check(row is not None and row[1] == str(kp.pid),
+                  '%s: the daemon\'s kernel provider did not take part: %s' % (name, err))
+        ta, tb, tc = decode(out['A']), decode(out['B']), decode(out['C'])
+        for name, t, inside, outside in (('A', ta, (run1, run2), (run3,)),
+                                         ('B', tb, (run2, run3), (run1,))):
+            sw = switches(t)
+            names = thread_names(t)
+            for run in inside:
+                n = len(switches_of(sw, run))
+                print('%s: %d switches of ping/pong %s' % (name, n, run))
+                check(n >= 1000, '%s: only %d switches of ping/pong %s, which ran while it '
+                      'recorded' % (name, n, run))
+                check('ping' in names.get(run[0], []) and 'pong' in names.get(run[1], []),
+                      '%s: ping/pong %s not named in its own archive: %s %s'
+                      % (name, run, names.get(run[0]), names.get(run[1])))
+            for run in outside:
+                n = len(switches_of(sw, run))
+                check(n == 0, '%s: %d switches of ping/pong %s, which ran outside its time'
+                      % (name, n, run))
+            check_names(t, sw, *inside[0])
+            check_lanes(t, sw)
+            check(not events(t, b'kernel:irq'), '%s: kernel:irq records, not asked for' % name)
+            dump_ok(out['A' if t is ta else 'B'])
+        # sys_enter_openat only in B, which asked for it (pingpong's third run opens its
+        # libraries while B records), with its format record
+        opens_a, opens_b = events(ta, b'kernel:syscalls'), events(tb, b'kernel:syscalls')
+        check(opens_b and not opens_a, 'kernel:syscalls instants: %d in B, %d in A (only B '
+              'asked)' % (len(opens_b), len(opens_a)))
+        def openat_formats(t):
+            return [r for r in t.records if r['kind'] == 'blob' and
+                    bytes(r['payload']).startswith(b'category: kernel:syscalls\n'
+                                                   b'name: sys_enter_openat\n')]
+        check(len(openat_formats(tb)) == 1 and not openat_formats(ta),
+              'format records of sys_enter_openat: %d in B, %d in A (only B asked)'
+              % (len(openat_formats(tb)), len(openat_formats(ta))))
+        sched_c = [r for r in tc.records if r['kind'] == 'scheduling']
+        check(not sched_c, 'C (kernel:irq only): %d scheduling records' % len(sched_c))
+        irq_c = events(tc, b'kernel:irq')
+        print('C: %d kernel:irq records' % len(irq_c))
+        check(irq_c, 'C (kernel:irq): no kernel:irq record')
+        dump_ok(out['C'])
+    finally:
+        for p in clients:
+            p.kill()
+            p.wait()
+        if kp:
+            kp.terminate()
+            kp.wait(timeout=20)
+            check(kp.returncode == 0, 'trace_kernel_provider exited %s: %s' %
+                  (kp.returncode, kp.stderr.read()))
+        manager.terminate()
+        manager.wait(timeout=20)
+
+
+def part_sessionloss(tmp):
+    """The kernel's losses per session (docs/kernel-provider.md, Sessions): a kernel
+    provider with one-page ftrace buffers, two sessions on kernel:sched while pingpong
+    overruns them: each counts drops; a third session without kernel categories, running
+    meanwhile, counts none of them."""
+    if not MANAGER or not KPROVIDER:
+        print('SKIP: trace_manager not built')
+        sys.exit(77)
+    sock = os.path.join(tmp, 'manager.sock')
+    env = dict(os.environ, FXTRACE_SOCKET=sock)
+    manager = subprocess.Popen([MANAGER, '--socket', sock], env=env, stderr=subprocess.PIPE,
+                               text=True)
+    kp = None
+    clients = []
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        kp = subprocess.Popen([KPROVIDER], env=dict(env, FXTRACE_KERNEL_BUFFER_KB='4'),
+                              stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            providers = subprocess.run([TRACE, 'list-providers'], env=env, capture_output=True,
+                                       text=True).stdout
+            if 'trace_kernel_provider' in providers:
+                break
+            time.sleep(0.05)
+        out = {k: os.path.join(tmp, 'loss-%s.fxt' % k) for k in 'ABD'}
+        a = start_session(env, 'kernel:sched', out['A'])
+        clients.append(a)
+        b = start_session(env, 'kernel:sched', out['B'])
+        clients.append(b)
+        d = start_session(env, 'pingpong', out['D'])
+        clients.append(d)
+        run_pingpong(env, 20000)
+        rows = {}
+        for name, p in (('A', a), ('B', b), ('D', d)):
+            err = stop_session(p, name)
+            clients.remove(p)
+            rows[name] = summary_row(err, 'trace_kernel_provider')
+            print(name, rows[name])
+            check(rows[name] is not None and rows[name][1] == str(kp.pid),
+                  '%s: the daemon\'s kernel provider did not take part: %s' % (name, err))
+        for name in 'AB':
+            check(rows[name] is not None and int(rows[name][4]) > 0,
+                  '%s: no kernel drops counted with one-page ftrace buffers: %s'
+                  % (name, rows[name]))
+            overflow = [x for x in decode(out[name]).records if x['kind'] == 'provider_event']
+            check(overflow, '%s: no buffer-overflow provider event in the archive' % name)
+        check(rows['D'] is not None and int(rows['D'][4]) == 0,
+              'D (no kernel category): kernel drops counted in it: %s' % rows['D'])
+    finally:
+        for p in clients:
+            p.kill()
+            p.wait()
+        if kp:
+            kp.terminate()
+            kp.wait(timeout=20)
+            check(kp.returncode == 0, 'trace_kernel_provider exited %s: %s' %
+                  (kp.returncode, kp.stderr.read()))
+        manager.terminate()
+        manager.wait(timeout=20)
+
 # Run by `sh -c` inside a private mount namespace (unshare -m): unmounts every
 # tracefs, and with $1 = all debugfs too (its tracing/ directory would mount
 # tracefs by itself when entered), deepest first; fails unless no tracefs is
@@ -877,7 +1135,8 @@ def main():
     before = set(os.listdir(instances)) if os.path.isdir(instances) else set()
     try:
         {'token': part_token, 'legacy': part_legacy, 'clock': part_clock, 'generic': part_generic, 'irq': part_irq,
-         'modes': part_modes, 'loss': part_loss, 'daemon': part_daemon,
+         'modes': part_modes, 'loss': part_loss, 'daemon': part_daemon, 'sessions': part_sessions,
+         'sessionloss': part_sessionloss,
          'mount': part_mount, 'noroot': part_noroot}[PART](tmp)
         # this part's: new since it began, and of a process that has ended (another
         # recording on the machine, still running, keeps its own)
