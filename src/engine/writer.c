@@ -191,6 +191,52 @@ static uint64_t* take_run(trace_context_t* w, size_t words, uint64_t run_bytes) 
   return p;
 }
 
+/* ---- drop counters (streaming) ---- */
+
+/* Reserves this writer's drop counter in the durable buffer: a CAS that
+ * never moves durable_alloc past the end (a full durable buffer ends the
+ * trace; a counter must not). NULL: no room (then drops go to the header's
+ * count, one atomic each, as other drops do). The durable buffer is zero
+ * past durable_alloc (cleared at every full clear), so the count starts at
+ * 0; the header is stored last, as every durable record's. */
+static uint64_t* take_drop_slot(trace_context_t* w) {
+  engine_t* e = engine__of(w);
+  trace_buffer_header_t* h = e->header;
+  const uint64_t bytes = TRACE_BUFFER_DROP_COUNTER_WORDS * 8;
+  uint64_t at = ATOMIC_LOAD(&h->durable_alloc);
+  do {
+    if (at > e->durable_size || bytes > e->durable_size - at) return NULL;
+  } while (!__atomic_compare_exchange_n(&h->durable_alloc, &at, at + bytes, true, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED));
+  uint64_t* p = (uint64_t*)(e->durable + at);
+  ATOMIC_STORE(&p[TRACE_BUFFER_DROP_COUNTER_WORD], 0);
+  ATOMIC_RELEASE(p, buffer__drop_counter_header());
+  ATOMIC_STORE(&w->drop_slot_epoch, w->cache_epoch);
+  ATOMIC_STORE(&w->drop_slot, &p[TRACE_BUFFER_DROP_COUNTER_WORD]);
+  return &p[TRACE_BUFFER_DROP_COUNTER_WORD];
+}
+
+/* A record dropped because every other rolling segment waits for its save:
+ * in the writer's own counter, in shared memory (so that the manager reads
+ * it after a crash too) on a cache line nobody else writes: a load and a
+ * store, no read-modify-write on the header's shared line, which the
+ * threads would otherwise pass between their cores at every dropped record.
+ * A writer's cache_epoch changes when the durable buffer is cleared (its
+ * counter with it); the engine zeroes the counters of a retained durable
+ * buffer at start (engine__reset_drop_counters). */
+static void count_dropped_waiting(trace_context_t* w) {
+  ATOMIC_STORE(&w->records_dropped, w->records_dropped + 1);
+  uint64_t* slot = w->drop_slot;
+  if (UNLIKELY(slot == NULL || w->drop_slot_epoch != w->cache_epoch)) {
+    slot = take_drop_slot(w);
+    if (slot == NULL) {
+      __atomic_fetch_add(&engine__of(w)->header->num_records_dropped, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+  ATOMIC_STORE(slot, ATOMIC_LOAD(slot) + 1);
+}
+
 uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count) {
   engine_t* e = engine__of(w);
   trace_buffer_header_t* h = e->header;
@@ -234,10 +280,13 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
     }
     /* Streaming: the next segment held switch count sw + 1 - segments; it
      * is free once that one is saved (saves_done >= sw + 2 - segments).
-     * Until then records are dropped. */
+     * Until then records are dropped, counted in the writer's own counter
+     * (no shared line: both threads may drop every record meanwhile). */
     if (e->mode == TRACE_BUFFERING_MODE_STREAMING &&
-        ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2)
-      goto drop;
+        ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2) {
+      if (count) count_dropped_waiting(w);
+      return NULL;
+    }
     ATOMIC_STORE(&e->dirty[engine__segment(e, sw)], true); /* before anyone can come back to it */
     uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | need;
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
