@@ -237,12 +237,14 @@ static void count_dropped_waiting(trace_context_t* w) {
   ATOMIC_STORE(slot, ATOMIC_LOAD(slot) + 1);
 }
 
-uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count) {
+/* Steps F-H: a new chunk (or a switch), or the drop. */
+static __attribute__((noinline)) uint64_t* reserve_chunk(trace_context_t* w, size_t words,
+                                                         bool count) {
   engine_t* e = engine__of(w);
   trace_buffer_header_t* h = e->header;
   uint64_t bytes = (uint64_t)words * 8;
   uint64_t C = e->chunk_size;
-  uint64_t need = (bytes + C - 1) / C * C;
+  uint64_t need = (bytes + C - 1) & ~(C - 1); /* C is a power of two */
   if (words == 0 || bytes > TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE || need > e->rolling_size)
     goto drop;
   for (;;) {
@@ -298,6 +300,28 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
 drop:
   if (count) writer__count_dropped(w);
   return NULL;
+}
+
+uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count) {
+  /* A streaming writer without a chunk while every other segment waits for
+   * its save (what each of its records meets until a save is done): the
+   * decision of reserve_chunk's steps F and H in a few loads of lines that
+   * change only at switches and saves, then its own counter, without
+   * reserve_chunk's frame. The record fits a segment (a bigger one is
+   * counted as such there). */
+  const engine_t* e = engine__of(w);
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING && w->chunk == NO_CHUNK && count && words != 0 &&
+      (uint64_t)words * 8 <= TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE &&
+      (uint64_t)words * 8 <= e->rolling_size) {
+    uint64_t cur = ATOMIC_ACQUIRE(&e->header->rolling_alloc);
+    uint64_t sw = cur >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    if ((cur & TRACE_BUFFER_ALLOC_OFFSET_MASK) >= e->rolling_size &&
+        ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2 && ATOMIC_LOAD(&e->hot->epoch) != 0) {
+      count_dropped_waiting(w);
+      return NULL;
+    }
+  }
+  return reserve_chunk(w, words, count);
 }
 
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words) {
