@@ -393,6 +393,17 @@ static void test_streaming_drop_counters(void) {
   ASSERT_EQ(stats.records_dropped, dropped);
   ASSERT_EQ(header_dropped(&h), dropped);
   ASSERT_EQ(header_counter(&h), 0u); /* nothing on the shared line */
+  { /* the buffer as a killed process leaves it, read as `trace recover`
+     * reads it: the archive it assembles says records were dropped */
+    uint8_t* copy = malloc(h.size);
+    ASSERT_TRUE(copy != NULL);
+    memcpy(copy, h.buffer, h.size);
+    archive_summary_t raw;
+    summarize_archive(copy, h.size, &raw);
+    ASSERT_EQ(raw.overflow_events, 1u);
+    free(raw.seqs);
+    free(copy);
+  }
   while (!harness_release_saves(&h)) sched_yield();
   h.hold_saves = false;
   for (int i = 0; i < 100; i++) emit_seq(seq++);
