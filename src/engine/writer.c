@@ -221,9 +221,13 @@ static uint64_t* take_drop_slot(trace_context_t* w) {
  * it after a crash too) on a cache line nobody else writes: a load and a
  * store, no read-modify-write on the header's shared line, which the
  * threads would otherwise pass between their cores at every dropped record.
+ * The load and store are not one atomic step, and need not be: only the
+ * owner writes the counter, and only from trace_engine__reserve_slow(),
+ * which runs inside the writer's `reserving` bracket, where an event from a
+ * signal handler is dropped before it can get here (trace_engine__enter).
  * A writer's cache_epoch changes when the durable buffer is cleared (its
  * counter with it); the engine zeroes the counters of a retained durable
- * buffer at start (engine__reset_drop_counters). */
+ * buffer at start (reset_drop_counters, engine.c). */
 static void count_dropped_waiting(trace_context_t* w) {
   ATOMIC_STORE(&w->records_dropped, w->records_dropped + 1);
   uint64_t* slot = w->drop_slot;
