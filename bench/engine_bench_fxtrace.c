@@ -45,6 +45,14 @@
  * counted in the archive (bench_fxt_count) by bench/run. With FXTRACE_OUTPUT
  * set the provider records in file mode instead (no manager), the same way.
  *
+ * --mode drops: as local, but the engine is in streaming mode on a small
+ * buffer (1 MiB unless --buffer-mib) and the handler never marks a save
+ * done, so once the warm-up filled every rolling segment each timed event
+ * takes the drop path (counted, not written): the cost of a dropped record
+ * (issue 20; bench/RESULTS.md, "Streaming drops and circular wrap"). The
+ * program checks that the events in the buffer + the buffer header's
+ * dropped count = the events issued.
+ *
  * BENCH_SESSIONS=N (1..4, default 1; --mode local): N engine sessions
  * (docs/sessions.md) enable the categories, each on a buffer of its own of
  * the same size, so that every event is written N times; session 0's buffer
@@ -56,7 +64,7 @@
  * including chunk tails and any non-event records), recorded=(event records
  * found in the buffer), expected=, written= and dropped= (engine stats),
  * wrapped=. bytes are "na" when the buffer header is not the layout of
- * docs/buffer-layout.md (version 2), which this program reads directly. */
+ * docs/buffer-layout.md (version 3), which this program reads directly. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,6 +75,7 @@
 #include <unistd.h>
 
 #include "engine/buffer_header.h" /* internal: the layout this program scans */
+#include "engine/buffer_scan.h"   /* internal: the whole dropped count */
 #include "engine/clock.h"         /* internal: which clock the engine picked */
 #include "fxbench_events.h"
 #include "fxbench_events_off.h"
@@ -347,8 +356,9 @@ static void scan_buffer(const uint8_t* buf, uint64_t size, scan_result_t* r) {
   trace_buffer_header_t h;
   memcpy(&h, buf, sizeof h);
   *r = (scan_result_t){0};
-  if (h.magic != TRACE_BUFFER_HEADER_MAGIC || h.version != 2 || h.total_size != size ||
-      h.chunk_size < 8 || h.rolling_buffer_size > size || h.segment_count == 0 ||
+  if (h.magic != TRACE_BUFFER_HEADER_MAGIC || h.version != TRACE_BUFFER_HEADER_VERSION ||
+      h.total_size != size || h.chunk_size < 8 || h.rolling_buffer_size > size ||
+      h.segment_count == 0 ||
       128 + h.durable_buffer_size + (uint64_t)h.segment_count * h.rolling_buffer_size > size)
     return;
   r->chunk_size = h.chunk_size;
@@ -432,13 +442,14 @@ int main(int argc, char** argv) {
   bench_options_t o;
   bench_parse_options(
       argc, argv, &o,
-      " [--buffer-mib N] [--mode local|provider] [--rate N]\n"
+      " [--buffer-mib N] [--mode local|provider|drops] [--rate N]\n"
       "  scenarios: off stopped instant0 instant2 instant_str instant_lit instant_str8\n"
       "             instant_str_long instant_str2 instant_mixed duration duration_args\n"
       "             begin_end counter async async_str flow paced alert_off alert tp_off\n"
       "             tp_int2 tp_str\n"
       "  --buffer-mib N  engine buffer size (default: enough for the loop)\n"
-      "  --mode provider  register with the trace manager instead (streaming)");
+      "  --mode provider  register with the trace manager instead (streaming)\n"
+      "  --mode drops  streaming on a 1 MiB buffer never saved: the timed events are dropped");
   const scenario_t* sc = NULL;
   for (size_t i = 0; i < sizeof k_scenarios / sizeof k_scenarios[0]; i++)
     if (!strcmp(k_scenarios[i].name, o.scenario)) sc = &k_scenarios[i];
@@ -447,7 +458,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!strcmp(o.mode, "provider")) return run_provider(&o, sc);
-  if (strcmp(o.mode, "local") != 0) {
+  bool drops = !strcmp(o.mode, "drops");
+  if (drops && !o.buffer_mib) o.buffer_mib = 1;
+  if (strcmp(o.mode, "local") != 0 && !drops) {
     fprintf(stderr, "bench_fxtrace: unknown --mode %s\n", o.mode);
     return 2;
   }
@@ -465,7 +478,9 @@ int main(int argc, char** argv) {
     fprintf(stderr, "bench_fxtrace: mmap %" PRIu64 " bytes: %s\n", size, strerror(errno));
     return 1;
   }
-  int rc = trace_engine_initialize(&g_handler, TRACE_BUFFERING_MODE_CIRCULAR, buf, size);
+  int rc = trace_engine_initialize(
+      &g_handler, drops ? TRACE_BUFFERING_MODE_STREAMING : TRACE_BUFFERING_MODE_CIRCULAR, buf,
+      size);
   if (rc != 0) {
     fprintf(stderr, "bench_fxtrace: trace_engine_initialize: %s\n", strerror(-rc));
     return 1;
@@ -528,6 +543,10 @@ int main(int argc, char** argv) {
   if (trace_engine_get_stats(&stats) != 0) fprintf(stderr, "bench_fxtrace: no stats\n");
   scan_result_t scan;
   scan_buffer(buf, size, &scan);
+  trace_buffer_header_t header;
+  uint64_t header_dropped = buffer_scan__header(buf, size, &header) == NULL
+                                ? buffer_scan__dropped(buf, size, &header)
+                                : UINT64_MAX;
   trace_engine_terminate();
   wait_flag(&g_terminated, "trace_terminated");
 
@@ -548,8 +567,19 @@ int main(int argc, char** argv) {
            bytes, buffer_bytes, recorded, expected, stats.records_written, stats.records_dropped,
            stats.wrapped_count, __atomic_load_n(&g_disposition, __ATOMIC_RELAXED), size >> 20,
            clock_source, more + 1, extra_written);
-  bench_print_result("fxtrace", &o, &t, extra);
+  bench_print_result(drops ? "fxtrace-drops" : "fxtrace", &o, &t, extra);
   munmap(buf, size);
+  /* streaming, never saved: nothing is overwritten, every event is either
+   * in the buffer or counted, in the header too */
+  if (drops && (!scan.valid || scan.event_records + header_dropped != expected ||
+                header_dropped != stats.records_dropped)) {
+    fprintf(stderr,
+            "bench_fxtrace: --mode drops: %" PRIu64 " event records in the buffer + %" PRIu64
+            " dropped (buffer: header and drop counters; engine stats %" PRIu64
+            "), expected %" PRIu64 " events\n",
+            scan.event_records, header_dropped, stats.records_dropped, expected);
+    return 4;
+  }
   /* a buffer of --buffer-mib may wrap: circular mode then overwrote the oldest records */
   int overwritten = scan.wrapped > 0 && scan.event_records <= expected;
   if (scan.valid && scan.event_records != expected && !overwritten) {

@@ -163,6 +163,12 @@ struct trace_context {
   uint16_t* owners; /* the token array `chunk` indexes */
   bool in_use;      /* a live thread owns it */
   struct trace_context* next;
+  /* Streaming: the count word of this writer's drop counter in the shared
+   * buffer's durable area (docs/buffer-layout.md, "The drop counter"), or
+   * NULL; valid while drop_slot_epoch is cache_epoch. Engine-only, after
+   * everything the inline record path reads (no offset above moves). */
+  uint64_t* drop_slot;
+  uint64_t drop_slot_epoch;
 } __attribute__((aligned(64)));
 
 /* The calling thread's writer in each session, or NULL before its first

@@ -3,7 +3,8 @@
  * read it. The buffer is fxtrace's own format; only archives are FXT.
  *
  * Byte layout, little-endian, at offset 0 of the buffer (128 bytes):
- *   0  magic 0x627566ee68656164      8  version (2 = fxtrace chunked, segments)
+ *   0  magic 0x627566ee68656164      8  version (3 = fxtrace chunked, segments,
+ *                                       drop counters)
  *  10  buffering mode (0/1/2)       11  segment_count (rolling segments)
  *  12  wrapped_count                16  total_size (whole buffer)
  *  24  durable_buffer_size          32  rolling_buffer_size (each)
@@ -23,8 +24,10 @@
 #include <stdint.h>
 
 #define TRACE_BUFFER_HEADER_MAGIC UINT64_C(0x627566ee68656164)
-/* 2: N rolling segments (segment_count, saves_done); 1 had two halves */
-#define TRACE_BUFFER_HEADER_VERSION 2u
+/* 3: streaming writers' drop counters in the durable buffer (buffer_scan.h,
+ * buffer_scan__dropped); 2: N rolling segments (segment_count,
+ * saves_done); 1 had two halves */
+#define TRACE_BUFFER_HEADER_VERSION 3u
 #define TRACE_BUFFER_FLAG_STOPPED 1u
 
 enum {
@@ -59,8 +62,10 @@ typedef struct trace_buffer_header {
    * current segment (PROTOCOL.md's two rolling buffers when there are two). */
   uint64_t rolling_data_end[2];
   /* Records dropped since the last start: a live counter, added to with an
-   * atomic read-modify-write on every drop (the slow path only), so that it
-   * is right in the buffer of a process that died mid-trace. */
+   * atomic read-modify-write on a drop (the slow path only), so that it is
+   * right in the buffer of a process that died mid-trace. Streaming's
+   * waiting-for-a-save drops go to the writers' own drop counters in the
+   * durable buffer instead: the whole count is buffer_scan__dropped(). */
   uint64_t num_records_dropped;
   uint32_t chunk_size;
   uint32_t flags;

@@ -224,6 +224,51 @@ const char* buffer_scan__inconsistency(const trace_buffer_header_t* h) {
   return NULL;
 }
 
+/* Adds `v` to `*total`, saturating at TRACE_BUFFER_MAX_DROPPED. */
+static void add_dropped(uint64_t* total, uint64_t v) {
+  *total = v > TRACE_BUFFER_MAX_DROPPED - *total ? TRACE_BUFFER_MAX_DROPPED : *total + v;
+}
+
+uint64_t buffer_scan__dropped(const void* buffer, size_t size, const trace_buffer_header_t* h) {
+  uint64_t total = h->num_records_dropped;
+  if (total > TRACE_BUFFER_MAX_DROPPED) total = TRACE_BUFFER_MAX_DROPPED;
+  /* counters are in the durable buffer, which only streaming and circular
+   * buffers have (writers take them in streaming only) */
+  if (h->buffering_mode == TRACE_BUFFERING_MODE_ONESHOT || h->durable_buffer_size == 0 ||
+      sizeof(*h) + h->durable_buffer_size > size)
+    return total;
+  const uint8_t* durable = (const uint8_t*)buffer + sizeof(*h);
+  /* counters are reserved below durable_alloc (never past the durable
+   * buffer's end) and committed at once */
+  uint64_t end = h->durable_alloc;
+  if (end > h->durable_buffer_size) end = h->durable_buffer_size;
+  const uint64_t tag = buffer__drop_counter_header();
+  const uint64_t counter_bytes = TRACE_BUFFER_DROP_COUNTER_WORDS * 8;
+  uint64_t pos = 0;
+  bool framed = true; /* pos is a record boundary */
+  while (pos + 8 <= end) {
+    uint64_t header = __atomic_load_n((const uint64_t*)(durable + pos), __ATOMIC_ACQUIRE);
+    if (header == tag && counter_bytes <= end - pos) {
+      add_dropped(&total,
+                  __atomic_load_n((const uint64_t*)(durable + pos) + TRACE_BUFFER_DROP_COUNTER_WORD,
+                                  __ATOMIC_RELAXED));
+      pos += counter_bytes;
+      continue;
+    }
+    uint64_t bytes = fxt_record_words(header) * 8;
+    if (framed && header != 0 && bytes != 0 && bytes <= end - pos) {
+      pos += bytes;
+      continue;
+    }
+    /* a record reserved but never committed (its header is 0), or damage:
+     * the framing is lost from here; counters are still found by their
+     * header word (a record's body could hold that word only by design) */
+    framed = false;
+    pos += 8;
+  }
+  return total;
+}
+
 int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t records_dropped,
                           buffer_emit_fn emit, void* arg) {
   uint64_t words[2 + 32 + 1];

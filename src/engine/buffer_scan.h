@@ -26,6 +26,21 @@ static inline uint64_t buffer__provisional_header(uint64_t words) {
          (uint64_t)TRACE_BUFFER_PROVISIONAL_LARGE_TYPE << 36;
 }
 
+/* A streaming writer's drop counter (docs/buffer-layout.md, "The drop
+ * counter"): a 16-word record in the durable buffer whose header is a
+ * provisional header (so that every scan skips it, never emitting it) with
+ * TRACE_BUFFER_DROP_COUNTER_TAG in bits 40..63, and whose word
+ * TRACE_BUFFER_DROP_COUNTER_WORD is the number of records that writer
+ * dropped while its next rolling segment waited for a save, this trace.
+ * That word's cache line lies inside the record (word 8 of 16), so no other
+ * record shares it: its owner's plain stores contend with nobody. */
+#define TRACE_BUFFER_DROP_COUNTER_TAG UINT64_C(0xd4c0c7)
+enum { TRACE_BUFFER_DROP_COUNTER_WORDS = 16, TRACE_BUFFER_DROP_COUNTER_WORD = 8 };
+static inline uint64_t buffer__drop_counter_header(void) {
+  return buffer__provisional_header(TRACE_BUFFER_DROP_COUNTER_WORDS) | TRACE_BUFFER_DROP_COUNTER_TAG
+                                                                           << 40;
+}
+
 /* Receives consecutive whole records; non-zero stops the scan. */
 typedef int (*buffer_emit_fn)(void* arg, const void* data, size_t bytes);
 
@@ -84,6 +99,14 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
  * each other (damage: the scan then may read a rolling buffer the saves
  * already hold, or skip one they do not), or NULL. */
 const char* buffer_scan__inconsistency(const trace_buffer_header_t* h);
+
+/* The buffer's whole dropped-records count: the header's
+ * num_records_dropped (h, from buffer_scan__header) plus every writer's drop
+ * counter in the durable buffer, found by walking its records up to the
+ * allocation point and, past a record never committed (a writer killed
+ * mid-write), by their distinct header word. Saturates at
+ * TRACE_BUFFER_MAX_DROPPED (the buffer is untrusted). */
+uint64_t buffer_scan__dropped(const void* buffer, size_t size, const trace_buffer_header_t* h);
 
 /* The archive prologue: magic record, provider-info record (id, name) and,
  * if records_dropped > 0, a buffer-overflow provider event. */

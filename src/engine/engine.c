@@ -361,6 +361,18 @@ static void publish_generation_locked(engine_t* e, uint64_t generation) {
   pthread_mutex_unlock(&engine__sessions_lock);
 }
 
+/* The streaming writers' drop counters (writer.c, count_dropped_waiting)
+ * of a durable buffer this start keeps: zeroed, like the header's count.
+ * A counter whose writer's epoch is not the engine's was cleared with the
+ * durable buffer (or is in an earlier engine's buffer): left alone. Under
+ * e->lock, with no writer in the buffer. */
+static void reset_drop_counters(engine_t* e) {
+  for (trace_context_t* w = e->writers; w; w = w->next) {
+    uint64_t* slot = ATOMIC_LOAD(&w->drop_slot);
+    if (slot && ATOMIC_LOAD(&w->drop_slot_epoch) == e->cache_epoch) ATOMIC_STORE(slot, 0);
+  }
+}
+
 int trace_engine_start(trace_start_mode_t start_mode) {
   return trace_engine_session_start(0, start_mode);
 }
@@ -393,6 +405,7 @@ int trace_engine_session_start(unsigned session, trace_start_mode_t start_mode) 
     /* drops are counted per start, as the writers' own counts (no writer is
      * in the buffer: the last stop waited for them) */
     ATOMIC_STORE(&h->num_records_dropped, 0);
+    reset_drop_counters(e);
     e->generation = (__atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED) << 2) | e->session;
     e->generations++;
     e->disposition = 0;

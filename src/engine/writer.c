@@ -191,12 +191,64 @@ static uint64_t* take_run(trace_context_t* w, size_t words, uint64_t run_bytes) 
   return p;
 }
 
-uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count) {
+/* ---- drop counters (streaming) ---- */
+
+/* Reserves this writer's drop counter in the durable buffer: a CAS that
+ * never moves durable_alloc past the end (a full durable buffer ends the
+ * trace; a counter must not). NULL: no room (then drops go to the header's
+ * count, one atomic each, as other drops do). The durable buffer is zero
+ * past durable_alloc (cleared at every full clear), so the count starts at
+ * 0; the header is stored last, as every durable record's. */
+static uint64_t* take_drop_slot(trace_context_t* w) {
+  engine_t* e = engine__of(w);
+  trace_buffer_header_t* h = e->header;
+  const uint64_t bytes = TRACE_BUFFER_DROP_COUNTER_WORDS * 8;
+  uint64_t at = ATOMIC_LOAD(&h->durable_alloc);
+  do {
+    if (at > e->durable_size || bytes > e->durable_size - at) return NULL;
+  } while (!__atomic_compare_exchange_n(&h->durable_alloc, &at, at + bytes, true, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED));
+  uint64_t* p = (uint64_t*)(e->durable + at);
+  ATOMIC_STORE(&p[TRACE_BUFFER_DROP_COUNTER_WORD], 0);
+  ATOMIC_RELEASE(p, buffer__drop_counter_header());
+  ATOMIC_STORE(&w->drop_slot_epoch, w->cache_epoch);
+  ATOMIC_STORE(&w->drop_slot, &p[TRACE_BUFFER_DROP_COUNTER_WORD]);
+  return &p[TRACE_BUFFER_DROP_COUNTER_WORD];
+}
+
+/* A record dropped because every other rolling segment waits for its save:
+ * in the writer's own counter, in shared memory (so that the manager reads
+ * it after a crash too) on a cache line nobody else writes: a load and a
+ * store, no read-modify-write on the header's shared line, which the
+ * threads would otherwise pass between their cores at every dropped record.
+ * The load and store are not one atomic step, and need not be: only the
+ * owner writes the counter, and only from trace_engine__reserve_slow(),
+ * which runs inside the writer's `reserving` bracket, where an event from a
+ * signal handler is dropped before it can get here (trace_engine__enter).
+ * A writer's cache_epoch changes when the durable buffer is cleared (its
+ * counter with it); the engine zeroes the counters of a retained durable
+ * buffer at start (reset_drop_counters, engine.c). */
+static void count_dropped_waiting(trace_context_t* w) {
+  ATOMIC_STORE(&w->records_dropped, w->records_dropped + 1);
+  uint64_t* slot = w->drop_slot;
+  if (UNLIKELY(slot == NULL || w->drop_slot_epoch != w->cache_epoch)) {
+    slot = take_drop_slot(w);
+    if (slot == NULL) {
+      __atomic_fetch_add(&engine__of(w)->header->num_records_dropped, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+  ATOMIC_STORE(slot, ATOMIC_LOAD(slot) + 1);
+}
+
+/* Steps F-H: a new chunk (or a switch), or the drop. */
+static __attribute__((noinline)) uint64_t* reserve_chunk(trace_context_t* w, size_t words,
+                                                         bool count) {
   engine_t* e = engine__of(w);
   trace_buffer_header_t* h = e->header;
   uint64_t bytes = (uint64_t)words * 8;
   uint64_t C = e->chunk_size;
-  uint64_t need = (bytes + C - 1) / C * C;
+  uint64_t need = (bytes + C - 1) & ~(C - 1); /* C is a power of two */
   if (words == 0 || bytes > TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE || need > e->rolling_size)
     goto drop;
   for (;;) {
@@ -234,10 +286,13 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
     }
     /* Streaming: the next segment held switch count sw + 1 - segments; it
      * is free once that one is saved (saves_done >= sw + 2 - segments).
-     * Until then records are dropped. */
+     * Until then records are dropped, counted in the writer's own counter
+     * (no shared line: both threads may drop every record meanwhile). */
     if (e->mode == TRACE_BUFFERING_MODE_STREAMING &&
-        ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2)
-      goto drop;
+        ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2) {
+      if (count) count_dropped_waiting(w);
+      return NULL;
+    }
     ATOMIC_STORE(&e->dirty[engine__segment(e, sw)], true); /* before anyone can come back to it */
     uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | need;
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
@@ -249,6 +304,28 @@ uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool coun
 drop:
   if (count) writer__count_dropped(w);
   return NULL;
+}
+
+uint64_t* trace_engine__reserve_slow(trace_context_t* w, size_t words, bool count) {
+  /* A streaming writer without a chunk while every other segment waits for
+   * its save (what each of its records meets until a save is done): the
+   * decision of reserve_chunk's steps F and H in a few loads of lines that
+   * change only at switches and saves, then its own counter, without
+   * reserve_chunk's frame. The record fits a segment (a bigger one is
+   * counted as such there). */
+  const engine_t* e = engine__of(w);
+  if (e->mode == TRACE_BUFFERING_MODE_STREAMING && w->chunk == NO_CHUNK && count && words != 0 &&
+      (uint64_t)words * 8 <= TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE &&
+      (uint64_t)words * 8 <= e->rolling_size) {
+    uint64_t cur = ATOMIC_ACQUIRE(&e->header->rolling_alloc);
+    uint64_t sw = cur >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
+    if ((cur & TRACE_BUFFER_ALLOC_OFFSET_MASK) >= e->rolling_size &&
+        ATOMIC_ACQUIRE(&e->saves_done) + e->segments < sw + 2 && ATOMIC_LOAD(&e->hot->epoch) != 0) {
+      count_dropped_waiting(w);
+      return NULL;
+    }
+  }
+  return reserve_chunk(w, words, count);
 }
 
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words) {

@@ -324,7 +324,8 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
     archive__note_damage(t, WIRE_RECORDS_UNKNOWN, "its buffer header is unusable (%s)", why);
     return !o->failed;
   }
-  if (h.num_records_dropped > 0 && !archive__overflow_event(o, t->provider_id)) return false;
+  uint64_t dropped = buffer_scan__dropped(t->map, t->size, &h); /* header + writers' counters */
+  if (dropped > 0 && !archive__overflow_event(o, t->provider_id)) return false;
   archive_emit_t e = {.out = o, .names = t->s->names, .source = t->names};
   t->s->names_due = true;
   uint64_t durable_from = 0, saved_switches = 0;
@@ -351,9 +352,8 @@ bool archive__write_results(manager_t* m, tracee_t* t) {
        "provider #%u \"%s\": %llu records (%llu bytes) written; wrapped %u, dropped %llu, "
        "durable end %llu, rolling ends %llu/%llu%s",
        t->provider_id, t->name, (unsigned long long)e.records, (unsigned long long)e.bytes,
-       h.wrapped_count, (unsigned long long)h.num_records_dropped,
-       (unsigned long long)h.durable_data_end, (unsigned long long)h.rolling_data_end[0],
-       (unsigned long long)h.rolling_data_end[1],
+       h.wrapped_count, (unsigned long long)dropped, (unsigned long long)h.durable_data_end,
+       (unsigned long long)h.rolling_data_end[0], (unsigned long long)h.rolling_data_end[1],
        stats.stopped_cleanly ? "" : " (not stopped cleanly)");
   return !o->failed;
 }

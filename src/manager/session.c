@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/buffer_scan.h"
 #include "manager/manager_internal.h"
 
 #define DEFAULT_BUFFER_MB 4u
@@ -147,7 +148,8 @@ static void put_stats(manager_t* m, session_t* s) {
     wire__put_u64(m->w, t->pid);
     wire__put_u8(m->w, t->mode);
     wire__put_u32(m->w, h.wrapped_count);
-    wire__put_u64(m->w, h.num_records_dropped);
+    /* the header's count and the writers' drop counters (a zeroed h: 0) */
+    wire__put_u64(m->w, h.magic ? buffer_scan__dropped(t->map, t->size, &h) : 0);
     wire__put_u32(m->w, percent);
     wire__put_u64(m->w, non_durable);
     wire__put_u8(m->w, (uint8_t)t->stat_state);

@@ -169,6 +169,8 @@ const char* recover__open(input_t* in, recover_t** out, bool* truncated) {
   }
   int status = buffer_scan__records_measured(buffer, (size_t)h.total_size, h.saved_durable_end,
                                              measure, collect, image, &image->scan);
+  /* the header's count and the writers' drop counters (buffer_scan.h) */
+  uint64_t dropped = buffer_scan__dropped(buffer, (size_t)h.total_size, &h);
   free(buffer);
   trace_reader_close(image->measurer);
   image->measurer = NULL;
@@ -176,7 +178,7 @@ const char* recover__open(input_t* in, recover_t** out, bool* truncated) {
     recover__free(image);
     return "out of memory";
   }
-  buffer__emit_prologue(1, kName, h.num_records_dropped, collect_prologue, image);
+  buffer__emit_prologue(1, kName, dropped, collect_prologue, image);
   image->streamed_bytes = h.streamed_bytes;
   image->max_save = h.durable_buffer_size + h.rolling_buffer_size;
   image->inconsistency = buffer_scan__inconsistency(&h);

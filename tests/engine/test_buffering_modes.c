@@ -141,8 +141,17 @@ static void test_streaming(int threads) {
   harness_free(&h);
 }
 
-/* The drop counter in the buffer header, as the manager reads it. */
+/* The dropped count in the buffer, as the manager reads it: the header's
+ * counter and the streaming writers' drop counters (buffer_scan__dropped). */
 static uint64_t header_dropped(const harness_t* h) {
+  trace_buffer_header_t header;
+  ASSERT_TRUE(buffer_scan__header(h->buffer, h->size, &header) == NULL);
+  return buffer_scan__dropped(h->buffer, h->size, &header);
+}
+
+/* Only the header's counter (the drops streaming writers do not count in
+ * their own counters). */
+static uint64_t header_counter(const harness_t* h) {
   const trace_buffer_header_t* header = (const trace_buffer_header_t*)h->buffer;
   return __atomic_load_n(&header->num_records_dropped, __ATOMIC_RELAXED);
 }
@@ -345,6 +354,118 @@ static void test_header_drop_counter_is_live(void) {
   harness_free(&h);
 }
 
+typedef struct dropper {
+  uint64_t first, count;
+  uint64_t dropped; /* the engine's count for this thread's writer, after its loop */
+} dropper_t;
+
+static void* run_dropper(void* arg) {
+  dropper_t* d = arg;
+  for (uint64_t i = 0; i < d->count; i++) emit_seq(d->first + i);
+  return NULL;
+}
+
+/* Streaming drops while every segment waits for its save are counted in each
+ * writer's own drop counter in the buffer's durable area, not in the
+ * header's shared counter (issue 20): two threads dropping at once count
+ * exactly, the count is in the buffer while the trace runs (as for a
+ * process killed now), no scan emits the counters, and a start that keeps
+ * the durable buffer sets them back to 0. */
+static void test_streaming_drop_counters(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SMALL_BUFFER, NULL), 0);
+  h.hold_saves = true;
+  trace_engine_stats_t stats;
+  uint64_t seq = 0;
+  while (trace_engine_get_stats(&stats) == 0 && stats.records_dropped == 0) emit_seq(seq++);
+  ASSERT_TRUE(trace_engine_save_pending());
+  enum { PER_THREAD = 100000 };
+  dropper_t d[2] = {{seq, PER_THREAD, 0}, {seq + PER_THREAD, PER_THREAD, 0}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) ASSERT_EQ(pthread_create(&t[i], NULL, run_dropper, &d[i]), 0);
+  for (int i = 0; i < 2; i++) ASSERT_EQ(pthread_join(t[i], NULL), 0);
+  seq += 2 * PER_THREAD;
+  /* every one dropped (no segment was saved), counted once: in the buffer
+   * while the trace runs, and by the engine */
+  uint64_t dropped = 1 + 2 * (uint64_t)PER_THREAD;
+  ASSERT_EQ(trace_engine_get_stats(&stats), 0);
+  ASSERT_EQ(stats.records_dropped, dropped);
+  ASSERT_EQ(header_dropped(&h), dropped);
+  ASSERT_EQ(header_counter(&h), 0u); /* nothing on the shared line */
+  { /* the buffer as a killed process leaves it, read as `trace recover`
+     * reads it: the archive it assembles says records were dropped */
+    uint8_t* copy = malloc(h.size);
+    ASSERT_TRUE(copy != NULL);
+    memcpy(copy, h.buffer, h.size);
+    archive_summary_t raw;
+    summarize_archive(copy, h.size, &raw);
+    ASSERT_EQ(raw.overflow_events, 1u);
+    free(raw.seqs);
+    free(copy);
+  }
+  while (!harness_release_saves(&h)) sched_yield();
+  h.hold_saves = false;
+  for (int i = 0; i < 100; i++) emit_seq(seq++);
+  harness_stop(&h);
+  size_t length;
+  const uint8_t* fxt = harness_archive(&h, &length);
+  summarize_archive(fxt, length, &s);
+  ASSERT_EQ(s.skipped, 0u);
+  ASSERT_EQ(h.stats.records_dropped, dropped);
+  ASSERT_EQ(s.seq_count + dropped, seq);
+  ASSERT_EQ(s.overflow_events, 1u);
+  ASSERT_EQ(header_dropped(&h), dropped); /* after the stop too */
+  free(s.seqs);
+  /* a start that keeps the durable buffer (and the counters in it) */
+  ASSERT_EQ(trace_engine_start(TRACE_START_CLEAR_NONDURABLE_BUFFER), 0);
+  ASSERT_EQ(header_dropped(&h), 0u);
+  harness_free(&h);
+}
+
+/* A writer killed while writing a durable record leaves a zero header below
+ * the allocation point: the drop counters after it are still found. */
+static void test_drop_counter_after_an_uncommitted_record(void) {
+  enum { SIZE = 64 * 1024 };
+  uint64_t* buffer = calloc(SIZE / 8, 8);
+  ASSERT_TRUE(buffer != NULL);
+  trace_buffer_geometry_t g;
+  ASSERT_EQ(buffer__compute_geometry(TRACE_BUFFERING_MODE_STREAMING, SIZE, &g), 0);
+  trace_buffer_header_t* header = (trace_buffer_header_t*)buffer;
+  buffer_header__init(header, TRACE_BUFFERING_MODE_STREAMING, SIZE, &g);
+  header->num_records_dropped = 5;
+  uint64_t* durable = buffer + sizeof(*header) / 8;
+  /* a counter (7), a 3-word record never committed (header 0, a body word
+   * set), a counter (11), then a 2-word string-like record and a counter (13) */
+  uint64_t pos = 0;
+  durable[pos] = buffer__drop_counter_header();
+  durable[pos + TRACE_BUFFER_DROP_COUNTER_WORD] = 7;
+  pos += TRACE_BUFFER_DROP_COUNTER_WORDS;
+  durable[pos + 1] = UINT64_C(0x1234);
+  pos += 3;
+  durable[pos] = buffer__drop_counter_header();
+  durable[pos + TRACE_BUFFER_DROP_COUNTER_WORD] = 11;
+  pos += TRACE_BUFFER_DROP_COUNTER_WORDS;
+  durable[pos] = 2 | (2 << 4);
+  pos += 2;
+  durable[pos] = buffer__drop_counter_header();
+  durable[pos + TRACE_BUFFER_DROP_COUNTER_WORD] = 13;
+  pos += TRACE_BUFFER_DROP_COUNTER_WORDS;
+  header->durable_alloc = pos * 8;
+  trace_buffer_header_t h;
+  ASSERT_TRUE(buffer_scan__header(buffer, SIZE, &h) == NULL);
+  ASSERT_EQ(buffer_scan__dropped(buffer, SIZE, &h), 5u + 7 + 11 + 13);
+  /* past the allocation point nothing counts */
+  header->durable_alloc = (pos - TRACE_BUFFER_DROP_COUNTER_WORDS) * 8;
+  ASSERT_TRUE(buffer_scan__header(buffer, SIZE, &h) == NULL);
+  ASSERT_EQ(buffer_scan__dropped(buffer, SIZE, &h), 5u + 7 + 11);
+  /* untrusted counts saturate */
+  durable[TRACE_BUFFER_DROP_COUNTER_WORD] = UINT64_MAX;
+  ASSERT_TRUE(buffer_scan__header(buffer, SIZE, &h) == NULL);
+  ASSERT_EQ(buffer_scan__dropped(buffer, SIZE, &h), TRACE_BUFFER_MAX_DROPPED);
+  free(buffer);
+}
+
 /* Strings registered faster than the durable buffer holds: tracing stops for
  * good, later events are dropped and counted, and no record refers to a
  * string that was lost. */
@@ -411,6 +532,8 @@ int main(void) {
   test_streaming_drops_once_every_segment_waits();
   test_durable_full_stops_the_trace();
   test_header_drop_counter_is_live();
+  test_streaming_drop_counters();
+  test_drop_counter_after_an_uncommitted_record();
   printf("buffering modes: ok\n");
   return 0;
 }

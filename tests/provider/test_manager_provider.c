@@ -323,9 +323,13 @@ static void count_archive(const uint8_t* data, size_t length, counts_t* c) {
 /* Prologue + streamed saves + what the buffer holds now, as the manager
  * assembles it (PROTOCOL.md §10.4). */
 static void fake_collect(fake_t* f, counts_t* c) {
-  const trace_buffer_header_t* h = (const trace_buffer_header_t*)f->map;
+  trace_buffer_header_t h;
+  ASSERT_TRUE(buffer_scan__header(f->map, f->size, &h) == NULL);
   fake_t out = {0};
-  ASSERT_EQ(buffer__emit_prologue(1, "mp", h->num_records_dropped, append_saved, &out), 0);
+  /* the header's count and the writers' drop counters, as the manager takes it */
+  ASSERT_EQ(
+      buffer__emit_prologue(1, "mp", buffer_scan__dropped(f->map, f->size, &h), append_saved, &out),
+      0);
   if (f->saved_length) append_saved(&out, f->saved, f->saved_length);
   ASSERT_EQ(buffer_scan__records(f->map, f->size, f->saved_durable_end, append_saved, &out, NULL),
             0);
@@ -522,8 +526,9 @@ static void scenario_sessions(void) {
   ASSERT_EQ(c[2].by_name[1], 5u); /* gfx* only */
   ASSERT_EQ(c[2].by_name[2], 0u);
   for (unsigned i = 0; i < 3; i++) {
-    const trace_buffer_header_t* h = (const trace_buffer_header_t*)t[i].map;
-    ASSERT_EQ(h->num_records_dropped, 0u);
+    trace_buffer_header_t h;
+    ASSERT_TRUE(buffer_scan__header(t[i].map, t[i].size, &h) == NULL);
+    ASSERT_EQ(buffer_scan__dropped(t[i].map, t[i].size, &h), 0u);
     free(c[i].seen);
   }
   /* terminating one leaves the others' FIFOs open */
@@ -614,6 +619,11 @@ static void scenario_streaming(void) {
   ASSERT_EQ(c.duplicates, 0u);
   ASSERT_EQ(c.by_name[0] + stats.records_dropped, (uint64_t)STREAM_EVENTS);
   ASSERT_TRUE(c.by_name[0] > STREAM_EVENTS / 10);
+  { /* what the manager reads from the buffer: the same count */
+    trace_buffer_header_t h;
+    ASSERT_TRUE(buffer_scan__header(f.map, f.size, &h) == NULL);
+    ASSERT_EQ(buffer_scan__dropped(f.map, f.size, &h), stats.records_dropped);
+  }
   printf("streaming: %u saves, %llu received, %llu dropped\n", f.saves,
          (unsigned long long)c.by_name[0], (unsigned long long)stats.records_dropped);
   free(c.seen);
