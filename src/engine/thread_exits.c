@@ -43,6 +43,16 @@ void thread_exits__note(const trace_context_t* w) {
   pthread_mutex_unlock(&exits_lock);
 }
 
+/* Whether another thread's writer `w` registered its thread in trace
+ * `generation` (so wrote in it, under the name w->name, which is then
+ * final: writer.c orders its resets before publishing a generation). Its
+ * thread may be attaching meanwhile, hence the atomic reads, generation
+ * first. */
+static bool wrote_in(const trace_context_t* w, uint64_t generation) {
+  return generation != 0 && ATOMIC_ACQUIRE(&w->generation) == generation &&
+         ATOMIC_ACQUIRE(&w->thread_registered);
+}
+
 void thread_exits__each(void (*fn)(void* arg, uint64_t tid, const char* name, int alive),
                         void* arg) {
   engine_t* session = &engine__sessions[0]; /* file mode's: one session */
@@ -54,8 +64,7 @@ void thread_exits__each(void (*fn)(void* arg, uint64_t tid, const char* name, in
       fn(arg, exits[i].tid, exits[i].name, 0);
   pthread_mutex_unlock(&exits_lock);
   for (const trace_context_t* w = session->writers; w; w = w->next)
-    if (w->in_use && w->thread_registered && w->generation == generation && generation != 0)
-      fn(arg, w->tid, w->name, 1);
+    if (w->in_use && wrote_in(w, generation)) fn(arg, w->tid, w->name, 1);
   pthread_mutex_unlock(&session->lock);
 }
 
@@ -90,8 +99,8 @@ void thread_exits__each_at_end(engine_t* session, bool renamed,
   pthread_mutex_unlock(&exits_lock);
   for (const trace_context_t* w = session->writers; w; w = w->next) {
     char name[17];
-    if (w->in_use && w->thread_registered && w->generation == generation && generation != 0 &&
-        comm_of(w->tid, name) && (strncmp(name, w->name, sizeof(w->name)) != 0) == renamed)
+    if (w->in_use && wrote_in(w, generation) && comm_of(w->tid, name) &&
+        (strncmp(name, w->name, sizeof(w->name)) != 0) == renamed)
       fn(arg, w->tid, name, trace_clock__now_ns());
   }
   pthread_mutex_unlock(&session->lock);

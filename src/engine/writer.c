@@ -442,7 +442,7 @@ void writer__write_thread_info(trace_context_t* w, trace_koid_t pid, trace_koid_
 
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w) {
   w->thread_ref = writer__register_thread(w, engine__of(w)->pid, w->tid, w->name, strlen(w->name));
-  w->thread_registered = true;
+  ATOMIC_RELEASE(&w->thread_registered, true); /* w->name is final (thread_exits.c reads it) */
   return w->thread_ref;
 }
 
@@ -536,23 +536,28 @@ trace_context_t* writer__attach(uint64_t generation) {
     trace_engine__self[e->session] = w;
     w->tid = (trace_koid_t)gettid();
   }
-  if (ATOMIC_LOAD(&w->generation) != generation) {
-    ATOMIC_STORE(&w->records_written, 0);
-    ATOMIC_STORE(&w->records_dropped, 0);
-    ATOMIC_RELEASE(&w->generation, generation);
-  }
+  /* The caches and the name are reset before the new generation is
+   * published (release): a stop's engine thread that reads this writer's
+   * generation as its trace (acquire, thread_exits.c) then reads
+   * thread_registered as this trace set it, and w->name only once this
+   * thread registered with it (never while it is rewritten here). */
   uint64_t cache_epoch = ATOMIC_LOAD(&e->cache_epoch);
   if (w->cache_epoch != cache_epoch) {
     memset(w->strings, 0, sizeof(w->strings));
     memset(w->sites, 0, sizeof(w->sites));
     memset(w->vthreads, 0, sizeof(w->vthreads));
-    w->thread_registered = false;
+    ATOMIC_RELEASE(&w->thread_registered, false);
     w->cache_epoch = cache_epoch;
   }
   if (!w->thread_registered) { /* the name may have changed since last trace */
     char name[17] = {0};
     if (prctl(PR_GET_NAME, name) != 0) name[0] = '\0';
     memcpy(w->name, name, sizeof(w->name));
+  }
+  if (ATOMIC_LOAD(&w->generation) != generation) {
+    ATOMIC_STORE(&w->records_written, 0);
+    ATOMIC_STORE(&w->records_dropped, 0);
+    ATOMIC_RELEASE(&w->generation, generation);
   }
   return w;
 }
