@@ -467,9 +467,21 @@ void trace_internal_write_duration_at_site(trace_site_t* site, uint64_t state,
                                            const char* category_literal, const char* name_literal,
                                            trace_ticks_t start_time, trace_arg_t* args,
                                            size_t num_args) {
-  if (state == 0) state = ATOMIC_LOAD(&site->state);
-  if (state == TRACE_SITE_DISABLED) return; /* stopped meanwhile: nothing (API.md §3) */
-  unsigned mask = engine__site_sessions(site, state, category_literal);
+  unsigned mask;
+  if (state != 0 && !(state & TRACE_SITE_SEVERAL_FLAG)) {
+    /* the one session of the scope's start, while it runs that trace */
+    uint64_t generation = state >> 1;
+    if (ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_GENERATION_SESSION(generation)]) !=
+        generation)
+      return; /* that trace ended meanwhile: nothing (API.md §3) */
+    mask = 1u << TRACE_GENERATION_SESSION(generation);
+  } else {
+    /* several: those still enabling the category (engine__site_sessions);
+     * 0: a scope of older code, which did not keep its word */
+    if (state == 0) state = ATOMIC_LOAD(&site->state);
+    if (state == TRACE_SITE_DISABLED) return; /* stopped meanwhile: nothing (API.md §3) */
+    mask = engine__site_sessions(site, state, category_literal);
+  }
   if (mask != 0)
     write_to_sessions(mask, site, category_literal, name_literal, FXT_EVENT_DURATION_COMPLETE, 0,
                       start_time != 0 ? start_time : 1, args, num_args);

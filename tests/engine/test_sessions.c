@@ -235,13 +235,18 @@ static int read_spans(harness_t* h, int32_t* out, int max) {
   return spans;
 }
 
-/* TRACE_DURATION goes to the sessions enabled at its end, each once: with
- * sessions 0 and 2 on its category and session 1 on another between them
- * (the several-sessions mask has a gap), a scope that spans their start
- * (100), ten scopes while all three run (0..9, the exit's inline loop over
- * the sessions), and one that spans session 2's stop (200). */
+/* TRACE_DURATION goes to the sessions that enabled its category when it
+ * began and still run, each once (as one trace records nothing of a scope
+ * that began before its start): with sessions 0 and 2 on its category and
+ * session 1 on another between them (the several-sessions mask has a gap),
+ * a scope that spans the start of 1 and 2 (100: session 0 only), ten
+ * scopes while all three run (0..9, the exit's inline loop over the
+ * sessions), one that spans session 2's stop (200: session 0 only), and,
+ * with session 3 started on the category, one that spans session 0's stop
+ * (300: session 3 only, the library's intersection of the scope's word
+ * with the sessions at its end). */
 static void test_duration_into_both(void) {
-  static harness_t a, other, b;
+  static harness_t a, other, b, c;
   ASSERT_EQ(harness_start_session(&a, 0, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
   {
     TRACE_DURATION("test", "span", "i", TA_INT32(100));
@@ -255,20 +260,27 @@ static void test_duration_into_both(void) {
     TRACE_DURATION("test", "span", "i", TA_INT32(200));
     harness_stop(&b);
   }
+  ASSERT_EQ(harness_start_session(&c, 3, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, "test"), 0);
+  {
+    TRACE_DURATION("test", "span", "i", TA_INT32(300));
+    harness_stop(&a);
+  }
   harness_stop(&other);
-  harness_stop(&a);
+  harness_stop(&c);
   int32_t spans[16];
   ASSERT_EQ(read_spans(&a, spans, 16), 12);
   ASSERT_EQ(spans[0], 100);
   for (int i = 0; i < 10; i++) ASSERT_EQ(spans[1 + i], i);
   ASSERT_EQ(spans[11], 200);
-  ASSERT_EQ(read_spans(&b, spans, 16), 11);
-  ASSERT_EQ(spans[0], 100);
-  for (int i = 0; i < 10; i++) ASSERT_EQ(spans[1 + i], i);
+  ASSERT_EQ(read_spans(&b, spans, 16), 10);
+  for (int i = 0; i < 10; i++) ASSERT_EQ(spans[i], i);
+  ASSERT_EQ(read_spans(&c, spans, 16), 1);
+  ASSERT_EQ(spans[0], 300);
   ASSERT_EQ(read_spans(&other, spans, 16), 0);
   harness_free(&a);
   harness_free(&other);
   harness_free(&b);
+  harness_free(&c);
 }
 
 /* The records of category `category` in h's archive: events (each checked

@@ -130,7 +130,9 @@ TRACE_EXPORT void trace_internal_write_vthread_flow_event_record_and_release_con
     trace_flow_id_t flow_id, trace_ticks_t ticks, trace_arg_t* args, size_t num_args);
 
 /* TRACE_DURATION's scope object. start_time 0 means "nothing to write"
- * (tracing was off or the category disabled when the scope began). */
+ * (tracing was off or the category disabled when the scope began). state:
+ * the site's word when it began (TRACE_SITE_ENABLED or TRACE_SITE_SEVERAL),
+ * which names the sessions the duration can go to. */
 typedef struct trace_internal_duration_scope {
   const char* category_literal;
   const char* name_literal;
@@ -138,16 +140,17 @@ typedef struct trace_internal_duration_scope {
   trace_ticks_t start_time;
   trace_arg_t* args;
   size_t num_args;
+  uint64_t state;
 } trace_internal_duration_scope_t;
 
 /* At the exit of a TRACE_DURATION that started, out of line (event_record.h
- * has the inline exit): if the category is still enabled at `site`, one
- * duration-complete record from start_time to now in each session enabling
- * it, and the thread's cache of the site's record filled. `state` is the
- * site's word as the inline exit read it (a TRACE_SITE_SEVERAL word then
- * names only the sessions it has not written), or 0: read it here. Takes
- * the scope's fields, not the scope, so that the scope's address never
- * leaves the caller (it then lives in registers). */
+ * has the inline exit): one duration-complete record from start_time to now
+ * in each session that enabled the category when the scope began (`state`,
+ * the site's word then, a TRACE_SITE_SEVERAL word naming only the sessions
+ * the inline exit has not written) and still runs that trace, and the
+ * thread's cache of the site's record filled; 0: every session enabling
+ * the category now. Takes the scope's fields, not the scope, so that the
+ * scope's address never leaves the caller (it then lives in registers). */
 TRACE_EXPORT void trace_internal_write_duration_at_site(trace_site_t* site, uint64_t state,
                                                         const char* category_literal,
                                                         const char* name_literal,

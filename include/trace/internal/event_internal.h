@@ -181,7 +181,7 @@ class DurationScope {
             0)) {                                                                                 \
       trace_internal_duration_scope_begin(                                                        \
           TRACE_INTERNAL_SCOPE_PTR(label), (category_literal), (name_literal), &label##_site,     \
-          TRACE_INTERNAL_SCOPE_ARGS(label),                                                       \
+          trace_internal_site_state, TRACE_INTERNAL_SCOPE_ARGS(label),                            \
           TRACE_INTERNAL_ARGS(TRACE_INTERNAL_MAKE_SCOPED_VALUE, n, ##__VA_ARGS__));               \
     }                                                                                             \
   }                                                                                               \

@@ -119,10 +119,13 @@ static inline __attribute__((always_inline)) uint64_t* trace_internal_put_arg(
  * nothing was done and nothing is held: the caller then calls its
  * out-of-line writer. `payload` is the payload word (PAYLOAD_WORD) or the
  * start time (PAYLOAD_END_TIME). The timestamp is taken after the enter
- * (API.md §2), which checks that `generation` is still the trace. */
-static inline __attribute__((always_inline)) bool trace_internal_write_cached(
+ * (API.md §2), which checks that `generation` is still the trace, unless
+ * `*time` holds one already: the time of the same event in an earlier
+ * session (several sessions, trace_internal_write_several()); `*time`
+ * receives the time used. */
+static inline __attribute__((always_inline)) bool trace_internal_write_cached_at(
     trace_site_t* site, uint64_t generation, trace_internal_payload_t payload_kind,
-    uint64_t payload, const trace_arg_t* args, size_t num_args) {
+    uint64_t payload, const trace_arg_t* args, size_t num_args, trace_ticks_t* time) {
   size_t words = 2u + (payload_kind != TRACE_INTERNAL_PAYLOAD_NONE); /* header, timestamp */
   bool fits = num_args <= TRACE_MAX_ARGS;
 #pragma GCC unroll 15
@@ -165,7 +168,11 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
   if (__builtin_expect(!registered, 0) ||
       __builtin_expect(!trace_engine__enter_at(w, hot, generation), 0))
     return false;
-  trace_ticks_t now = trace_clock__now_ns(); /* after the acquire (API.md §2) */
+  /* after the acquire (API.md §2); or the time an earlier session's record
+   * of this event took, after its own acquire and after this session
+   * started (the site's word that named this session was decided then) */
+  trace_ticks_t now = *time != 0 ? *time : trace_clock__now_ns();
+  *time = now;
   uint64_t* p = trace_engine__reserve_counted_at(w, hot, words, true);
   if (__builtin_expect(p != NULL, 1)) {
     p[1] = payload_kind == TRACE_INTERNAL_PAYLOAD_END_TIME ? payload : now;
@@ -182,6 +189,15 @@ static inline __attribute__((always_inline)) bool trace_internal_write_cached(
   return true;
 }
 
+/* The same for an event written into one session: its own time. */
+static inline __attribute__((always_inline)) bool trace_internal_write_cached(
+    trace_site_t* site, uint64_t generation, trace_internal_payload_t payload_kind,
+    uint64_t payload, const trace_arg_t* args, size_t num_args) {
+  trace_ticks_t time = 0;
+  return trace_internal_write_cached_at(site, generation, payload_kind, payload, args, num_args,
+                                        &time);
+}
+
 /* Several sessions enable the site's category (`state`: a current
  * TRACE_SITE_SEVERAL word, instrumentation.h): the cached record into each
  * of them in session order, each about one inline write. The first session
@@ -192,11 +208,12 @@ static inline __attribute__((always_inline)) uint64_t trace_internal_write_sever
     trace_site_t* site, uint64_t state, trace_internal_payload_t payload_kind, uint64_t payload,
     const trace_arg_t* args, size_t num_args) {
   uint64_t left = (state >> 1) & 0xfu;
+  trace_ticks_t time = 0; /* one event, one time: the first session's clock read */
   while (left != 0) {
     uint64_t generation =
         __atomic_load_n(&trace_engine__generation[__builtin_ctzll(left)], __ATOMIC_ACQUIRE);
-    if (generation == 0 ||
-        !trace_internal_write_cached(site, generation, payload_kind, payload, args, num_args))
+    if (generation == 0 || !trace_internal_write_cached_at(site, generation, payload_kind, payload,
+                                                           args, num_args, &time))
       break;
     left &= left - 1;
   }
@@ -244,24 +261,29 @@ static inline __attribute__((always_inline)) void trace_internal_instant(
  * object never holds its own address (it can then live in registers). */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_begin(
     trace_internal_duration_scope_t* scope, const char* category_literal, const char* name_literal,
-    trace_site_t* site, trace_arg_t* storage, const trace_arg_t* args, size_t num_args) {
+    trace_site_t* site, uint64_t state, trace_arg_t* storage, const trace_arg_t* args,
+    size_t num_args) {
   if (num_args != 0) memcpy(storage, args, num_args * sizeof(*args));
   scope->category_literal = category_literal;
   scope->name_literal = name_literal;
   scope->site = site;
   scope->num_args = num_args;
+  scope->state = state;
   trace_ticks_t now = trace_clock__now_ns();
   scope->start_time = now != 0 ? now : 1; /* 0 means "not started" */
 }
 
 /* TRACE_DURATION, exit of a scope that started: the duration-complete
- * record, inline when the site is still enabled in the same trace and
- * cached, else out of line (which writes nothing if the category was
- * disabled or tracing stopped meanwhile). `args` is the scope's array and
- * `num_args` the expansion's constant. */
+ * record goes to the sessions that enabled the category when the scope
+ * began (its word, scope->state) and still run that trace, as one trace's
+ * TRACE_DURATION records nothing for a scope that began before its start:
+ * inline when that is one session whose record is cached, or several whose
+ * word is still current; else out of line (which writes nothing if those
+ * traces ended meanwhile). `args` is the scope's array and `num_args` the
+ * expansion's constant. */
 static inline __attribute__((always_inline)) void trace_internal_duration_scope_finish(
     trace_internal_duration_scope_t* scope, const trace_arg_t* args, size_t num_args) {
-  uint64_t state = __atomic_load_n(&scope->site->state, __ATOMIC_RELAXED);
+  uint64_t state = scope->state;
   uint64_t generation = state >> 1;
   uint64_t current = __atomic_load_n(
       &trace_engine__generation[TRACE_GENERATION_SESSION(generation)], __ATOMIC_ACQUIRE);
@@ -272,16 +294,13 @@ static inline __attribute__((always_inline)) void trace_internal_duration_scope_
                                       scope->start_time, args, num_args),
           1))
     return;
-  /* several sessions: the word is the library's answer only while its
-   * epoch holds (else the library decides, from 0) */
-  if (__builtin_expect((state & TRACE_SITE_SEVERAL_FLAG) != 0, 0)) {
-    if (trace_site_several_current(state)) {
-      state = trace_internal_write_several(scope->site, state, TRACE_INTERNAL_PAYLOAD_END_TIME,
-                                           scope->start_time, args, num_args);
-      if (state == 0) return;
-    } else {
-      state = 0;
-    }
+  /* several sessions, inline while the word's epoch holds (else the library
+   * keeps those of them that still enable the category) */
+  if (__builtin_expect((state & TRACE_SITE_SEVERAL_FLAG) != 0, 0) &&
+      trace_site_several_current(state)) {
+    state = trace_internal_write_several(scope->site, state, TRACE_INTERNAL_PAYLOAD_END_TIME,
+                                         scope->start_time, args, num_args);
+    if (state == 0) return;
   }
   /* a copy for the call, as in trace_internal_event(): neither the scope
    * nor its array has its address taken */
