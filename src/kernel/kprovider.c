@@ -64,6 +64,7 @@ typedef struct kinstance {
   kconv_t conv;
   kwriter_t writer;
   int cpus;
+  size_t drain_pages;   /* a drain's bound per CPU (read_cpus) */
   kcpu_t* cpu;          /* one per CPU; fd -1 where it could not be opened */
   bool on;              /* tracing_on (control side) */
   bool* kernel_enabled; /* by table index: enabled in the instance (control side, under mu) */
@@ -368,15 +369,20 @@ static bool wait_for_save(kinstance_t* k, int* waited_ms) {
   return true;
 }
 
-/* Reads and converts what each CPU has (at most `rounds` pages per CPU, 0 =
- * until empty); flush: also the partial pages (the kernel copies out what a
- * page holds so far, also while tracing is on). Returns pages read. */
+/* Reads and converts what each CPU has, at most `rounds` pages per CPU;
+ * flush (a drain): also the partial page, once per CPU (the kernel copies
+ * out what a page holds so far, also while tracing is on). A drain reads at
+ * most a CPU's whole buffer and one page: all the CPU held when the drain
+ * began, but never chasing events that keep coming while tracing is on
+ * (another session's join or stop; a high-rate event, or one the reader's
+ * own system calls raise, would never let it end). Returns pages read. */
 static size_t read_cpus(kinstance_t* k, size_t rounds, bool flush) {
   size_t pages = 0;
   int waited_ms = 0;
   for (int cpu = 0; cpu < k->cpus; cpu++) {
     if (k->cpu[cpu].fd < 0) continue;
-    for (size_t i = 0; rounds == 0 || i < rounds; i++) {
+    bool flushed = false;
+    for (size_t i = 0; i < rounds; i++) {
       /* another thread waits for mu: let it in between two pages */
       if (!flush && (atomic_load(&k->wanted) != 0 || !wait_for_save(k, &waited_ms))) return pages;
       /* Whole pages only between drains (spliced through a pipe, as
@@ -385,7 +391,10 @@ static size_t read_cpus(kinstance_t* k, size_t rounds, bool flush) {
       /* read straight into the converter's padded buffer: no copy of the page */
       void* page = kconv__page_buffer(&k->conv);
       int n = kcpu__read(&k->cpu[cpu], page);
-      if (n <= 0 && flush) n = kcpu__flush(&k->cpu[cpu], page);
+      if (n <= 0 && flush && !flushed) {
+        n = kcpu__flush(&k->cpu[cpu], page);
+        flushed = true;
+      }
       if (n <= 0) break;
       if (kwriter__begin(&k->writer)) {
         kconv__page(&k->conv, &k->table, (uint32_t)cpu, page, (size_t)n, kwriter__event,
@@ -408,7 +417,12 @@ static void serve_requests(kinstance_t* k) {
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) any |= k->writer.sessions[i] != NULL;
   /* none taking part: the buffers are empty (a new instance, or drained
    * when the last session left, with tracing off since) */
-  if (any) read_cpus(k, 0, true);
+  if (any) {
+    size_t pages = read_cpus(k, k->drain_pages, true);
+    if (getenv("FXTRACE_KERNEL_DEBUG"))
+      fprintf(stderr, "fxtrace: kernel provider: drain: %zu pages (at most %zu per CPU, %d CPUs)\n",
+              pages, k->drain_pages, k->cpus);
+  }
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
     if (!(k->leave_mask & (1u << i))) continue;
     kwsession_t* s = kwriter__remove_session(&k->writer, i);
@@ -563,6 +577,8 @@ static kinstance_t* instance_create(const kwcats_t* c, char* error, size_t error
   for (int cpu = 0; cpu < k->cpus; cpu++) /* closed until opened */
     k->cpu[cpu].fd = k->cpu[cpu].pipe[0] = k->cpu[cpu].pipe[1] = -1;
   size_t page_size = kcpu__page_size();
+  /* its buffer's pages, the ring's reader page, and the partial page */
+  k->drain_pages = page_size > 0 ? buffer_kb() * 1024 / page_size + 2 : 2;
   int opened = 0;
   for (int cpu = 0; page_size > 0 && cpu < k->cpus; cpu++)
     opened += kcpu__open(&k->cpu[cpu], k->instance, cpu, page_size) == 0;
@@ -629,7 +645,9 @@ static void join(unsigned session, uint64_t g) {
   bool ok = ws != NULL && extend_table(k, wanted_cats, dir, error, sizeof(error));
   if (!ws) snprintf(error, sizeof(error), "out of memory");
   if (ok) {
-    apply_events(k, wanted_cats, false);
+    /* pruned too: a last session's leave prunes nothing (the instance goes
+     * at STOPPING), and one may join before it went */
+    apply_events(k, wanted_cats, true);
     k->slots[session].joining = ws;
     serve(k, 1u << session, 0);
     ok = k->slots[session].joined;
@@ -673,7 +691,11 @@ static void leave(unsigned session, bool count_losses) {
   serve(k, 0, 1u << session);
   if (!last) apply_events(k, NULL, true); /* what no session records any more: off */
   uint64_t lane_gaps = k->slots[session].lane_gaps;
-  uint64_t lost = ktracefs__lost_events(k->instance, k->cpus) - k->slots[session].lost_base;
+  /* (a CPU's stats file unreadable at the join but not now, or the other
+   * way: never a wrapped difference) */
+  uint64_t lost_now = ktracefs__lost_events(k->instance, k->cpus);
+  uint64_t lost =
+      lost_now > k->slots[session].lost_base ? lost_now - k->slots[session].lost_base : 0;
   pthread_mutex_unlock(&k->mu);
   k->slots[session].generation = 0;
   if (count_losses && lost > 0) engine__add_dropped(session, lost);

@@ -1028,6 +1028,83 @@ def part_sessionloss(tmp):
         manager.terminate()
         manager.wait(timeout=20)
 
+def part_sessionrate(tmp):
+    """Sessions joining and leaving while a high-rate kernel event keeps coming
+    (docs/kernel-provider.md, Sessions): two sessions on kernel:raw_syscalls/sys_enter,
+    whose events the reader's own system calls raise too, with a process making system
+    calls all along; B starts and stops while A runs. Each start and stop completes, and
+    each drain (a join's, a non-last leave's, the last one's) reads at most what the CPUs'
+    buffers hold (FXTRACE_KERNEL_DEBUG's drain lines), never chasing new events."""
+    if not MANAGER or not KPROVIDER:
+        print('SKIP: trace_manager not built')
+        sys.exit(77)
+    sock = os.path.join(tmp, 'manager.sock')
+    env = dict(os.environ, FXTRACE_SOCKET=sock)
+    manager = subprocess.Popen([MANAGER, '--socket', sock], env=env, stderr=subprocess.PIPE,
+                               text=True)
+    kp = load = None
+    clients = []
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        kp = subprocess.Popen([KPROVIDER], env=dict(env, FXTRACE_KERNEL_DEBUG='1',
+                                                    FXTRACE_KERNEL_BUFFER_KB='256'),
+                              stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            providers = subprocess.run([TRACE, 'list-providers'], env=env, capture_output=True,
+                                       text=True).stdout
+            if 'trace_kernel_provider' in providers:
+                break
+            time.sleep(0.05)
+        # one system call per byte, until killed
+        load = subprocess.Popen(['dd', 'if=/dev/zero', 'of=/dev/null', 'bs=1'],
+                                stderr=subprocess.DEVNULL)
+        cats = 'kernel:raw_syscalls/sys_enter'
+        a = start_session(env, cats, os.path.join(tmp, 'rate-A.fxt'))
+        clients.append(a)
+        time.sleep(0.3)
+        b = start_session(env, cats, os.path.join(tmp, 'rate-B.fxt'))
+        clients.append(b)
+        time.sleep(0.3)
+        for name, p in (('B', b), ('A', a)):
+            err = stop_session(p, name)
+            clients.remove(p)
+            row = summary_row(err, 'trace_kernel_provider')
+            check(row is not None and row[1] == str(kp.pid),
+                  '%s: the daemon\'s kernel provider did not take part: %s' % (name, err))
+            if name == 'B':
+                time.sleep(0.3)
+    finally:
+        if load:
+            load.kill()
+            load.wait()
+        for p in clients:
+            p.kill()
+            p.wait()
+        if kp:
+            kp.terminate()
+            try:
+                kp.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                kp.kill()
+                kp.wait()
+            err = kp.stderr.read()
+            check(kp.returncode == 0, 'trace_kernel_provider exited %s: %s' % (kp.returncode,
+                                                                             err[-2000:]))
+            drains = [tuple(int(x) for x in m) for m in
+                      re.findall(r'drain: (\d+) pages \(at most (\d+) per CPU, (\d+) CPUs\)', err)]
+            print('drains (pages, bound per CPU, CPUs):', drains)
+            check(len(drains) >= 3, 'fewer than 3 drains (B\'s join, B\'s leave, A\'s leave): %s'
+                  % drains)
+            check(all(pages <= bound * cpus for pages, bound, cpus in drains),
+                  'a drain read more than the CPUs\' buffers hold (it chased new events): %s'
+                  % drains)
+        manager.terminate()
+        manager.wait(timeout=20)
+
+
 # Run by `sh -c` inside a private mount namespace (unshare -m): unmounts every
 # tracefs, and with $1 = all debugfs too (its tracing/ directory would mount
 # tracefs by itself when entered), deepest first; fails unless no tracefs is
@@ -1136,7 +1213,7 @@ def main():
     try:
         {'token': part_token, 'legacy': part_legacy, 'clock': part_clock, 'generic': part_generic, 'irq': part_irq,
          'modes': part_modes, 'loss': part_loss, 'daemon': part_daemon, 'sessions': part_sessions,
-         'sessionloss': part_sessionloss,
+         'sessionloss': part_sessionloss, 'sessionrate': part_sessionrate,
          'mount': part_mount, 'noroot': part_noroot}[PART](tmp)
         # this part's: new since it began, and of a process that has ended (another
         # recording on the machine, still running, keeps its own)
