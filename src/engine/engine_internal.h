@@ -131,7 +131,8 @@ trace_context_t* writer__attach(uint64_t generation);
 /* The sessions an event of `site` goes to (a mask of session bits; 0:
  * none), from the word `state` its inline check read, asking again when it
  * is not a current answer (event_helpers.c). */
-unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* category_literal);
+unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* category_literal,
+                               uint64_t* decided);
 /* Whether session e is started and its handler enables the category. */
 bool writer__session_enables(engine_t* e, const char* category);
 /* Whether session e's handler enables the category, started or not (the

@@ -132,8 +132,13 @@ static bool is_site_event_type(unsigned type) {
 
 /* The sessions an event of `site` goes to (a mask of session bits; 0:
  * none), from the word `state` its inline check read, asking again when it
- * is not a current answer. */
-unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* category_literal) {
+ * is not a current answer. *decided (when not NULL): the word the mask
+ * comes from (for session_enables()). */
+unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* category_literal,
+                               uint64_t* decided) {
+  uint64_t unused;
+  if (!decided) decided = &unused;
+  *decided = state;
   if (!(state & TRACE_SITE_SEVERAL_FLAG)) {
     /* acquire: orders the reads of the engine's set-up after its publication */
     uint64_t generation = ATOMIC_ACQUIRE(&trace_engine__generation[TRACE_SITE_SESSION(state)]);
@@ -146,14 +151,36 @@ unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* c
     unsigned given = (unsigned)(state >> 1) & 0xfu;
     if (trace_site_several_current(state)) return given;
     uint64_t now = trace_engine__resolve_site(category_literal, site);
+    *decided = now;
     if (now == TRACE_SITE_DISABLED) return 0;
     return given & (now & TRACE_SITE_SEVERAL_FLAG ? (unsigned)(now >> 1) & 0xfu
                                                   : 1u << TRACE_SITE_SESSION(now));
   }
   state = trace_engine__resolve_site(category_literal, site);
+  *decided = state;
   if (state == TRACE_SITE_DISABLED) return 0;
   return state & TRACE_SITE_SEVERAL_FLAG ? (unsigned)(state >> 1) & 0xfu
                                          : 1u << TRACE_SITE_SESSION(state);
+}
+
+/* Whether trace `generation` of `session` enables the category of `site`:
+ * the session may have stopped and started again, with other categories,
+ * since the answer `decided` (engine__site_sessions) was made, and the
+ * caller read its generation after that. Known without asking when
+ * `decided` names that very trace, or when this thread cached the site's
+ * record in it (only an event of an enabled category fills the cache);
+ * else its handler is asked (a first record of the site on this thread in a
+ * trace of several sessions). */
+static bool session_enables(trace_site_t* site, unsigned session, uint64_t generation,
+                            uint64_t decided, const char* category_literal) {
+  if (!(decided & TRACE_SITE_SEVERAL_FLAG) && decided == TRACE_SITE_ENABLED(generation))
+    return true;
+  trace_context_t* w = trace_engine__self[session];
+  if (w && ATOMIC_LOAD(&w->generation) == generation) {
+    const trace_engine_site_record_t* r = trace_engine__site_record(w, site);
+    if (r->key == site && r->generation == generation) return true;
+  }
+  return writer__session_enables(&engine__sessions[session], category_literal);
 }
 
 /* One site event into each session of `mask`: enter, the record, release.
@@ -164,9 +191,10 @@ unsigned engine__site_sessions(trace_site_t* site, uint64_t state, const char* c
  * each gets a fresh copy of the caller's arguments) and fills its writer's
  * cache. `start_time` != 0: a duration-complete event (the end time taken
  * after each enter). */
-static void write_to_sessions(unsigned mask, trace_site_t* site, const char* category_literal,
-                              const char* name_literal, unsigned event_type, uint64_t payload,
-                              trace_ticks_t start_time, const trace_arg_t* args, size_t num_args) {
+static void write_to_sessions(unsigned mask, uint64_t decided, trace_site_t* site,
+                              const char* category_literal, const char* name_literal,
+                              unsigned event_type, uint64_t payload, trace_ticks_t start_time,
+                              const trace_arg_t* args, size_t num_args) {
   bool several = (mask & (mask - 1)) != 0;
   if (num_args > TRACE_MAX_ARGS) num_args = TRACE_MAX_ARGS + 1; /* dropped and counted below */
   trace_internal_payload_t kind = TRACE_INTERNAL_PAYLOAD_WORD;
@@ -182,6 +210,8 @@ static void write_to_sessions(unsigned mask, trace_site_t* site, const char* cat
         trace_internal_write_cached(site, generation, kind, start_time != 0 ? start_time : payload,
                                     args, num_args))
       continue;
+    /* (then the enter fails if the session is not in that trace any more) */
+    if (!session_enables(site, session, generation, decided, category_literal)) continue;
     trace_context_t* w = writer__enter(generation); /* a first record, a new chunk */
     if (UNLIKELY(w == NULL)) continue;
     trace_arg_t copy[TRACE_MAX_ARGS + 1];
@@ -208,10 +238,11 @@ void trace_internal_write_event_at_site(trace_site_t* site, uint64_t state,
                                         unsigned event_type, uint64_t payload, trace_arg_t* args,
                                         size_t num_args) {
   if (UNLIKELY(!is_site_event_type(event_type))) return;
-  unsigned mask = engine__site_sessions(site, state, category_literal);
+  uint64_t decided;
+  unsigned mask = engine__site_sessions(site, state, category_literal, &decided);
   if (mask != 0)
-    write_to_sessions(mask, site, category_literal, name_literal, event_type, payload, 0, args,
-                      num_args);
+    write_to_sessions(mask, decided, site, category_literal, name_literal, event_type, payload, 0,
+                      args, num_args);
 }
 
 void trace_internal_write_instant_at_site(trace_site_t* site, uint64_t state,
@@ -468,6 +499,7 @@ void trace_internal_write_duration_at_site(trace_site_t* site, uint64_t state,
                                            trace_ticks_t start_time, trace_arg_t* args,
                                            size_t num_args) {
   unsigned mask;
+  uint64_t decided = state;
   if (state != 0 && !(state & TRACE_SITE_SEVERAL_FLAG)) {
     /* the one session of the scope's start, while it runs that trace */
     uint64_t generation = state >> 1;
@@ -480,11 +512,12 @@ void trace_internal_write_duration_at_site(trace_site_t* site, uint64_t state,
      * 0: a scope of older code, which did not keep its word */
     if (state == 0) state = ATOMIC_LOAD(&site->state);
     if (state == TRACE_SITE_DISABLED) return; /* stopped meanwhile: nothing (API.md §3) */
-    mask = engine__site_sessions(site, state, category_literal);
+    mask = engine__site_sessions(site, state, category_literal, &decided);
   }
   if (mask != 0)
-    write_to_sessions(mask, site, category_literal, name_literal, FXT_EVENT_DURATION_COMPLETE, 0,
-                      start_time != 0 ? start_time : 1, args, num_args);
+    write_to_sessions(mask, decided, site, category_literal, name_literal,
+                      FXT_EVENT_DURATION_COMPLETE, 0, start_time != 0 ? start_time : 1, args,
+                      num_args);
 }
 
 void trace_internal_duration_scope_end(trace_internal_duration_scope_t* scope) {

@@ -245,7 +245,8 @@ static uint64_t* begin_in_session(trace_tracepoint_t* tp, unsigned session, size
  * out-of-line record each, the assignment run again for each. */
 uint64_t* trace_engine__tp_begin(trace_tracepoint_t* tp, size_t arg_words, trace_tp_record_t* r) {
   unsigned left = r->sessions;
-  if (left == 0) left = engine__site_sessions(&tp->site, ATOMIC_LOAD(&tp->site.state), tp->system);
+  if (left == 0)
+    left = engine__site_sessions(&tp->site, ATOMIC_LOAD(&tp->site.state), tp->system, NULL);
   for (; left != 0; left &= left - 1) {
     uint64_t* args = begin_in_session(tp, (unsigned)__builtin_ctz(left), arg_words, r);
     if (args != NULL) {
