@@ -845,6 +845,58 @@ def instance_enabled(instance, system, event):
         return None
 
 
+class KernelDaemon:
+    """A trace_manager on a private socket with a trace_kernel_provider registered with it
+    (kp_env: more environment for the provider), for the session parts. The `clients` left
+    (trace record processes) are killed at the end; the provider must then exit 0, and its
+    stderr is kept in kp_stderr. Skips (77) when they are not built."""
+
+    def __init__(self, tmp, kp_env=None):
+        if not MANAGER or not KPROVIDER:
+            print('SKIP: trace_manager not built')
+            sys.exit(77)
+        self.sock = os.path.join(tmp, 'manager.sock')
+        self.env = dict(os.environ, FXTRACE_SOCKET=self.sock)
+        self.kp_env = kp_env or {}
+        self.clients = []
+        self.kp = None
+        self.kp_stderr = ''
+
+    def __enter__(self):
+        self.manager = subprocess.Popen([MANAGER, '--socket', self.sock], env=self.env,
+                                        stderr=subprocess.PIPE, text=True)
+        for _ in range(100):
+            if os.path.exists(self.sock):
+                break
+            time.sleep(0.05)
+        self.kp = subprocess.Popen([KPROVIDER], env=dict(self.env, **self.kp_env),
+                                   stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            providers = subprocess.run([TRACE, 'list-providers'], env=self.env,
+                                       capture_output=True, text=True).stdout
+            if 'trace_kernel_provider' in providers:
+                break
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.clients:
+            p.kill()
+            p.wait()
+        self.kp.terminate()
+        try:
+            self.kp.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.kp.kill()
+            self.kp.wait()
+        self.kp_stderr = self.kp.stderr.read()
+        check(self.kp.returncode == 0, 'trace_kernel_provider exited %s: %s'
+              % (self.kp.returncode, self.kp_stderr[-2000:]))
+        self.manager.terminate()
+        self.manager.wait(timeout=20)
+        return False
+
+
 def part_sessions(tmp):
     """Several sessions through the daemon's one kernel provider (issue 24): A
     (kernel:sched,kernel:task) and C (kernel:irq) from the start, B (the same as A and
@@ -852,27 +904,8 @@ def part_sessions(tmp):
     its third. Each archive holds the
     switches of the runs inside its own time window only, each with its own thread names;
     C no scheduling record; the instance's events are the union of the running sessions'."""
-    if not MANAGER or not KPROVIDER:
-        print('SKIP: trace_manager not built')
-        sys.exit(77)
-    sock = os.path.join(tmp, 'manager.sock')
-    env = dict(os.environ, FXTRACE_SOCKET=sock)
-    manager = subprocess.Popen([MANAGER, '--socket', sock], env=env, stderr=subprocess.PIPE,
-                               text=True)
-    kp = None
-    clients = []
-    try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
-        kp = subprocess.Popen([KPROVIDER], env=env, stderr=subprocess.PIPE, text=True)
-        for _ in range(200):
-            providers = subprocess.run([TRACE, 'list-providers'], env=env, capture_output=True,
-                                       text=True).stdout
-            if 'trace_kernel_provider' in providers:
-                break
-            time.sleep(0.05)
+    with KernelDaemon(tmp) as d:
+        env, kp, clients = d.env, d.kp, d.clients
         instance = 'fxtrace-%d' % kp.pid
         out = {k: os.path.join(tmp, 'session-%s.fxt' % k) for k in 'ABC'}
         a = start_session(env, 'kernel:sched,kernel:task', out['A'])
@@ -952,17 +985,6 @@ def part_sessions(tmp):
         print('C: %d kernel:irq records' % len(irq_c))
         check(irq_c, 'C (kernel:irq): no kernel:irq record')
         dump_ok(out['C'])
-    finally:
-        for p in clients:
-            p.kill()
-            p.wait()
-        if kp:
-            kp.terminate()
-            kp.wait(timeout=20)
-            check(kp.returncode == 0, 'trace_kernel_provider exited %s: %s' %
-                  (kp.returncode, kp.stderr.read()))
-        manager.terminate()
-        manager.wait(timeout=20)
 
 
 def part_sessionloss(tmp):
@@ -970,28 +992,8 @@ def part_sessionloss(tmp):
     provider with one-page ftrace buffers, two sessions on kernel:sched while pingpong
     overruns them: each counts drops; a third session without kernel categories, running
     meanwhile, counts none of them."""
-    if not MANAGER or not KPROVIDER:
-        print('SKIP: trace_manager not built')
-        sys.exit(77)
-    sock = os.path.join(tmp, 'manager.sock')
-    env = dict(os.environ, FXTRACE_SOCKET=sock)
-    manager = subprocess.Popen([MANAGER, '--socket', sock], env=env, stderr=subprocess.PIPE,
-                               text=True)
-    kp = None
-    clients = []
-    try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
-        kp = subprocess.Popen([KPROVIDER], env=dict(env, FXTRACE_KERNEL_BUFFER_KB='4'),
-                              stderr=subprocess.PIPE, text=True)
-        for _ in range(200):
-            providers = subprocess.run([TRACE, 'list-providers'], env=env, capture_output=True,
-                                       text=True).stdout
-            if 'trace_kernel_provider' in providers:
-                break
-            time.sleep(0.05)
+    with KernelDaemon(tmp, {'FXTRACE_KERNEL_BUFFER_KB': '4'}) as d:
+        env, kp, clients = d.env, d.kp, d.clients
         out = {k: os.path.join(tmp, 'loss-%s.fxt' % k) for k in 'ABD'}
         a = start_session(env, 'kernel:sched', out['A'])
         clients.append(a)
@@ -1016,17 +1018,7 @@ def part_sessionloss(tmp):
             check(overflow, '%s: no buffer-overflow provider event in the archive' % name)
         check(rows['D'] is not None and int(rows['D'][4]) == 0,
               'D (no kernel category): kernel drops counted in it: %s' % rows['D'])
-    finally:
-        for p in clients:
-            p.kill()
-            p.wait()
-        if kp:
-            kp.terminate()
-            kp.wait(timeout=20)
-            check(kp.returncode == 0, 'trace_kernel_provider exited %s: %s' %
-                  (kp.returncode, kp.stderr.read()))
-        manager.terminate()
-        manager.wait(timeout=20)
+
 
 def part_sessionrate(tmp):
     """Sessions joining and leaving while a high-rate kernel event keeps coming
@@ -1035,74 +1027,38 @@ def part_sessionrate(tmp):
     calls all along; B starts and stops while A runs. Each start and stop completes, and
     each drain (a join's, a non-last leave's, the last one's) reads at most what the CPUs'
     buffers hold (FXTRACE_KERNEL_DEBUG's drain lines), never chasing new events."""
-    if not MANAGER or not KPROVIDER:
-        print('SKIP: trace_manager not built')
-        sys.exit(77)
-    sock = os.path.join(tmp, 'manager.sock')
-    env = dict(os.environ, FXTRACE_SOCKET=sock)
-    manager = subprocess.Popen([MANAGER, '--socket', sock], env=env, stderr=subprocess.PIPE,
-                               text=True)
-    kp = load = None
-    clients = []
-    try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
-        kp = subprocess.Popen([KPROVIDER], env=dict(env, FXTRACE_KERNEL_DEBUG='1',
-                                                    FXTRACE_KERNEL_BUFFER_KB='256'),
-                              stderr=subprocess.PIPE, text=True)
-        for _ in range(200):
-            providers = subprocess.run([TRACE, 'list-providers'], env=env, capture_output=True,
-                                       text=True).stdout
-            if 'trace_kernel_provider' in providers:
-                break
-            time.sleep(0.05)
+    daemon = KernelDaemon(tmp, {'FXTRACE_KERNEL_DEBUG': '1', 'FXTRACE_KERNEL_BUFFER_KB': '256'})
+    with daemon as d:
         # one system call per byte, until killed
         load = subprocess.Popen(['dd', 'if=/dev/zero', 'of=/dev/null', 'bs=1'],
                                 stderr=subprocess.DEVNULL)
-        cats = 'kernel:raw_syscalls/sys_enter'
-        a = start_session(env, cats, os.path.join(tmp, 'rate-A.fxt'))
-        clients.append(a)
-        time.sleep(0.3)
-        b = start_session(env, cats, os.path.join(tmp, 'rate-B.fxt'))
-        clients.append(b)
-        time.sleep(0.3)
-        for name, p in (('B', b), ('A', a)):
-            err = stop_session(p, name)
-            clients.remove(p)
-            row = summary_row(err, 'trace_kernel_provider')
-            check(row is not None and row[1] == str(kp.pid),
-                  '%s: the daemon\'s kernel provider did not take part: %s' % (name, err))
-            if name == 'B':
-                time.sleep(0.3)
-    finally:
-        if load:
+        try:
+            cats = 'kernel:raw_syscalls/sys_enter'
+            a = start_session(d.env, cats, os.path.join(tmp, 'rate-A.fxt'))
+            d.clients.append(a)
+            time.sleep(0.3)
+            b = start_session(d.env, cats, os.path.join(tmp, 'rate-B.fxt'))
+            d.clients.append(b)
+            time.sleep(0.3)
+            for name, p in (('B', b), ('A', a)):
+                err = stop_session(p, name)
+                d.clients.remove(p)
+                row = summary_row(err, 'trace_kernel_provider')
+                check(row is not None and row[1] == str(d.kp.pid),
+                      '%s: the daemon\'s kernel provider did not take part: %s' % (name, err))
+                if name == 'B':
+                    time.sleep(0.3)
+        finally:
             load.kill()
             load.wait()
-        for p in clients:
-            p.kill()
-            p.wait()
-        if kp:
-            kp.terminate()
-            try:
-                kp.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                kp.kill()
-                kp.wait()
-            err = kp.stderr.read()
-            check(kp.returncode == 0, 'trace_kernel_provider exited %s: %s' % (kp.returncode,
-                                                                             err[-2000:]))
-            drains = [tuple(int(x) for x in m) for m in
-                      re.findall(r'drain: (\d+) pages \(at most (\d+) per CPU, (\d+) CPUs\)', err)]
-            print('drains (pages, bound per CPU, CPUs):', drains)
-            check(len(drains) >= 3, 'fewer than 3 drains (B\'s join, B\'s leave, A\'s leave): %s'
-                  % drains)
-            check(all(pages <= bound * cpus for pages, bound, cpus in drains),
-                  'a drain read more than the CPUs\' buffers hold (it chased new events): %s'
-                  % drains)
-        manager.terminate()
-        manager.wait(timeout=20)
+    drains = [tuple(int(x) for x in m) for m in
+              re.findall(r'drain: (\d+) pages \(at most (\d+) per CPU, (\d+) CPUs\)',
+                         daemon.kp_stderr)]
+    print('drains (pages, bound per CPU, CPUs):', drains)
+    check(len(drains) >= 3, 'fewer than 3 drains (B\'s join, B\'s leave, A\'s leave): %s'
+          % drains)
+    check(all(pages <= bound * cpus for pages, bound, cpus in drains),
+          'a drain read more than the CPUs\' buffers hold (it chased new events): %s' % drains)
 
 
 # Run by `sh -c` inside a private mount namespace (unshare -m): unmounts every
