@@ -242,19 +242,37 @@ static int malformed(controller_t* c, const char* what) {
 /* Allocates room for count items (at least one, so NULL means no memory). */
 static void* alloc_list(size_t count, size_t size) { return calloc(count ? count : 1, size); }
 
+/* The common shape of a request answered by a list: sends the request begun
+ * as `id` (with `fds`), awaits `reply`, reads the list's count (at most
+ * `max`) into *n and allocates n items of `size`, which the caller reads
+ * from *r. NULL, with *status the error, when any of it fails. */
+static void* request_list(controller_t* c, const char* what, uint32_t id, const int* fds,
+                          size_t fd_count, uint16_t reply, uint16_t max, size_t size,
+                          wire_reader_t* r, uint16_t* n, int* status) {
+  *status = send_request(c, what, fds, fd_count);
+  if (*status == 0) *status = await_reply(c, what, id, reply, r);
+  if (*status != 0) return NULL;
+  *n = wire__get_u16(r);
+  if (r->error || *n > max) {
+    *status = malformed(c, what);
+    return NULL;
+  }
+  void* items = alloc_list(*n, size);
+  if (!items) *status = fail(c, -ENOMEM, "out of memory");
+  return items;
+}
+
 int controller__get_providers(controller_t* c, controller_provider_t** list, size_t* count) {
   static const char kWhat[] = "GetProviders";
   *list = NULL;
   *count = 0;
   uint32_t id = begin(c, MSG_GET_PROVIDERS);
-  int status = send_request(c, kWhat, NULL, 0);
   wire_reader_t r;
-  if (status == 0) status = await_reply(c, kWhat, id, MSG_PROVIDERS, &r);
-  if (status != 0) return status;
-  uint16_t n = wire__get_u16(&r);
-  if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, kWhat);
-  controller_provider_t* items = alloc_list(n, sizeof(*items));
-  if (!items) return fail(c, -ENOMEM, "out of memory");
+  uint16_t n = 0;
+  int status;
+  controller_provider_t* items = request_list(c, kWhat, id, NULL, 0, MSG_PROVIDERS,
+                                              WIRE_MAX_PROVIDERS, sizeof(*items), &r, &n, &status);
+  if (!items) return status;
   for (size_t i = 0; i < n; i++) {
     items[i].id = wire__get_u32(&r);
     items[i].pid = wire__get_u64(&r);
@@ -274,14 +292,12 @@ int controller__get_known_categories(controller_t* c, controller_category_t** li
   *list = NULL;
   *count = 0;
   uint32_t id = begin(c, MSG_GET_KNOWN_CATEGORIES);
-  int status = send_request(c, kWhat, NULL, 0);
   wire_reader_t r;
-  if (status == 0) status = await_reply(c, kWhat, id, MSG_KNOWN_CATEGORIES, &r);
-  if (status != 0) return status;
-  uint16_t n = wire__get_u16(&r);
-  if (r.error || n > WIRE_MAX_CATEGORIES) return malformed(c, kWhat);
-  controller_category_t* items = alloc_list(n, sizeof(*items));
-  if (!items) return fail(c, -ENOMEM, "out of memory");
+  uint16_t n = 0;
+  int status;
+  controller_category_t* items = request_list(c, kWhat, id, NULL, 0, MSG_KNOWN_CATEGORIES,
+                                              WIRE_MAX_CATEGORIES, sizeof(*items), &r, &n, &status);
+  if (!items) return status;
   for (size_t i = 0; i < n && !r.error; i++) {
     wire__get_str(&r, items[i].name, sizeof(items[i].name), WIRE_MAX_NAME);
     wire__get_str(&r, items[i].description, sizeof(items[i].description), WIRE_MAX_DESCRIPTION);
@@ -446,14 +462,12 @@ static int stats_reply(controller_t* c, const char* what, uint16_t request, uint
   *count = 0;
   uint32_t id = begin(c, request);
   wire__put_u8(c->writer, write_results ? 1 : 0);
-  int status = send_request(c, what, NULL, 0);
   wire_reader_t r;
-  if (status == 0) status = await_reply(c, what, id, reply, &r);
-  if (status != 0) return status;
-  uint16_t n = wire__get_u16(&r);
-  if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, what);
-  controller_stats_t* items = alloc_list(n, sizeof(*items));
-  if (!items) return fail(c, -ENOMEM, "out of memory");
+  uint16_t n = 0;
+  int status;
+  controller_stats_t* items = request_list(c, what, id, NULL, 0, reply, WIRE_MAX_PROVIDERS,
+                                           sizeof(*items), &r, &n, &status);
+  if (!items) return status;
   bool valid = true;
   for (size_t i = 0; i < n && !r.error; i++) {
     controller_stats_t* s = &items[i];
@@ -498,14 +512,13 @@ int controller__snapshot(controller_t* c, int snapshot_fd, controller_snapshot_s
   *stats = NULL;
   *count = 0;
   uint32_t id = begin(c, MSG_SNAPSHOT);
-  int status = send_request(c, kWhat, &snapshot_fd, 1);
   wire_reader_t r;
-  if (status == 0) status = await_reply(c, kWhat, id, MSG_SNAPSHOT_RESULT, &r);
-  if (status != 0) return status;
-  uint16_t n = wire__get_u16(&r);
-  if (r.error || n > WIRE_MAX_PROVIDERS) return malformed(c, kWhat);
-  controller_snapshot_stats_t* items = alloc_list(n, sizeof(*items));
-  if (!items) return fail(c, -ENOMEM, "out of memory");
+  uint16_t n = 0;
+  int status;
+  controller_snapshot_stats_t* items =
+      request_list(c, kWhat, id, &snapshot_fd, 1, MSG_SNAPSHOT_RESULT, WIRE_MAX_PROVIDERS,
+                   sizeof(*items), &r, &n, &status);
+  if (!items) return status;
   bool valid = true;
   for (size_t i = 0; i < n && !r.error; i++) {
     controller_snapshot_stats_t* s = &items[i];
@@ -543,14 +556,12 @@ int controller__list_sessions(controller_t* c, controller_session_t** list, size
   *list = NULL;
   *count = 0;
   uint32_t id = begin(c, MSG_LIST_SESSIONS);
-  int status = send_request(c, kWhat, NULL, 0);
   wire_reader_t r;
-  if (status == 0) status = await_reply(c, kWhat, id, MSG_SESSIONS, &r);
-  if (status != 0) return status;
-  uint16_t n = wire__get_u16(&r);
-  if (r.error || n > WIRE_MAX_SESSIONS) return malformed(c, kWhat);
-  controller_session_t* items = alloc_list(n, sizeof(*items));
-  if (!items) return fail(c, -ENOMEM, "out of memory");
+  uint16_t n = 0;
+  int status;
+  controller_session_t* items = request_list(c, kWhat, id, NULL, 0, MSG_SESSIONS, WIRE_MAX_SESSIONS,
+                                             sizeof(*items), &r, &n, &status);
+  if (!items) return status;
   bool valid = true;
   for (size_t i = 0; i < n && !r.error && valid; i++) {
     controller_session_t* s = &items[i];
