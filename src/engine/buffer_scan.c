@@ -44,6 +44,7 @@ typedef struct scan_sink {
   buffer_emit_fn emit;
   void* arg;
   buffer_scan_stats_t* stats;
+  bool runs; /* emit runs of whole consecutive records, not one at a time */
 } scan_sink_t;
 
 /* With a measure, after a zero header at `pos` in a chunk ending at
@@ -78,6 +79,16 @@ static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from,
                        uint64_t chunk, const scan_sink_t* sink) {
   buffer_scan_stats_t* stats = sink->stats;
   uint64_t pos = from;
+  /* sink->runs: [run, pos) holds whole records not emitted yet; anything
+   * that breaks the sequence (a skipped record, a gap) emits it first */
+  uint64_t run = pos;
+#define FLUSH_RUN()                                                            \
+  do {                                                                         \
+    if (pos > run) {                                                           \
+      int run_status = sink->emit(sink->arg, base + run, (size_t)(pos - run)); \
+      if (run_status != 0) return run_status;                                  \
+    }                                                                          \
+  } while (0)
   while (pos + 8 <= extent) {
     uint64_t header;
     memcpy(&header, base + pos, 8);
@@ -103,18 +114,31 @@ static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from,
     }
     if (header == 0 || bytes == 0 || bytes > extent - pos) {
       if (header != 0 && stats->bad_records++ == 0) stats->first_bad_offset = base_offset + pos;
-      if (chunk == 0) break;
+      if (sink->runs) FLUSH_RUN();
+      if (chunk == 0) {
+        run = pos;
+        break;
+      }
       pos = (pos / chunk + 1) * chunk; /* on to the next chunk */
+      run = pos;
       continue;
     }
-    if (!provisional) { /* a record never committed: skip its whole run */
+    if (provisional) { /* a record never committed: skip its whole run */
+      if (sink->runs) FLUSH_RUN();
+      pos += bytes;
+      run = pos;
+      continue;
+    }
+    if (!sink->runs) {
       int status = sink->emit(sink->arg, base + pos, (size_t)bytes);
       if (status != 0) return status;
-      stats->records++;
-      stats->bytes += bytes;
     }
+    stats->records++;
+    stats->bytes += bytes;
     pos += bytes;
   }
+  if (sink->runs) FLUSH_RUN();
+#undef FLUSH_RUN
   return 0;
 }
 
@@ -139,7 +163,7 @@ static int scan_records(const void* buffer, size_t size, uint64_t durable_from, 
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
   memset(stats, 0, sizeof(*stats));
-  scan_sink_t sink = {measure, emit, arg, stats};
+  scan_sink_t sink = {measure, emit, arg, stats, false};
   if (buffer_scan__header(buffer, size, &h) != NULL) return -1;
   stats->stopped_cleanly = (h.flags & TRACE_BUFFER_FLAG_STOPPED) != 0;
   const uint8_t* base = buffer;
@@ -280,9 +304,9 @@ int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t recor
   return emit(arg, words, (size_t)(p - words) * 8);
 }
 
-int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
-                      uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
-                      buffer_scan_stats_t* stats) {
+static int save(const void* buffer, size_t size, uint32_t wrapped_count, uint64_t durable_from,
+                uint64_t durable_end, buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats,
+                bool runs) {
   trace_buffer_header_t h;
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
@@ -290,7 +314,7 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
   if (buffer_scan__header(buffer, size, &h) != NULL ||
       h.buffering_mode != TRACE_BUFFERING_MODE_STREAMING)
     return -1;
-  scan_sink_t sink = {NULL, emit, arg, stats};
+  scan_sink_t sink = {NULL, emit, arg, stats, runs};
   const uint8_t* base = buffer;
   const uint8_t* durable = base + sizeof(h);
   const uint8_t* rolling = segment_base(base, &h, wrapped_count);
@@ -303,4 +327,16 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
    * switch away from it (its data-end mark may be the next one's by now) */
   return scan_region(rolling, (uint64_t)(rolling - base), 0, h.rolling_buffer_size, h.chunk_size,
                      &sink);
+}
+
+int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
+                      uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
+                      buffer_scan_stats_t* stats) {
+  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, arg, stats, false);
+}
+
+int buffer_scan__save_runs(const void* buffer, size_t size, uint32_t wrapped_count,
+                           uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
+                           void* arg, buffer_scan_stats_t* stats) {
+  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, arg, stats, true);
 }

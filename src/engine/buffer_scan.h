@@ -95,6 +95,14 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
                       buffer_scan_stats_t* stats);
 
+/* The same, emitting runs instead of single records: each call covers one
+ * or more whole records that follow each other in the buffer, as the scan
+ * framed them (the emitter frames them again from its own copy: the
+ * provider may write the buffer meanwhile). stats count records as above. */
+int buffer_scan__save_runs(const void* buffer, size_t size, uint32_t wrapped_count,
+                           uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
+                           void* arg, buffer_scan_stats_t* stats);
+
 /* Streaming: why the header's allocation and streaming fields contradict
  * each other (damage: the scan then may read a rolling buffer the saves
  * already hold, or skip one they do not), or NULL. */

@@ -26,6 +26,7 @@
 #include "engine/engine_internal.h"
 #include "engine/stop_names.h"
 #include "engine/tracepoints.h"
+#include "protocol/latency_hint.h"
 
 #define SESSION(i)                                                                      \
   {                                                                                     \
@@ -49,6 +50,7 @@ static pthread_cond_t observers_cond = PTHREAD_COND_INITIALIZER;
 
 enum {
   QUIET_TIMEOUT_MS = 1000, /* PROTOCOL.md §8: how long writers get to leave */
+  QUIET_YIELDS = 20,       /* sched_yield()s before sleeping 100 us at a time */
   OBSERVER_TIMEOUT_MS = 5000,
   MAX_OBSERVERS = 32,
 };
@@ -107,8 +109,20 @@ static void asymmetric_fence(void) {
  * and writers are never freed. With `bounded` (stop), gives up after
  * QUIET_TIMEOUT_MS (PROTOCOL.md §8) and returns false; otherwise (a streaming
  * save, which must never hand over a buffer someone still writes) it waits
- * as long as it takes, saying so once. */
-bool engine__wait_writers_quiet(engine_t* e, bool bounded) {
+ * as long as it takes, saying so once.
+ *
+ * A save of the segments of switch counts below `saving_below` (0 at a
+ * stop: no exception) need not wait for a writer inside its outermost
+ * record whose chunk is already in a later segment: that record is, or will
+ * be, reserved there (one reservation per record at nesting 1, and the
+ * chunk's epoch is stored, with release, after the writer's earlier records
+ * are committed: writer.c, claim). The common case is the writer that made
+ * the switch, still inside the record that made it; waiting for it would
+ * let the scheduler hold the save back for as long as it keeps that thread
+ * off its CPU. A writer preempted inside a record of an older segment
+ * (nesting > 1, or its chunk older) is waited for: yielding first, since
+ * it may be waiting for this thread's CPU. */
+bool engine__wait_writers_quiet(engine_t* e, bool bounded, uint64_t saving_below) {
   asymmetric_fence();
   pthread_mutex_lock(&e->lock);
   trace_context_t* head = e->writers;
@@ -116,7 +130,10 @@ bool engine__wait_writers_quiet(engine_t* e, bool bounded) {
   uint64_t deadline = now_ms() + QUIET_TIMEOUT_MS;
   bool warned = false;
   for (trace_context_t* w = head; w; w = w->next) {
-    while (ATOMIC_ACQUIRE(&w->nesting) != 0) {
+    for (unsigned tries = 0;; tries++) {
+      uint32_t nesting = ATOMIC_ACQUIRE(&w->nesting);
+      if (nesting == 0) break;
+      if (nesting == 1 && saving_below != 0 && writer__in_segment_from(e, w, saving_below)) break;
       if (!warned && now_ms() > deadline) {
         warned = true;
         fprintf(stderr, "fxtrace: a thread has held a trace context for over %d ms%s\n",
@@ -124,6 +141,10 @@ bool engine__wait_writers_quiet(engine_t* e, bool bounded) {
                 bounded ? "; stopping without it (its last record may be missing)"
                         : "; the buffer save waits for it (records are dropped meanwhile)");
         if (bounded) return false;
+      }
+      if (tries < QUIET_YIELDS) {
+        sched_yield();
+        continue;
       }
       struct timespec ts = {0, 100000};
       nanosleep(&ts, NULL);
@@ -630,7 +651,7 @@ static void run_saves(engine_t* e) {
     uint64_t requested = ATOMIC_ACQUIRE(&e->save_request);
     pthread_mutex_unlock(&e->lock);
     if (next >= requested) return;
-    engine__wait_writers_quiet(e, false);
+    engine__wait_writers_quiet(e, false, requested);
     uint64_t durable_end = durable_committed_end(e);
     trace_buffer_header_t* h = e->header;
     uint64_t written, dropped;
@@ -664,7 +685,7 @@ void engine__request_save(engine_t* e, uint64_t sw) {
 
 static void finish_stop(engine_t* e) {
   notify_observers(TRACE_STOPPING, false);
-  engine__wait_writers_quiet(e, true);
+  engine__wait_writers_quiet(e, true, 0);
   /* switches made by writers that were finishing: handed over before the
    * end */
   if (e->mode == TRACE_BUFFERING_MODE_STREAMING) run_saves(e);
@@ -705,6 +726,7 @@ static void finish_stop(engine_t* e) {
 
 static void* engine_thread_main(void* arg) {
   engine_t* e = arg;
+  latency_hint__short_slice();
   for (;;) {
     struct pollfd pfd = {e->wake_fd, POLLIN, 0};
     if (poll(&pfd, 1, -1) < 0 && errno != EINTR) break;

@@ -142,6 +142,9 @@ bool writer__handler_enables(engine_t* e, const char* category);
  * not: their users fall back to inline references). */
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
+/* Whether w's chunk is in this trace's segment of `switch_count` or a later
+ * one (read by the engine thread while w writes). */
+bool writer__in_segment_from(const engine_t* e, const trace_context_t* w, uint64_t switch_count);
 trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w);
 trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length);
@@ -185,7 +188,7 @@ static inline uint8_t* engine__segment_base(const engine_t* e, uint32_t segment)
 
 /* engine.c */
 void engine__request_save(engine_t* e, uint64_t switch_count);
-bool engine__wait_writers_quiet(engine_t* e, bool bounded);
+bool engine__wait_writers_quiet(engine_t* e, bool bounded, uint64_t saving_below);
 void engine__totals(engine_t* e, uint64_t* written, uint64_t* dropped, uint32_t* threads);
 /* hook(session, arg) is called by trace_engine_session_stop() on the
  * stopping thread while that session is still started (records can be

@@ -136,8 +136,18 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
   w->owners = e->owners;
   w->pos = (uint64_t*)base;
   w->end = (uint64_t*)(base + bytes);
-  w->chunk_epoch = generation_bits | (sw & 0xffffff);
+  /* release: a save that reads this epoch sees the records this thread
+   * committed in older chunks (engine__wait_writers_quiet) */
+  ATOMIC_RELEASE(&w->chunk_epoch, generation_bits | (sw & 0xffffff));
   return true;
+}
+
+bool writer__in_segment_from(const engine_t* e, const trace_context_t* w, uint64_t switch_count) {
+  uint64_t epoch = ATOMIC_LOAD(&e->hot->epoch);
+  uint64_t chunk_epoch = ATOMIC_ACQUIRE(&w->chunk_epoch);
+  if (epoch == 0 || (epoch & ~UINT64_C(0xffffff)) != (chunk_epoch & ~UINT64_C(0xffffff)))
+    return false;
+  return ((chunk_epoch - switch_count) & 0xffffff) < 0x800000; /* modulo the 24-bit count */
 }
 
 /* Raises the epoch to `target` unless it is 0 (stopped) or already past it:
@@ -167,7 +177,6 @@ static void switched(engine_t* e, uint64_t sw, uint64_t generation_bits) {
                                       __ATOMIC_RELAXED)) {
   }
   publish_epoch(e, generation_bits | ((sw + 1) & 0xffffff));
-  if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(e, sw);
 }
 
 /* Oneshot full, or the durable buffer full: no record is written any more in
@@ -298,7 +307,11 @@ static __attribute__((noinline)) uint64_t* reserve_chunk(trace_context_t* w, siz
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_RELAXED)) {
       switched(e, sw, generation_bits);
-      if (claim(w, sw + 1, 0, need, generation_bits)) return take_run(w, words, need);
+      bool claimed = claim(w, sw + 1, 0, need, generation_bits);
+      /* after the claim: the save need not wait for this thread, now in
+       * the new segment (engine__wait_writers_quiet) */
+      if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(e, sw);
+      if (claimed) return take_run(w, words, need);
     }
   }
 drop:

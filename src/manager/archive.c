@@ -24,6 +24,8 @@
 #include "manager/manager_internal.h"
 
 #define CHUNK_SIZE ((size_t)256 << 10)
+/* spare chunks kept per output: 4 MiB, a save's worth with room to spare */
+#define SPARE_CHUNKS 16u
 
 /* ---- output queue ---- */
 
@@ -46,26 +48,39 @@ output_t* output__create(manager_t* m, session_t* s, int fd) {
   return o;
 }
 
-bool output__append(output_t* o, const void* data, size_t bytes) {
-  if (o->failed) return false;
-  if (bytes == 0) return true;
+/* The tail chunk if it has room for `bytes`, else a new one (a spare if
+ * one fits) appended; NULL (and the output failed) without memory. */
+static out_chunk_t* room_for(output_t* o, size_t bytes) {
   out_chunk_t* t = o->tail;
-  if (!t || t->capacity - t->length < bytes) {
+  if (t && t->capacity - t->length >= bytes) return t;
+  if (o->spare && o->spare->capacity >= bytes) {
+    t = o->spare;
+    o->spare = t->next;
+    o->spare_count--;
+  } else {
     size_t capacity = bytes > CHUNK_SIZE ? bytes : CHUNK_SIZE;
     t = malloc(sizeof(*t) + capacity);
     if (!t) {
       o->failed = true;
-      return false;
+      return NULL;
     }
-    t->next = NULL;
-    t->length = t->pos = 0;
     t->capacity = capacity;
-    if (o->tail)
-      o->tail->next = t;
-    else
-      o->head = t;
-    o->tail = t;
   }
+  t->next = NULL;
+  t->length = t->pos = 0;
+  if (o->tail)
+    o->tail->next = t;
+  else
+    o->head = t;
+  o->tail = t;
+  return t;
+}
+
+bool output__append(output_t* o, const void* data, size_t bytes) {
+  if (o->failed) return false;
+  if (bytes == 0) return true;
+  out_chunk_t* t = room_for(o, bytes);
+  if (!t) return false;
   memcpy(t->data + t->length, data, bytes);
   t->length += bytes;
   o->queued += bytes;
@@ -114,7 +129,13 @@ bool output__flush(output_t* o) {
       }
       o->head = c->next;
       if (!o->head) o->tail = NULL;
-      free(c);
+      if (c->capacity == CHUNK_SIZE && o->spare_count < SPARE_CHUNKS) {
+        c->next = o->spare;
+        o->spare = c;
+        o->spare_count++;
+      } else {
+        free(c);
+      }
       continue;
     }
     ssize_t n;
@@ -172,6 +193,12 @@ void output__free(manager_t* m, output_t* o) {
     o->head = c->next;
     free(c);
   }
+  while (o->spare) {
+    out_chunk_t* c = o->spare;
+    o->spare = c->next;
+    free(c);
+  }
+  o->spare_count = 0;
   o->tail = NULL;
   o->gone = true;
   o->next = m->dead_outputs;
@@ -262,6 +289,26 @@ static bool copied_record_ok(const uint8_t* copy, size_t bytes) {
          FXT_GET(header, 0, 3) != FXT_RECORD_METADATA;
 }
 
+/* A run record by record, framed by its own headers as they are now (each
+ * copy is checked again); a frame that no longer fits ends it, counted as
+ * one rejected record. */
+static int emit_each(archive_emit_t* e, const uint8_t* p, size_t bytes) {
+  size_t pos = 0;
+  while (pos + 8 <= bytes) {
+    uint64_t header;
+    memcpy(&header, p + pos, 8);
+    size_t size = (size_t)fxt_record_words(header) * 8;
+    if (header == 0 || size == 0 || size > bytes - pos) {
+      e->rejected++;
+      return 0;
+    }
+    int status = archive__emit_record(e, p + pos, size);
+    if (status != 0) return status;
+    pos += size;
+  }
+  return 0;
+}
+
 int archive__emit_record(void* arg, const void* data, size_t bytes) {
   archive_emit_t* e = arg;
   const uint8_t* p = data;
@@ -297,6 +344,39 @@ int archive__emit_record(void* arg, const void* data, size_t bytes) {
   e->records++;
   e->bytes += bytes;
   return 0;
+}
+
+int archive__emit_run(void* arg, const void* data, size_t bytes) {
+  archive_emit_t* e = arg;
+  const uint8_t* p = data;
+  output_t* o = e->out;
+  if ((p + bytes > e->skip_begin && p < e->skip_end) || o->failed || bytes % 8 != 0 ||
+      o->queued + bytes > o->m->config.max_output_queue || bytes > CHUNK_SIZE)
+    return emit_each(e, p, bytes);
+  out_chunk_t* t = room_for(o, bytes);
+  if (!t) return -1;
+  uint8_t* copy = t->data + t->length;
+  memcpy(copy, data, bytes);
+  /* framed again in the copy: every record's size as the scan saw it, or
+   * the provider changed it since (then it, and the rest, go one by one) */
+  size_t good = 0;
+  uint64_t records = 0;
+  while (good < bytes) {
+    uint64_t header;
+    memcpy(&header, copy + good, 8);
+    size_t size = (size_t)fxt_record_words(header) * 8;
+    if (header == 0 || size == 0 || size > bytes - good ||
+        FXT_GET(header, 0, 3) == FXT_RECORD_METADATA)
+      break;
+    good += size;
+    records++;
+  }
+  t->length += good;
+  o->queued += good;
+  names__note_run(e->names, e->source, copy, good);
+  e->records += records;
+  e->bytes += good;
+  return good == bytes ? 0 : emit_each(e, p + good, bytes - good);
 }
 
 void archive__note_damage(tracee_t* t, uint64_t records, const char* fmt, ...) {
@@ -365,8 +445,8 @@ bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t d
   t->s->names_due = true;
   uint64_t from = t->saved_once ? t->last_durable_end : 0;
   buffer_scan_stats_t stats = {0};
-  int status = buffer_scan__save(t->map, t->size, wrapped, from, durable_end, archive__emit_record,
-                                 &e, &stats);
+  int status = buffer_scan__save_runs(t->map, t->size, wrapped, from, durable_end,
+                                      archive__emit_run, &e, &stats);
   if (status != 0 && o->failed) return false;
   if (status == -1) {
     LOGW(m, "provider #%u \"%s\": buffer unusable at a save: skipped", t->provider_id, t->name);

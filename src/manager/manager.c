@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "manager/manager_internal.h"
+#include "protocol/latency_hint.h"
 #include "protocol/manager_socket.h"
 
 #define DEFAULT_STOP_TIMEOUT_MS 60000u
@@ -569,6 +570,7 @@ static void reap_closed(manager_t* m) {
 /* Blocks SIGPIPE on the loop's thread while it runs: writing to a pipe whose
  * reader is gone returns EPIPE instead (archive.c consumes the signal). */
 int manager__run(manager_t* m) {
+  latency_hint__short_slice(); /* its loop answers streaming saves */
   sigset_t pipe_set, old_set;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);

@@ -117,6 +117,10 @@ struct output {
   bool failed;    /* the client is gone or too slow: abort */
   bool overflow;  /* the queue exceeded its bound */
   out_chunk_t *head, *tail;
+  /* chunks written out, kept for reuse (at most SPARE_CHUNKS): a fresh
+   * allocation of this size faults its pages in again at every save */
+  out_chunk_t* spare;
+  unsigned spare_count;
   size_t queued;
   uint64_t written; /* bytes delivered */
   bool gone;        /* freed at the end of the loop turn */
@@ -410,6 +414,10 @@ typedef struct archive_emit {
   uint64_t records, bytes, rejected;
 } archive_emit_t;
 int archive__emit_record(void* arg, const void* data, size_t bytes);
+/* The same for a run of whole records (buffer_scan__save_runs): copied in
+ * one piece, then framed and checked record by record in the copy; from a
+ * record that fails on, the rest goes through archive__emit_record. */
+int archive__emit_run(void* arg, const void* data, size_t bytes);
 /* The provider's results: provider-info/section record, then its buffer
  * data (§10.4). false only if the output failed. */
 bool archive__write_results(manager_t* m, tracee_t* t);

@@ -62,6 +62,9 @@ void names__source_free(names_source_t* s);
  * field's). Strings are remembered; process and thread kernel-object
  * records and kernel:task instants are learned from. */
 void names__note(names_t* n, names_source_t* s, const void* record, size_t bytes);
+/* The same for whole records one after the other ([records, records +
+ * bytes), framed by their size fields): each noted as names__note would. */
+void names__note_run(names_t* n, names_source_t* s, const void* records, size_t bytes);
 
 /* Learns pid's program from /proc (rank 3): a provider that registered. */
 void names__note_program(names_t* n, uint64_t pid);

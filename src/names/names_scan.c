@@ -20,6 +20,7 @@ struct names_source {
   bool foreign;             /* another pid namespace (names__source_create_foreign) */
   source_string_t* strings; /* `capacity` entries: grown to the highest index defined */
   size_t capacity;
+  uint32_t task_category; /* the index that holds "kernel:task" now, or 0 */
 };
 
 names_source_t* names__source_create(uint64_t pid) {
@@ -107,6 +108,10 @@ static void note_string(names_source_t* s, uint64_t header, cursor_t* c) {
   free(s->strings[index].data);
   s->strings[index].data = copy;
   s->strings[index].length = (uint16_t)length;
+  if (strcmp(copy, "kernel:task") == 0)
+    s->task_category = index;
+  else if (s->task_category == index)
+    s->task_category = 0;
 }
 
 /* ---- arguments ---- */
@@ -258,4 +263,26 @@ void names__note(names_t* n, names_source_t* s, const void* record, size_t bytes
     note_kernel_object(n, s, header, &c);
   else
     note_event(n, s, header, &c);
+}
+
+void names__note_run(names_t* n, names_source_t* s, const void* records, size_t bytes) {
+  if (!n || !s) return;
+  const uint8_t* p = records;
+  size_t pos = 0;
+  while (pos + 8 <= bytes) {
+    uint64_t header;
+    memcpy(&header, p + pos, 8);
+    size_t size = (size_t)fxt_record_words(header) * 8;
+    if (size == 0 || size > bytes - pos) return;
+    unsigned type = (unsigned)FXT_GET(header, 0, 3);
+    /* an event is learned from only if it is a kernel:task instant: one
+     * whose category is indexed to another string is passed over here,
+     * without the string lookup (most records of a run) */
+    uint32_t category = (uint32_t)FXT_GET(header, 32, 47);
+    bool other_event =
+        type == FXT_RECORD_EVENT && (s->foreign || FXT_GET(header, 16, 19) != FXT_EVENT_INSTANT ||
+                                     (!(category & 0x8000) && category != s->task_category));
+    if (!other_event) names__note(n, s, p + pos, size);
+    pos += size;
+  }
 }

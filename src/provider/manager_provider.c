@@ -37,6 +37,7 @@
 
 #include "engine/categories.h"
 #include "engine/engine.h"
+#include "protocol/latency_hint.h"
 #include "protocol/manager_socket.h"
 #include "protocol/wire.h"
 #include "provider/buffer_touch.h"
@@ -189,6 +190,8 @@ static void trace_terminated(trace_handler_t* h) {
   (void)h; /* the control thread, back from trace_engine_terminate(), cleans up */
 }
 
+static void apply_buffer_saved(provider_trace_t* t, const fifo_packet_t* packet);
+
 static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
                                uint64_t durable_data_end) {
   provider_trace_t* t = session_of(h);
@@ -197,7 +200,30 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   pthread_mutex_lock(&t->conn->lock);
   t->save_sent = (uint64_t)wrapped_count + 1;
   pthread_mutex_unlock(&t->conn->lock);
-  fifo_send_request(t, FIFO_SAVE_BUFFER, wrapped_count, durable_data_end);
+  fifo_packet_t request = {FIFO_SAVE_BUFFER, 0, wrapped_count, durable_data_end};
+  fifo_packet_t saved[8];
+  size_t n_saved = 0;
+  pthread_mutex_lock(&t->fifo_lock);
+  if (t->fifo >= 0) {
+    ssize_t n;
+    do n = send(t->fifo, &request, sizeof(request), MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    /* Acknowledgements of earlier saves that are already here are applied
+     * now, on this thread, which every switch wakes: the control thread
+     * reads them too, but waiting for it to be scheduled would add a third
+     * wake-up to each save's round trip (the writers drop once every other
+     * segment waits). Only BUFFER_SAVED packets are taken (peeked first):
+     * anything else, or the close, stays for the control thread. */
+    while (n_saved < sizeof(saved) / sizeof(saved[0])) {
+      fifo_packet_t p;
+      n = recv(t->fifo, &p, sizeof(p), MSG_PEEK | MSG_DONTWAIT);
+      if (n != (ssize_t)sizeof(p) || p.request != FIFO_BUFFER_SAVED || p.data16 != 0) break;
+      if (recv(t->fifo, &p, sizeof(p), MSG_DONTWAIT) != (ssize_t)sizeof(p)) break;
+      saved[n_saved++] = p;
+    }
+  }
+  pthread_mutex_unlock(&t->fifo_lock);
+  for (size_t i = 0; i < n_saved; i++) apply_buffer_saved(t, &saved[i]);
 }
 
 static void send_alert(trace_handler_t* h, const char* name) {
@@ -265,18 +291,28 @@ static void stop_engine(provider_trace_t* t) {
 static int read_fifo(provider_trace_t* t) {
   fifo_packet_t packet;
   ssize_t n;
+  /* under fifo_lock: the engine thread takes acknowledgements too
+   * (notify_buffer_full) */
+  pthread_mutex_lock(&t->fifo_lock);
   do n = recv(t->fifo, &packet, sizeof(packet), MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
+  pthread_mutex_unlock(&t->fifo_lock);
   if (n < 0 && errno == EAGAIN) return 0;
   if (n == (ssize_t)sizeof(packet) && packet.request == FIFO_BUFFER_SAVED && packet.data16 == 0) {
-    pthread_mutex_lock(&t->conn->lock);
-    t->save_acked = (uint64_t)packet.data32 + 1;
-    pthread_mutex_unlock(&t->conn->lock);
-    /* -EBUSY (no trace) or a stale reply: ignored, as the engine is stopped */
-    trace_engine_session_mark_buffer_saved(t->slot, packet.data32, packet.data64);
+    apply_buffer_saved(t, &packet);
     return 1;
   }
   return -1;
+}
+
+/* BUFFER_SAVED, read by either thread: cumulative, so an older one applied
+ * after a newer one changes nothing. */
+static void apply_buffer_saved(provider_trace_t* t, const fifo_packet_t* packet) {
+  pthread_mutex_lock(&t->conn->lock);
+  if ((uint64_t)packet->data32 + 1 > t->save_acked) t->save_acked = (uint64_t)packet->data32 + 1;
+  pthread_mutex_unlock(&t->conn->lock);
+  /* -EBUSY (no trace) or a stale reply: ignored, as the engine is stopped */
+  trace_engine_session_mark_buffer_saved(t->slot, packet->data32, packet->data64);
 }
 
 /* The exit path, streaming: the saves still in flight are acknowledged before
@@ -575,6 +611,7 @@ static bool give_up_pending(manager_session_t* s) {
 }
 
 static void* control_main(void* arg) {
+  latency_hint__short_slice();
   manager_session_t* s = arg;
   uint8_t* buffer = s->buffer;
   wire_writer_t* w = s->w;

@@ -117,10 +117,49 @@ static inline void harness_terminated(trace_handler_t* handler) {
   pthread_mutex_unlock(&h->lock);
 }
 
-/* One save: what the manager does on SAVE_BUFFER, then BUFFER_SAVED. */
+/* Each run buffer_scan__save_runs emits: whole records, one after the
+ * other, appended to a second copy of the save. */
+typedef struct harness_runs {
+  uint8_t* data;
+  size_t len, cap;
+  size_t runs;
+  bool framed; /* every run was whole records */
+} harness_runs_t;
+
+static inline int harness_emit_run(void* arg, const void* p, size_t n) {
+  harness_runs_t* r = (harness_runs_t*)arg;
+  size_t pos = 0;
+  while (pos + 8 <= n) {
+    uint64_t header;
+    memcpy(&header, (const uint8_t*)p + pos, 8);
+    size_t size = (size_t)((header >> 4) & 0xfff) * 8;
+    if ((header & 0xf) == 15) size = (size_t)((header >> 4) & 0xffffffff) * 8;
+    if (size == 0 || size > n - pos) break;
+    pos += size;
+  }
+  if (pos != n || n == 0) r->framed = false;
+  r->runs++;
+  return harness_append(&r->data, &r->len, &r->cap, p, n);
+}
+
+/* One save: what the manager does on SAVE_BUFFER, then BUFFER_SAVED. The
+ * same save emitted in runs (the manager's way) must be the same bytes. */
 static inline void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t durable_end) {
+  size_t before = h->saved_len;
+  buffer_scan_stats_t one, runs_stats;
   buffer_scan__save(h->buffer, h->size, wrapped, h->durable_saved, durable_end, harness_emit_saved,
-                    h, NULL);
+                    h, &one);
+  harness_runs_t runs = {NULL, 0, 0, 0, true};
+  buffer_scan__save_runs(h->buffer, h->size, wrapped, h->durable_saved, durable_end,
+                         harness_emit_run, &runs, &runs_stats);
+  if (runs.len != h->saved_len - before || !runs.framed ||
+      (runs.len && memcmp(runs.data, h->saved + before, runs.len) != 0) ||
+      runs_stats.records != one.records || runs_stats.bytes != one.bytes ||
+      (one.records > 0 && (runs.runs == 0 || runs.runs > one.records))) {
+    fprintf(stderr, "harness: a save in runs differs from the same save record by record\n");
+    abort();
+  }
+  free(runs.data);
   h->durable_saved = durable_end;
   h->saves++;
   if (trace_engine_session_mark_buffer_saved(h->session, wrapped, durable_end) != 0) {

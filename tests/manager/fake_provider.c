@@ -14,6 +14,9 @@
  *                        (dropped: the header's drop counter set to 2^64 - 1)
  *   --garbage segments   streaming: at the first save, a damaged segment table
  *                        (the switch count moved past the segment being saved)
+ *   --garbage save-data  streaming: at the first save, in each chunk of the
+ *                        segment saved, the 3rd record made a metadata record
+ *                        (its size kept) and the 6th record's header zeroed
  *   --garbage segment-count  after emitting, the header's segment count wrong
  *   --hang-stop          ignore STOP (never reports STOPPED)
  *   --bad-packet         after starting, send an invalid FIFO packet
@@ -130,8 +133,34 @@ static void h_terminated(trace_handler_t* h) {
   pthread_cond_broadcast(&g_cond);
   pthread_mutex_unlock(&g_lock);
 }
+/* --garbage save-data: damage the segment of switch count `wrapped` before
+ * its save, record by record, in each chunk. */
+static void scribble_segment(uint32_t wrapped) {
+  trace_buffer_header_t* header = (trace_buffer_header_t*)g_buffer;
+  uint8_t* segment = g_buffer + sizeof(*header) + header->durable_buffer_size +
+                     (uint64_t)(wrapped % header->segment_count) * header->rolling_buffer_size;
+  for (uint64_t chunk = 0; chunk < header->rolling_buffer_size; chunk += header->chunk_size) {
+    uint64_t pos = chunk;
+    for (int i = 0; i < 6 && pos + 8 <= chunk + header->chunk_size; i++) {
+      uint64_t word;
+      memcpy(&word, segment + pos, 8);
+      uint64_t size = ((word >> 4) & 0xfff) * 8;
+      if (word == 0 || size == 0) break;
+      if (i == 2) word &= ~(uint64_t)0xf; /* type 0: metadata, the manager's own */
+      if (i == 5) word = 0;
+      memcpy(segment + pos, &word, 8);
+      pos += size;
+    }
+  }
+}
+
 static void h_buffer_full(trace_handler_t* h, uint32_t wrapped, uint64_t durable_end) {
   (void)h;
+  static bool scribbled;
+  if (opt.garbage && strcmp(opt.garbage, "save-data") == 0 && !scribbled) {
+    scribbled = true;
+    scribble_segment(wrapped);
+  }
   if (opt.garbage && strcmp(opt.garbage, "segments") == 0) {
     /* as if the segment had been reused before its save: a switch count a
      * whole round of segments past it */
@@ -157,7 +186,8 @@ static void scribble(void) {
     memset(g_buffer, 0xa5, 64);
     return;
   }
-  if (strcmp(opt.garbage, "segments") == 0) return; /* at the save, h_buffer_full */
+  if (strcmp(opt.garbage, "segments") == 0) return;  /* at the save, h_buffer_full */
+  if (strcmp(opt.garbage, "save-data") == 0) return; /* likewise */
   if (strcmp(opt.garbage, "segment-count") == 0) {
     h->segment_count = (uint8_t)(h->segment_count == 2 ? 4 : 2);
     return;

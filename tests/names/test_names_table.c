@@ -343,6 +343,56 @@ static void test_records(void) {
   names__free(n);
 }
 
+/* A task event under `category` appended to b, not noted. */
+static void add_task(buf_t* b, trace_string_ref_t category, uint64_t ts, int64_t pid,
+                     const char* newcomm) {
+  trace_thread_ref_t thread = trace_make_inline_thread_ref(1, 1);
+  trace_string_ref_t name = trace_make_inline_c_string_ref("task_rename");
+  trace_arg_t args[] = {named_int("pid", pid), named_string("newcomm", newcomm)};
+  size_t words = fxt_event_record_words(FXT_EVENT_INSTANT, &thread, &category, &name, args, 2);
+  fxt_write_event_record(b->words + b->used, words, FXT_EVENT_INSTANT, ts, &thread, &category,
+                         &name, args, 2, 3);
+  b->used += words;
+}
+
+static void add_string(buf_t* b, uint32_t index, const char* text) {
+  fxt_write_string_record(b->words + b->used, index, text, strlen(text));
+  b->used += fxt_string_record_words(strlen(text));
+}
+
+/* names__note_run over many records at once learns what names__note does
+ * record by record: its shortcut for events of other categories follows
+ * the string table as the run redefines it (the manager's saves). */
+static void test_note_run(void) {
+  names_t* n = names__create();
+  names_source_t* kernel = names__source_create(500);
+  ASSERT_TRUE(n && kernel);
+  buf_t* b = calloc(1, sizeof(*b));
+  ASSERT_TRUE(b);
+  add_string(b, 1, "kernel:task");
+  add_task(b, trace_make_indexed_string_ref(1), 100, 100, "first");
+  add_string(b, 2, "kernel:other");
+  add_task(b, trace_make_indexed_string_ref(2), 110, 101, "wrong-category");
+  add_string(b, 1, "kernel:sched"); /* index 1 is no longer the task category */
+  add_task(b, trace_make_indexed_string_ref(1), 120, 100, "wrong-redefined");
+  add_string(b, 3, "kernel:task");
+  add_task(b, trace_make_indexed_string_ref(3), 130, 102, "third");
+  add_task(b, trace_make_inline_c_string_ref("kernel:task"), 140, 103, "inline");
+  names__note_run(n, kernel, b->words, b->used * 8);
+  ASSERT_STREQ(names__get(n, true, 100), "first");
+  ASSERT_TRUE(names__get(n, true, 101) == NULL);
+  ASSERT_STREQ(names__get(n, true, 102), "third");
+  ASSERT_STREQ(names__get(n, true, 103), "inline");
+  /* a run cut inside a record stops before it */
+  size_t whole = b->used;
+  add_task(b, trace_make_indexed_string_ref(3), 150, 104, "cut");
+  names__note_run(n, kernel, b->words + whole, (b->used - whole - 1) * 8);
+  ASSERT_TRUE(names__get(n, true, 104) == NULL);
+  free(b);
+  names__source_free(kernel);
+  names__free(n);
+}
+
 /* A provider's names at the stop (`name_at`, src/engine/stop_names.h) are
  * names at a time, weighed with the kernel's task events: the latest wins.
  * Only about the provider's own threads. */
@@ -506,6 +556,7 @@ int main(void) {
   test_foreign();
   test_bound();
   test_records();
+  test_note_run();
   test_stop_names();
   test_thread_not_process();
   test_reused_pid();
