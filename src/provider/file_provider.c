@@ -76,6 +76,9 @@ struct file_session {
   size_t trigger_count;
   bool triggered;         /* engine thread: a stop trigger fired */
   bool archive_completed; /* the archive was written (at a trigger) */
+  /* streaming saves' staging area (engine thread), kept from one save to
+   * the next: a fresh one faults its pages in at every save */
+  uint8_t* stage_data;
 };
 
 /* Buffered sequential writes to a file descriptor at an offset. */
@@ -159,14 +162,14 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   trace_buffer_header_t* header = (trace_buffer_header_t*)s->map;
   uint64_t streamed = __atomic_load_n(&header->streamed_bytes, __ATOMIC_RELAXED);
   uint64_t durable_from = header->saved_durable_end;
-  stage_t stage = {s->out_fd, (off_t)(LIVE_PLACEHOLDER_BYTES + streamed), malloc(STAGE_BYTES), 0,
-                   0};
+  if (!s->stage_data) s->stage_data = malloc(STAGE_BYTES);
+  stage_t stage = {s->out_fd, (off_t)(LIVE_PLACEHOLDER_BYTES + streamed), s->stage_data, 0, 0};
   if (!stage.data) stage.error = ENOMEM;
+  /* in runs: the buffer is this process's own, its records need no check */
   if (stage.error == 0)
-    buffer_scan__save(s->map, s->size, wrapped_count, durable_from, durable_data_end, stage_emit,
-                      &stage, NULL);
+    buffer_scan__save_runs(s->map, s->size, wrapped_count, durable_from, durable_data_end,
+                           stage_emit, &stage, NULL);
   stage_flush(&stage);
-  free(stage.data);
   if (stage.error == 0) {
     /* length first: a crash between the two stores then only repeats some
      * durable records (harmless redefinitions), never loses any */
@@ -344,6 +347,7 @@ static void free_session(file_session_t* s) {
   free(s->path);
   free(s->shm_path);
   free(s->triggers);
+  free(s->stage_data);
   free(s);
 }
 
