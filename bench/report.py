@@ -765,8 +765,9 @@ class Report:
         if fx_rows:
             L.append(f"- fxtrace: `trace record --buffering-mode=streaming --buffer-size={mib} "
                      "--categories=bench -o FILE -- bench_fxtrace --mode provider --scenario paced "
-                     f"...` (in-process trace manager): **{mib} MiB** buffer (1/16 durable, two rolling "
-                     "halves that the manager saves in turn). Lost: the engine's dropped count; every "
+                     f"...` (in-process trace manager): **{mib} MiB** buffer (1/16 durable, the rest in "
+                     "rolling segments, 8 for 4 MiB, that the manager saves in turn: "
+                     "docs/buffer-layout.md). Lost: the engine's dropped count; every "
                      "trial also checks events in the archive + dropped = events issued.")
         if fz_rows:
             L.append("- fxtrace compressed: the same, with `-o FILE.fxt.zst` (`trace record "
