@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "engine_test_util.h"
+#include "fxt/fxt_encode.h"
 #include "harness.h"
 #include "trace-engine/context.h"
 #include "trace-engine/instrumentation.h"
@@ -375,7 +376,7 @@ static void test_streaming_save_goes_past_the_switching_writer(void) {
   trace_engine_stats_t stats;
   uint64_t seq = 0;
   while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) write_held(c, seq++);
-  write_held(c, seq++); /* certainly in the new segment */
+  write_held(c, seq++);           /* certainly in the new segment */
   ASSERT_TRUE(wait_saves(&h, 1)); /* while the context is still held */
   trace_release_context(c);
   run(&h, 0, 0, &s);
@@ -441,6 +442,54 @@ static void test_streaming_save_waits_for_a_writer_in_the_segment(void) {
   size_t held = 0;
   for (size_t i = 0; i < s.seq_count; i++) held += s.seqs[i].seq >= 1000000;
   ASSERT_EQ(held, 2u);
+  free(s.seqs);
+  harness_free(&h);
+}
+
+/* REVIEW (session 11): a record reserved at nesting 1 but not committed
+ * when the same context moves to a later segment (here through
+ * trace_context_alloc_record; a signal handler's record or a nested event
+ * does the same) must still be in the archive: the save of its segment
+ * must wait for its commit. */
+static void test_streaming_save_waits_for_an_uncommitted_record(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
+  trace_context_t* c = trace_acquire_context();
+  ASSERT_TRUE(c != NULL);
+  uint64_t seq = 0;
+  write_held(c, seq++); /* registers the strings and the thread */
+  trace_thread_ref_t thread;
+  trace_string_ref_t category, name, arg_name;
+  trace_context_register_current_thread(c, &thread);
+  trace_context_register_string_literal(c, "test", &category);
+  trace_context_register_string_literal(c, "seq", &name);
+  trace_context_register_string_literal(c, "n", &arg_name);
+  trace_arg_t args[1] = {trace_make_arg(arg_name, trace_make_uint64_arg_value(777777777))};
+  size_t words = fxt_event_record_words(FXT_EVENT_INSTANT, &thread, &category, &name, args, 1);
+  uint64_t scratch[64];
+  ASSERT_TRUE(words <= 64);
+  fxt_write_event_record(scratch, words, FXT_EVENT_INSTANT, trace_context_ticks_now(), &thread,
+                         &category, &name, args, 1, 0);
+  uint64_t* a = trace_context_alloc_record(c, words * 8); /* in segment 0 */
+  ASSERT_TRUE(a != NULL);
+  memcpy(a + 1, scratch + 1, (words - 1) * 8);
+  trace_engine_stats_t stats;
+  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) write_held(c, seq++);
+  write_held(c, seq++);           /* certainly in the new segment */
+  bool saved = wait_saves(&h, 1); /* the old code waits for the release: no save */
+  fprintf(stderr, "review: segment 0 saved while its record is uncommitted: %s\n",
+          saved ? "yes" : "no");
+  trace_context_commit_record(c, a, scratch[0]);
+  trace_release_context(c);
+  run(&h, 0, 0, &s);
+  size_t found = 0;
+  for (size_t i = 0; i < s.seq_count; i++) found += s.seqs[i].seq == 777777777;
+  fprintf(
+      stderr, "review: records %zu of %llu written, dropped %llu, the uncommitted one found %zu\n",
+      s.seq_count, (unsigned long long)seq + 1, (unsigned long long)h.stats.records_dropped, found);
+  ASSERT_EQ(h.stats.records_dropped, 0u);
+  ASSERT_EQ(found, 1u);
   free(s.seqs);
   harness_free(&h);
 }
@@ -637,6 +686,10 @@ static void test_each_literal_registered_once(void) {
 }
 
 int main(void) {
+  if (getenv("REVIEW_ONLY")) {
+    test_streaming_save_waits_for_an_uncommitted_record();
+    return 0;
+  }
   test_each_literal_registered_once();
   test_oneshot(1);
   test_oneshot(2);
@@ -649,6 +702,7 @@ int main(void) {
   test_streaming_drops_once_every_segment_waits();
   test_streaming_save_goes_past_the_switching_writer();
   test_streaming_save_waits_for_a_writer_in_the_segment();
+  test_streaming_save_waits_for_an_uncommitted_record();
   test_durable_full_stops_the_trace();
   test_header_drop_counter_is_live();
   test_streaming_drop_counters();
