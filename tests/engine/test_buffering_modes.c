@@ -12,6 +12,8 @@
 #include "engine_test_util.h"
 #include "fxt/fxt_encode.h"
 #include "harness.h"
+#define CREATE_TRACE_POINTS
+#include "engine/review_tp.h"
 #include "trace-engine/context.h"
 #include "trace-engine/instrumentation.h"
 
@@ -494,6 +496,44 @@ static void test_streaming_save_waits_for_an_uncommitted_record(void) {
   harness_free(&h);
 }
 
+/* REVIEW (session 11), the same through the library's own record path: a
+ * TRACE_EVENT() whose assignment calls code that traces. The nested
+ * records (nesting 2) fill segment 0 and switch; back at nesting 1 the
+ * outer record is still open in segment 0 while the context's chunk is in
+ * segment 1. Its assignment waits for the save there (a preemption at that
+ * point does the same). */
+static harness_t* review_h;
+static uint64_t review_seq;
+
+unsigned review_nested_fill(unsigned n) {
+  trace_engine_stats_t stats;
+  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) emit_seq(review_seq++);
+  emit_seq(review_seq++);
+  bool saved = wait_saves(review_h, 1);
+  fprintf(stderr, "review: segment 0 saved while a TRACE_EVENT record is open in it: %s\n",
+          saved ? "yes" : "no");
+  return n;
+}
+
+static void test_streaming_save_waits_for_an_open_tracepoint_record(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
+  review_h = &h;
+  review_seq = 0;
+  emit_seq(review_seq++);
+  ASSERT_TRUE(trace_review_tp_outer_enabled());
+  trace_review_tp_outer(4242);
+  run(&h, 0, 0, &s);
+  fprintf(stderr, "review: seq records %zu of %llu, dropped %llu, events %zu\n", s.seq_count,
+          (unsigned long long)review_seq, (unsigned long long)h.stats.records_dropped, s.events);
+  ASSERT_EQ(h.stats.records_dropped, 0u);
+  ASSERT_EQ(s.seq_count, review_seq);
+  ASSERT_EQ(s.events, review_seq + 1); /* and the outer record */
+  free(s.seqs);
+  harness_free(&h);
+}
+
 /* The header's drop counter is live: right while the trace runs (as for a
  * process killed now, which never reaches the stop), equal to the engine's
  * own count, and back to 0 at the next start. */
@@ -687,7 +727,8 @@ static void test_each_literal_registered_once(void) {
 
 int main(void) {
   if (getenv("REVIEW_ONLY")) {
-    test_streaming_save_waits_for_an_uncommitted_record();
+    if (getenv("REVIEW_ONLY")[0] == '1') test_streaming_save_waits_for_an_uncommitted_record();
+    if (getenv("REVIEW_ONLY")[0] == '2') test_streaming_save_waits_for_an_open_tracepoint_record();
     return 0;
   }
   test_each_literal_registered_once();
@@ -703,6 +744,7 @@ int main(void) {
   test_streaming_save_goes_past_the_switching_writer();
   test_streaming_save_waits_for_a_writer_in_the_segment();
   test_streaming_save_waits_for_an_uncommitted_record();
+  test_streaming_save_waits_for_an_open_tracepoint_record();
   test_durable_full_stops_the_trace();
   test_header_drop_counter_is_live();
   test_streaming_drop_counters();
