@@ -393,6 +393,31 @@ static void test_note_run(void) {
   names__free(n);
 }
 
+/* REVIEW (session 11): two indexes that both hold "kernel:task" (each
+ * thread of a process registers a literal under its own index): a run
+ * learns from the events of both, as names__note does. */
+static void test_note_run_two_task_indexes(void) {
+  names_t* n = names__create();
+  names_source_t* kernel = names__source_create(500);
+  ASSERT_TRUE(n && kernel);
+  buf_t* b = calloc(1, sizeof(*b));
+  ASSERT_TRUE(b);
+  add_string(b, 1, "kernel:task");
+  add_string(b, 2, "kernel:task");
+  add_task(b, trace_make_indexed_string_ref(1), 100, 200, "by-index-1");
+  add_task(b, trace_make_indexed_string_ref(2), 110, 201, "by-index-2");
+  names__note_run(n, kernel, b->words, b->used * 8);
+  fprintf(stderr, "review: index 1 -> %s, index 2 -> %s\n",
+          names__get(n, true, 200) ? names__get(n, true, 200) : "(none)",
+          names__get(n, true, 201) ? names__get(n, true, 201) : "(none)");
+  ASSERT_STREQ(names__get(n, true, 201), "by-index-2");
+  ASSERT_TRUE(names__get(n, true, 200) != NULL);
+  ASSERT_STREQ(names__get(n, true, 200), "by-index-1");
+  free(b);
+  names__source_free(kernel);
+  names__free(n);
+}
+
 /* A provider's names at the stop (`name_at`, src/engine/stop_names.h) are
  * names at a time, weighed with the kernel's task events: the latest wins.
  * Only about the provider's own threads. */
@@ -556,6 +581,7 @@ int main(void) {
   test_foreign();
   test_bound();
   test_records();
+  test_note_run_two_task_indexes();
   test_note_run();
   test_stop_names();
   test_thread_not_process();
