@@ -169,6 +169,12 @@ struct trace_context {
    * everything the inline record path reads (no offset above moves). */
   uint64_t* drop_slot;
   uint64_t drop_slot_epoch;
+  /* Streaming saves (engine.c, engine__wait_writers_quiet): chunk_epoch's
+   * value when this writer claimed its chunk at nesting 1 with no record
+   * of its own open (none of trace_context_alloc_record's left
+   * uncommitted), else 0. Engine-only, like the two above. */
+  uint64_t quiet_epoch;
+  uint32_t open_allocs; /* trace_context_alloc_record()s not committed yet */
 } __attribute__((aligned(64)));
 
 /* The calling thread's writer in each session, or NULL before its first

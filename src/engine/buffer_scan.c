@@ -105,11 +105,13 @@ static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from,
         (next = resync(base, pos,
                        (pos / chunk + 1) * chunk < extent ? (pos / chunk + 1) * chunk : extent,
                        sink)) != 0) {
+      if (sink->runs) FLUSH_RUN(); /* in order (no caller combines the two today) */
       int status = sink->emit(sink->arg, base + pos, (size_t)(next - pos));
       if (status != 0) return status;
       if (stats->zeroed_runs++ == 0) stats->first_zeroed_offset = base_offset + pos;
       stats->zeroed_bytes += next - pos;
       pos = next;
+      run = pos;
       continue;
     }
     if (header == 0 || bytes == 0 || bytes > extent - pos) {

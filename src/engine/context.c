@@ -291,11 +291,14 @@ void* trace_context_alloc_record(trace_context_t* context, size_t num_bytes) {
     writer__count_dropped(context);
     return NULL;
   }
-  return writer__reserve(context, num_bytes / 8);
+  void* record = writer__reserve(context, num_bytes / 8);
+  if (record) context->open_allocs++; /* a save must wait for it (writer.c, claim) */
+  return record;
 }
 
 void trace_context_commit_record(trace_context_t* context, void* record, uint64_t header) {
   fxt_commit(record, header);
+  if (context->open_allocs) context->open_allocs--;
   writer__count_written(context);
 }
 

@@ -113,15 +113,16 @@ static void asymmetric_fence(void) {
  *
  * A save of the segments of switch counts below `saving_below` (0 at a
  * stop: no exception) need not wait for a writer inside its outermost
- * record whose chunk is already in a later segment: that record is, or will
- * be, reserved there (one reservation per record at nesting 1, and the
- * chunk's epoch is stored, with release, after the writer's earlier records
- * are committed: writer.c, claim). The common case is the writer that made
- * the switch, still inside the record that made it; waiting for it would
- * let the scheduler hold the save back for as long as it keeps that thread
- * off its CPU. A writer preempted inside a record of an older segment
- * (nesting > 1, or its chunk older) is waited for: yielding first, since
- * it may be waiting for this thread's CPU. */
+ * record whose chunk is already in a later segment, if it claimed that
+ * chunk at nesting 1 with nothing of its own left open (writer.c, claim,
+ * writer__quiet_from): whatever it reserves from then on is in that chunk
+ * or a later one. The common case is the writer that made the switch,
+ * still inside the record that made it; waiting for it would let the
+ * scheduler hold the save back for as long as it keeps that thread off its
+ * CPU. Any other writer inside a record is waited for — one whose record
+ * is open in an older chunk while a nested record (a signal handler's, or
+ * traced code called inside a record) moved it to a new one, too — yielding
+ * first, since it may be waiting for this thread's CPU. */
 bool engine__wait_writers_quiet(engine_t* e, bool bounded, uint64_t saving_below) {
   asymmetric_fence();
   pthread_mutex_lock(&e->lock);
@@ -133,7 +134,7 @@ bool engine__wait_writers_quiet(engine_t* e, bool bounded, uint64_t saving_below
     for (unsigned tries = 0;; tries++) {
       uint32_t nesting = ATOMIC_ACQUIRE(&w->nesting);
       if (nesting == 0) break;
-      if (nesting == 1 && saving_below != 0 && writer__in_segment_from(e, w, saving_below)) break;
+      if (nesting == 1 && saving_below != 0 && writer__quiet_from(e, w, saving_below)) break;
       if (!warned && now_ms() > deadline) {
         warned = true;
         fprintf(stderr, "fxtrace: a thread has held a trace context for over %d ms%s\n",

@@ -142,9 +142,12 @@ bool writer__handler_enables(engine_t* e, const char* category);
  * not: their users fall back to inline references). */
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
-/* Whether w's chunk is in this trace's segment of `switch_count` or a later
- * one (read by the engine thread while w writes). */
-bool writer__in_segment_from(const engine_t* e, const trace_context_t* w, uint64_t switch_count);
+/* Whether w, if it is inside its outermost record now, cannot write into a
+ * segment older than that of `switch_count`: its chunk is in this trace's
+ * segment of `switch_count` or a later one, and nothing it reserved before
+ * it claimed that chunk was left open (writer.c, claim). Read by the engine
+ * thread while w writes. */
+bool writer__quiet_from(const engine_t* e, const trace_context_t* w, uint64_t switch_count);
 trace_string_ref_t writer__register_literal_slow(trace_context_t* w, const char* literal);
 trace_thread_ref_t writer__register_current_thread_slow(trace_context_t* w);
 trace_string_ref_t writer__register_copy(trace_context_t* w, const char* s, size_t length);

@@ -136,16 +136,26 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
   w->owners = e->owners;
   w->pos = (uint64_t*)base;
   w->end = (uint64_t*)(base + bytes);
-  /* release: a save that reads this epoch sees the records this thread
-   * committed in older chunks (engine__wait_writers_quiet) */
-  ATOMIC_RELEASE(&w->chunk_epoch, generation_bits | (sw & 0xffffff));
+  /* Whether every record this thread reserved before this claim is
+   * committed: yes at nesting 1 (no record of a signal handler's or of
+   * traced code called inside a record is open around this one: those run
+   * at nesting 2 and up) with no trace_context_alloc_record() left
+   * uncommitted (every other way to reserve commits before it returns).
+   * Stored before chunk_epoch, both with release: a save that reads the
+   * new chunk_epoch reads this value or a later one, and the commits made
+   * before (engine__wait_writers_quiet, writer__quiet_from). */
+  uint64_t epoch = generation_bits | (sw & 0xffffff);
+  ATOMIC_RELEASE(&w->quiet_epoch, w->nesting == 1 && w->open_allocs == 0 ? epoch : 0);
+  ATOMIC_RELEASE(&w->chunk_epoch, epoch);
   return true;
 }
 
-bool writer__in_segment_from(const engine_t* e, const trace_context_t* w, uint64_t switch_count) {
+bool writer__quiet_from(const engine_t* e, const trace_context_t* w, uint64_t switch_count) {
   uint64_t epoch = ATOMIC_LOAD(&e->hot->epoch);
   uint64_t chunk_epoch = ATOMIC_ACQUIRE(&w->chunk_epoch);
-  if (epoch == 0 || (epoch & ~UINT64_C(0xffffff)) != (chunk_epoch & ~UINT64_C(0xffffff)))
+  uint64_t quiet_epoch = ATOMIC_ACQUIRE(&w->quiet_epoch);
+  if (epoch == 0 || quiet_epoch != chunk_epoch ||
+      (epoch & ~UINT64_C(0xffffff)) != (chunk_epoch & ~UINT64_C(0xffffff)))
     return false;
   return ((chunk_epoch - switch_count) & 0xffffff) < 0x800000; /* modulo the 24-bit count */
 }
@@ -570,6 +580,7 @@ trace_context_t* writer__attach(uint64_t generation) {
   if (ATOMIC_LOAD(&w->generation) != generation) {
     ATOMIC_STORE(&w->records_written, 0);
     ATOMIC_STORE(&w->records_dropped, 0);
+    w->open_allocs = 0; /* an earlier trace's record never committed */
     ATOMIC_RELEASE(&w->generation, generation);
   }
   return w;

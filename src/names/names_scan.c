@@ -13,6 +13,7 @@
 typedef struct source_string {
   char* data; /* NULL: never defined */
   uint16_t length;
+  bool is_task; /* "kernel:task": names__note_run's shortcut */
 } source_string_t;
 
 struct names_source {
@@ -20,7 +21,6 @@ struct names_source {
   bool foreign;             /* another pid namespace (names__source_create_foreign) */
   source_string_t* strings; /* `capacity` entries: grown to the highest index defined */
   size_t capacity;
-  uint32_t task_category; /* the index that holds "kernel:task" now, or 0 */
 };
 
 names_source_t* names__source_create(uint64_t pid) {
@@ -108,10 +108,7 @@ static void note_string(names_source_t* s, uint64_t header, cursor_t* c) {
   free(s->strings[index].data);
   s->strings[index].data = copy;
   s->strings[index].length = (uint16_t)length;
-  if (strcmp(copy, "kernel:task") == 0)
-    s->task_category = index;
-  else if (s->task_category == index)
-    s->task_category = 0;
+  s->strings[index].is_task = strcmp(copy, "kernel:task") == 0;
 }
 
 /* ---- arguments ---- */
@@ -276,12 +273,14 @@ void names__note_run(names_t* n, names_source_t* s, const void* records, size_t 
     if (size == 0 || size > bytes - pos) return;
     unsigned type = (unsigned)FXT_GET(header, 0, 3);
     /* an event is learned from only if it is a kernel:task instant: one
-     * whose category is indexed to another string is passed over here,
-     * without the string lookup (most records of a run) */
+     * whose category is indexed to another string (each thread may index
+     * "kernel:task" on its own) is passed over here, without the string
+     * comparison (most records of a run) */
     uint32_t category = (uint32_t)FXT_GET(header, 32, 47);
     bool other_event =
-        type == FXT_RECORD_EVENT && (s->foreign || FXT_GET(header, 16, 19) != FXT_EVENT_INSTANT ||
-                                     (!(category & 0x8000) && category != s->task_category));
+        type == FXT_RECORD_EVENT &&
+        (s->foreign || FXT_GET(header, 16, 19) != FXT_EVENT_INSTANT ||
+         (!(category & 0x8000) && (category >= s->capacity || !s->strings[category].is_task)));
     if (!other_event) names__note(n, s, p + pos, size);
     pos += size;
   }

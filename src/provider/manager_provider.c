@@ -296,8 +296,9 @@ static int read_fifo(provider_trace_t* t) {
   pthread_mutex_lock(&t->fifo_lock);
   do n = recv(t->fifo, &packet, sizeof(packet), MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
+  int error = n < 0 ? errno : 0;
   pthread_mutex_unlock(&t->fifo_lock);
-  if (n < 0 && errno == EAGAIN) return 0;
+  if (n < 0 && error == EAGAIN) return 0;
   if (n == (ssize_t)sizeof(packet) && packet.request == FIFO_BUFFER_SAVED && packet.data16 == 0) {
     apply_buffer_saved(t, &packet);
     return 1;
@@ -335,8 +336,11 @@ static void wait_pending_save(provider_trace_t* s) {
     long elapsed =
         (long)(now.tv_sec - start.tv_sec) * 1000 + (long)(now.tv_nsec - start.tv_nsec) / 1000000;
     if (elapsed >= SAVE_WAIT_TIMEOUT_MS) return; /* the stop goes ahead anyway */
+    /* in short steps: the engine thread may take the answer meanwhile
+     * (notify_buffer_full), and then nothing wakes this poll */
     struct pollfd pfd = {s->fifo, POLLIN, 0};
-    int ready = poll(&pfd, 1, (int)(SAVE_WAIT_TIMEOUT_MS - elapsed));
+    long step = SAVE_WAIT_TIMEOUT_MS - elapsed < 10 ? SAVE_WAIT_TIMEOUT_MS - elapsed : 10;
+    int ready = poll(&pfd, 1, (int)step);
     if (ready < 0 && errno != EINTR) return;
     if (ready > 0 && read_fifo(s) < 0) return; /* closed: end_trace follows */
   }

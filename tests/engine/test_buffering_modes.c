@@ -7,15 +7,9 @@
  * and in every mode written + dropped == attempted, exactly, for 1 and 2
  * threads. The durable buffer filling up stops the trace for good. */
 #include <pthread.h>
-#include <time.h>
 
 #include "engine_test_util.h"
-#include "fxt/fxt_encode.h"
 #include "harness.h"
-#define CREATE_TRACE_POINTS
-#include "engine/review_tp.h"
-#include "trace-engine/context.h"
-#include "trace-engine/instrumentation.h"
 
 enum { SMALL_BUFFER = 64 * 1024 };
 
@@ -334,206 +328,6 @@ static void test_streaming_drops_once_every_segment_waits(void) {
   harness_free(&h);
 }
 
-/* A "seq" event written in a context the caller holds (nesting 1: the
- * record is reserved and committed inside it, as the public context API
- * does). */
-static void write_held(trace_context_t* c, uint64_t seq) {
-  trace_thread_ref_t thread;
-  trace_string_ref_t category, name, arg_name;
-  trace_context_register_current_thread(c, &thread);
-  trace_context_register_string_literal(c, "test", &category);
-  trace_context_register_string_literal(c, "seq", &name);
-  trace_context_register_string_literal(c, "n", &arg_name);
-  trace_arg_t args[1] = {trace_make_arg(arg_name, trace_make_uint64_arg_value(seq))};
-  trace_context_write_instant_event_record(c, trace_context_ticks_now(), &thread, &category, &name,
-                                           TRACE_SCOPE_THREAD, args, 1);
-}
-
-static uint64_t saves_done(harness_t* h) {
-  pthread_mutex_lock(&h->lock);
-  uint64_t n = h->saves;
-  pthread_mutex_unlock(&h->lock);
-  return n;
-}
-
-/* Waits up to 5 s for at least `n` saves. */
-static bool wait_saves(harness_t* h, uint64_t n) {
-  for (int i = 0; i < 50000 && saves_done(h) < n; i++) {
-    struct timespec ts = {0, 100000};
-    nanosleep(&ts, NULL);
-  }
-  return saves_done(h) >= n;
-}
-
-/* A save does not wait for a writer that is inside its outermost record
- * but already writes in a later segment: here the thread that made the
- * switch, still holding its context (engine.c, engine__wait_writers_quiet).
- * Before, the save waited until it left the record, however long that took. */
-static void test_streaming_save_goes_past_the_switching_writer(void) {
-  harness_t h;
-  archive_summary_t s;
-  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
-  trace_context_t* c = trace_acquire_context();
-  ASSERT_TRUE(c != NULL);
-  trace_engine_stats_t stats;
-  uint64_t seq = 0;
-  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) write_held(c, seq++);
-  write_held(c, seq++);           /* certainly in the new segment */
-  ASSERT_TRUE(wait_saves(&h, 1)); /* while the context is still held */
-  trace_release_context(c);
-  run(&h, 0, 0, &s);
-  ASSERT_EQ(h.stats.records_dropped, 0u);
-  ASSERT_EQ(s.seq_count, seq);
-  free(s.seqs);
-  harness_free(&h);
-}
-
-/* ... but does wait for one inside a record of the segment being saved:
- * a thread that wrote into segment 0 and still holds its context (its next
- * record could go there too) keeps segment 0's save back until it lets go,
- * and nothing it wrote is lost. */
-typedef struct holder {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  bool written, release;
-} holder_t;
-
-static void* hold_context(void* arg) {
-  holder_t* k = arg;
-  trace_context_t* c = trace_acquire_context();
-  if (c) write_held(c, 1000000);
-  pthread_mutex_lock(&k->lock);
-  k->written = true;
-  pthread_cond_broadcast(&k->cond);
-  while (!k->release) pthread_cond_wait(&k->cond, &k->lock);
-  pthread_mutex_unlock(&k->lock);
-  if (c) write_held(c, 1000001);
-  if (c) trace_release_context(c);
-  return NULL;
-}
-
-static void test_streaming_save_waits_for_a_writer_in_the_segment(void) {
-  harness_t h;
-  archive_summary_t s;
-  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
-  holder_t k = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false};
-  pthread_t thread;
-  ASSERT_EQ(pthread_create(&thread, NULL, hold_context, &k), 0);
-  pthread_mutex_lock(&k.lock);
-  while (!k.written) pthread_cond_wait(&k.cond, &k.lock);
-  pthread_mutex_unlock(&k.lock);
-  trace_engine_stats_t stats;
-  uint64_t seq = 0;
-  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) emit_seq(seq++);
-  struct timespec ts = {0, 200 * 1000000};
-  nanosleep(&ts, NULL);
-  ASSERT_EQ(saves_done(&h), 0u); /* the holder may still write into segment 0 */
-  pthread_mutex_lock(&k.lock);
-  k.release = true;
-  pthread_cond_broadcast(&k.cond);
-  pthread_mutex_unlock(&k.lock);
-  pthread_join(thread, NULL);
-  ASSERT_TRUE(wait_saves(&h, 1));
-  harness_stop(&h);
-  size_t length;
-  const uint8_t* fxt = harness_archive(&h, &length);
-  summarize_archive(fxt, length, &s); /* two threads: run() expects one */
-  ASSERT_EQ(s.skipped, 0u);
-  ASSERT_EQ(h.stats.records_dropped, 0u);
-  ASSERT_EQ(s.seq_count, seq + 2);
-  size_t held = 0;
-  for (size_t i = 0; i < s.seq_count; i++) held += s.seqs[i].seq >= 1000000;
-  ASSERT_EQ(held, 2u);
-  free(s.seqs);
-  harness_free(&h);
-}
-
-/* REVIEW (session 11): a record reserved at nesting 1 but not committed
- * when the same context moves to a later segment (here through
- * trace_context_alloc_record; a signal handler's record or a nested event
- * does the same) must still be in the archive: the save of its segment
- * must wait for its commit. */
-static void test_streaming_save_waits_for_an_uncommitted_record(void) {
-  harness_t h;
-  archive_summary_t s;
-  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
-  trace_context_t* c = trace_acquire_context();
-  ASSERT_TRUE(c != NULL);
-  uint64_t seq = 0;
-  write_held(c, seq++); /* registers the strings and the thread */
-  trace_thread_ref_t thread;
-  trace_string_ref_t category, name, arg_name;
-  trace_context_register_current_thread(c, &thread);
-  trace_context_register_string_literal(c, "test", &category);
-  trace_context_register_string_literal(c, "seq", &name);
-  trace_context_register_string_literal(c, "n", &arg_name);
-  trace_arg_t args[1] = {trace_make_arg(arg_name, trace_make_uint64_arg_value(777777777))};
-  size_t words = fxt_event_record_words(FXT_EVENT_INSTANT, &thread, &category, &name, args, 1);
-  uint64_t scratch[64];
-  ASSERT_TRUE(words <= 64);
-  fxt_write_event_record(scratch, words, FXT_EVENT_INSTANT, trace_context_ticks_now(), &thread,
-                         &category, &name, args, 1, 0);
-  uint64_t* a = trace_context_alloc_record(c, words * 8); /* in segment 0 */
-  ASSERT_TRUE(a != NULL);
-  memcpy(a + 1, scratch + 1, (words - 1) * 8);
-  trace_engine_stats_t stats;
-  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) write_held(c, seq++);
-  write_held(c, seq++);           /* certainly in the new segment */
-  bool saved = wait_saves(&h, 1); /* the old code waits for the release: no save */
-  fprintf(stderr, "review: segment 0 saved while its record is uncommitted: %s\n",
-          saved ? "yes" : "no");
-  trace_context_commit_record(c, a, scratch[0]);
-  trace_release_context(c);
-  run(&h, 0, 0, &s);
-  size_t found = 0;
-  for (size_t i = 0; i < s.seq_count; i++) found += s.seqs[i].seq == 777777777;
-  fprintf(
-      stderr, "review: records %zu of %llu written, dropped %llu, the uncommitted one found %zu\n",
-      s.seq_count, (unsigned long long)seq + 1, (unsigned long long)h.stats.records_dropped, found);
-  ASSERT_EQ(h.stats.records_dropped, 0u);
-  ASSERT_EQ(found, 1u);
-  free(s.seqs);
-  harness_free(&h);
-}
-
-/* REVIEW (session 11), the same through the library's own record path: a
- * TRACE_EVENT() whose assignment calls code that traces. The nested
- * records (nesting 2) fill segment 0 and switch; back at nesting 1 the
- * outer record is still open in segment 0 while the context's chunk is in
- * segment 1. Its assignment waits for the save there (a preemption at that
- * point does the same). */
-static harness_t* review_h;
-static uint64_t review_seq;
-
-unsigned review_nested_fill(unsigned n) {
-  trace_engine_stats_t stats;
-  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) emit_seq(review_seq++);
-  emit_seq(review_seq++);
-  bool saved = wait_saves(review_h, 1);
-  fprintf(stderr, "review: segment 0 saved while a TRACE_EVENT record is open in it: %s\n",
-          saved ? "yes" : "no");
-  return n;
-}
-
-static void test_streaming_save_waits_for_an_open_tracepoint_record(void) {
-  harness_t h;
-  archive_summary_t s;
-  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
-  review_h = &h;
-  review_seq = 0;
-  emit_seq(review_seq++);
-  ASSERT_TRUE(trace_review_tp_outer_enabled());
-  trace_review_tp_outer(4242);
-  run(&h, 0, 0, &s);
-  fprintf(stderr, "review: seq records %zu of %llu, dropped %llu, events %zu\n", s.seq_count,
-          (unsigned long long)review_seq, (unsigned long long)h.stats.records_dropped, s.events);
-  ASSERT_EQ(h.stats.records_dropped, 0u);
-  ASSERT_EQ(s.seq_count, review_seq);
-  ASSERT_EQ(s.events, review_seq + 1); /* and the outer record */
-  free(s.seqs);
-  harness_free(&h);
-}
-
 /* The header's drop counter is live: right while the trace runs (as for a
  * process killed now, which never reaches the stop), equal to the engine's
  * own count, and back to 0 at the next start. */
@@ -726,11 +520,6 @@ static void test_each_literal_registered_once(void) {
 }
 
 int main(void) {
-  if (getenv("REVIEW_ONLY")) {
-    if (getenv("REVIEW_ONLY")[0] == '1') test_streaming_save_waits_for_an_uncommitted_record();
-    if (getenv("REVIEW_ONLY")[0] == '2') test_streaming_save_waits_for_an_open_tracepoint_record();
-    return 0;
-  }
   test_each_literal_registered_once();
   test_oneshot(1);
   test_oneshot(2);
@@ -741,10 +530,6 @@ int main(void) {
   test_streaming_drops_only_while_no_buffer_is_free();
   test_streaming_tolerates_a_slow_save();
   test_streaming_drops_once_every_segment_waits();
-  test_streaming_save_goes_past_the_switching_writer();
-  test_streaming_save_waits_for_a_writer_in_the_segment();
-  test_streaming_save_waits_for_an_uncommitted_record();
-  test_streaming_save_waits_for_an_open_tracepoint_record();
   test_durable_full_stops_the_trace();
   test_header_drop_counter_is_live();
   test_streaming_drop_counters();
