@@ -36,6 +36,16 @@ output_t* output__create(manager_t* m, session_t* s, int fd) {
   o->m = m;
   o->session = s;
   o->fd = fd;
+  if (m->config.archive_sink && m->config.archive_sink(m->config.archive_sink_arg, fd, &o->sink)) {
+    /* the room fd is polled for reading, only while a write was short */
+    if (mgr__epoll_add(m, o->sink.room_fd, 0, &o->tag) != 0) {
+      o->sink.close(o->sink.arg);
+      free(o);
+      return NULL;
+    }
+    o->has_sink = o->pollable = true;
+    return o;
+  }
   struct stat st;
   o->is_socket = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
   /* Pipes and sockets are written without blocking, when epoll says so; a
@@ -105,7 +115,10 @@ static void unappend(output_t* o, size_t bytes) {
 static void set_want_out(output_t* o, bool want) {
   if (!o->pollable || o->want_out == want) return;
   o->want_out = want;
-  mgr__epoll_mod(o->m, o->fd, want ? EPOLLOUT : 0, &o->tag);
+  if (o->has_sink)
+    mgr__epoll_mod(o->m, o->sink.room_fd, want ? EPOLLIN : 0, &o->tag);
+  else
+    mgr__epoll_mod(o->m, o->fd, want ? EPOLLOUT : 0, &o->tag);
 }
 
 /* SIGPIPE is blocked on the loop's thread (manager.c): a write to a pipe
@@ -139,7 +152,14 @@ bool output__flush(output_t* o) {
       continue;
     }
     ssize_t n;
-    if (o->is_socket)
+    if (o->has_sink) {
+      size_t taken = o->sink.write(o->sink.arg, c->data + c->pos, c->length - c->pos);
+      if (taken == 0) {
+        set_want_out(o, true);
+        return true;
+      }
+      n = (ssize_t)taken;
+    } else if (o->is_socket)
       n = send(o->fd, c->data + c->pos, c->length - c->pos, MSG_NOSIGNAL | MSG_DONTWAIT);
     else
       n = write(o->fd, c->data + c->pos, c->length - c->pos);
@@ -165,6 +185,10 @@ bool output__flush(output_t* o) {
 }
 
 void output__event(manager_t* m, output_t* o, uint32_t events) {
+  if (o->has_sink) {
+    o->sink.clear_room(o->sink.arg);
+    events &= ~(uint32_t)(EPOLLERR | EPOLLHUP); /* of the room fd, not the archive's reader */
+  }
   bool ok = output__flush(o);
   if (ok && (events & (EPOLLERR | EPOLLHUP)) && o->queued > 0) ok = false;
   if (!ok) o->failed = true;
@@ -186,7 +210,8 @@ void output__event(manager_t* m, output_t* o, uint32_t events) {
 }
 
 void output__free(manager_t* m, output_t* o) {
-  if (o->pollable) mgr__epoll_del(m, o->fd);
+  if (o->pollable) mgr__epoll_del(m, o->has_sink ? o->sink.room_fd : o->fd);
+  if (o->has_sink) o->sink.close(o->sink.arg);
   close(o->fd);
   while (o->head) {
     out_chunk_t* c = o->head;
@@ -224,8 +249,10 @@ void output__drain_all(manager_t* m, uint64_t timeout_ms) {
     while (!o->failed && o->queued > 0) {
       uint64_t now = mgr__now_ms();
       if (now >= deadline) break;
-      struct pollfd pfd = {.fd = o->fd, .events = POLLOUT};
+      struct pollfd pfd = {.fd = o->has_sink ? o->sink.room_fd : o->fd,
+                           .events = o->has_sink ? POLLIN : POLLOUT};
       if (o->pollable && poll(&pfd, 1, (int)(deadline - now)) <= 0) break;
+      if (o->has_sink) o->sink.clear_room(o->sink.arg);
       if (!output__flush(o)) break;
     }
     if (o->queued > 0) LOGW(m, "archive output: %zu bytes not delivered at shutdown", o->queued);

@@ -26,6 +26,20 @@ typedef struct manager_category {
   const char* description;
 } manager_category_t;
 
+/* A destination for a session's archive inside the manager's own process
+ * (`trace record`'s archive thread: src/ring/archive_ring.h), used instead
+ * of writing to the fd the controller handed over (which is still closed at
+ * the end). write takes what it can (0: nothing now); after a short write,
+ * room_fd becomes readable once there is room, and clear_room is called
+ * before writing again. close ends the archive. */
+typedef struct manager_archive_sink {
+  size_t (*write)(void* arg, const void* data, size_t size);
+  void (*clear_room)(void* arg);
+  void (*close)(void* arg);
+  int room_fd;
+  void* arg;
+} manager_archive_sink_t;
+
 typedef struct manager_config {
   /* NULL: wire__socket_path() (FXTRACE_SOCKET, XDG_RUNTIME_DIR, ...). */
   const char* socket_path;
@@ -57,6 +71,12 @@ typedef struct manager_config {
   /* Called for each log line instead of stderr/syslog when set. */
   void (*log_fn)(void* arg, manager_log_level_t level, const char* message);
   void* log_arg;
+  /* Asked for each archive fd a controller hands over: true (and *sink
+   * filled) if the embedding program reads that archive itself (the fd is
+   * a pipe it made); NULL: the fd is always written. Runs on the loop's
+   * thread. */
+  bool (*archive_sink)(void* arg, int fd, manager_archive_sink_t* sink);
+  void* archive_sink_arg;
 } manager_config_t;
 
 typedef struct manager manager_t;

@@ -111,7 +111,9 @@ struct output {
   manager_t* m;
   session_t* session; /* NULL once the session is gone (draining) */
   int fd;
-  bool pollable;  /* epoll accepts it (pipe, socket); else writes block (file) */
+  bool pollable; /* epoll accepts it (pipe, socket); else writes block (file) */
+  bool has_sink; /* the archive goes into `sink` (same process), not to fd */
+  manager_archive_sink_t sink;
   bool is_socket; /* send(MSG_NOSIGNAL) */
   bool want_out;  /* EPOLLOUT registered */
   bool failed;    /* the client is gone or too slow: abort */

@@ -24,6 +24,7 @@
 #include "alert/alert_trigger.h"
 #include "protocol/manager_socket.h"
 #include "remote/remote.h"
+#include "ring/archive_ring.h"
 #include "trace-reader/reader.h"
 #include "trace/archive_scan.h"
 #include "trace/archive_writer.h"
@@ -131,6 +132,7 @@ enum {
   MAX_COUNTED_PROVIDERS = 256,
   ARCHIVE_PIPE_SIZE = 1 << 20,
   ARCHIVE_READ_SIZE = 1 << 20, /* one read takes a full pipe */
+  ARCHIVE_RING_SIZE = 8 << 20, /* the in-process manager's ring: 8 pipes' worth */
 };
 
 typedef struct record_options {
@@ -487,7 +489,8 @@ typedef struct provider_count {
 } provider_count_t;
 
 typedef struct archive {
-  int fd; /* the pipe's read end */
+  int fd;               /* the pipe's read end */
+  archive_ring_t* ring; /* or this, from the in-process manager */
   archive_writer_t* out;
   const char* output_name; /* for messages */
   bool json;
@@ -511,6 +514,11 @@ typedef struct archive {
 
 static ssize_t archive_read(void* cookie, char* buf, size_t size) {
   archive_t* a = cookie;
+  if (a->ring) {
+    size_t n = archive_ring__read(a->ring, buf, size);
+    atomic_fetch_add(&a->bytes, (uint64_t)n);
+    return (ssize_t)n;
+  }
   for (;;) {
     ssize_t n = read(a->fd, buf, size);
     if (n < 0 && errno == EINTR) continue;
@@ -809,6 +817,7 @@ typedef struct session {
   record_kernel_t* kernel; /* trace record's own kernel provider, if it runs one */
   char socket_path[128];
   int pipe[2];
+  archive_ring_t* ring; /* the archive from the in-process manager, or NULL */
   output_t out;
   bool out_open;
   archive_writer_t writer; /* into `out`, compressed or not */
@@ -906,6 +915,13 @@ static bool start_archive_reader(session_t* s) {
     return false;
   }
   s->archive->fd = s->pipe[0];
+  /* With the in-process manager the archive crosses a ring, not the pipe
+   * (docs/manager.md, "The archive in the same process"); the pipe still
+   * names it to the manager. */
+  if (s->local && (s->ring = archive_ring__create(ARCHIVE_RING_SIZE)) != NULL) {
+    local_manager__archive_into(s->local, s->pipe[1], s->ring);
+    s->archive->ring = s->ring;
+  }
   s->archive->out = &s->writer;
   s->archive->output_name = s->out.name;
   s->archive->json = s->o->json;
@@ -931,6 +947,9 @@ static bool initialize_and_start(session_t* s) {
   int status = controller__initialize_tracing(&s->controller, &config, s->pipe[1]);
   close(s->pipe[1]); /* the manager has its own copy: the archive ends when it closes it */
   s->pipe[1] = -1;
+  /* INITIALIZE_TRACING has no answer: whether the manager took the ring
+   * is known later. A refusal closes the pipe without it: finish_archive()
+   * then closes the ring, once the manager is stopped. */
   if (status != 0) {
     cli__error(kCmd, "%s", s->controller.error);
     return false;
@@ -1120,6 +1139,9 @@ static void finish_archive(session_t* s) {
     close(s->pipe[1]);
     s->pipe[1] = -1;
   }
+  /* the in-process manager is stopped by now: it closed the ring if it
+   * took it; if not, this ends the reader */
+  if (s->ring) archive_ring__close(s->ring);
   pthread_join(s->archive_thread, NULL);
   s->archive_running = false;
 }
@@ -1257,6 +1279,7 @@ static int record(const record_options_t* o) {
   }
   if (s.writer_ready) archive_writer__free(&s.writer);
   if (s.pipe[0] >= 0) close(s.pipe[0]);
+  archive_ring__free(s.ring);
   free(s.archive);
   free(stats);
   record_snapshot__free(&s.snapshots);

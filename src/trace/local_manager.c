@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "manager/manager.h"
+#include "ring/archive_ring.h"
 
 #define DIRECTORY_PREFIX "fxtrace-record-"
 #define OWNER_NAME "owner"
@@ -37,6 +38,14 @@ struct local_manager {
   char directory[64];
   char owner_path[80];
   char socket_path[128];
+  /* local_manager__archive_into(): the pipe (by its inode) whose archive
+   * goes into `ring`; `taken` once the manager did. Under ring_lock: set by
+   * the client's thread, read by the manager's. */
+  pthread_mutex_t ring_lock;
+  dev_t ring_pipe_dev;
+  ino_t ring_pipe_ino;
+  archive_ring_t* ring;
+  bool taken;
 };
 
 /* The running one, for local_manager__emergency() */
@@ -127,6 +136,41 @@ static void log_line(void* arg, manager_log_level_t level, const char* message) 
           message);
 }
 
+static size_t sink_write(void* arg, const void* data, size_t size) {
+  return archive_ring__write(arg, data, size);
+}
+static void sink_clear_room(void* arg) { archive_ring__clear_room(arg); }
+static void sink_close(void* arg) { archive_ring__close(arg); }
+
+/* manager_config_t.archive_sink: the registered pipe's archive goes into
+ * the ring (once). */
+static bool archive_sink(void* arg, int fd, manager_archive_sink_t* sink) {
+  local_manager_t* m = arg;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return false;
+  pthread_mutex_lock(&m->ring_lock);
+  bool mine =
+      m->ring && !m->taken && st.st_dev == m->ring_pipe_dev && st.st_ino == m->ring_pipe_ino;
+  if (mine) {
+    m->taken = true;
+    *sink = (manager_archive_sink_t){sink_write, sink_clear_room, sink_close,
+                                     archive_ring__room_fd(m->ring), m->ring};
+  }
+  pthread_mutex_unlock(&m->ring_lock);
+  return mine;
+}
+
+void local_manager__archive_into(local_manager_t* m, int pipe_fd, archive_ring_t* ring) {
+  struct stat st;
+  if (!m || fstat(pipe_fd, &st) != 0) return;
+  pthread_mutex_lock(&m->ring_lock);
+  m->ring_pipe_dev = st.st_dev;
+  m->ring_pipe_ino = st.st_ino;
+  m->ring = ring;
+  m->taken = false;
+  pthread_mutex_unlock(&m->ring_lock);
+}
+
 static void* run(void* arg) {
   pthread_setname_np(pthread_self(), "trace-manager"); /* for top -H and bench/run */
   manager__run(arg);
@@ -143,6 +187,7 @@ static void remove_directory(local_manager_t* m) {
     close(m->owner_fd);
   }
   rmdir(m->directory);
+  pthread_mutex_destroy(&m->ring_lock);
   free(m);
 }
 
@@ -155,6 +200,7 @@ int local_manager__start(local_manager_t** out, char* socket_path, size_t path_s
     return -ENOMEM;
   }
   m->owner_fd = -1;
+  pthread_mutex_init(&m->ring_lock, NULL);
   const char* tmp = temporary_directory();
   snprintf(m->directory, sizeof(m->directory), "%s/" DIRECTORY_PREFIX "XXXXXX", tmp);
   if (!mkdtemp(m->directory)) {
@@ -183,6 +229,8 @@ int local_manager__start(local_manager_t** out, char* socket_path, size_t path_s
   config.socket_path = m->socket_path;
   config.log_level = MANAGER_LOG_ERROR; /* the summary reports the rest */
   config.log_fn = log_line;
+  config.archive_sink = archive_sink;
+  config.archive_sink_arg = m;
   status = manager__create(&config, &m->manager);
   if (status != 0) {
     snprintf(error, error_size, "cannot start a trace manager: %s", strerror(-status));
@@ -227,6 +275,12 @@ int local_manager__start(local_manager_t** out, char* socket_path, size_t path_s
 }
 
 void local_manager__stop(local_manager_t* m) { (void)m; }
+
+void local_manager__archive_into(local_manager_t* m, int pipe_fd, struct archive_ring* ring) {
+  (void)m;
+  (void)pipe_fd;
+  (void)ring;
+}
 
 void local_manager__remove_stale(void) {}
 

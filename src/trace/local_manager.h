@@ -20,6 +20,16 @@ bool local_manager__available(void);
 int local_manager__start(local_manager_t** out, char* socket_path, size_t path_size, char* error,
                          size_t error_size);
 
+/* The archive of the session about to be initialized through this manager
+ * is read from `ring` instead of the pipe whose write end is `pipe_fd`: when
+ * the manager receives that pipe for a session's archive, it writes into
+ * the ring (and closes it at the end) rather than into the pipe. Call before
+ * handing the pipe over. The ring must outlive local_manager__stop(); if
+ * the manager never took it (a refused session), the caller closes it after
+ * that. */
+struct archive_ring;
+void local_manager__archive_into(local_manager_t* m, int pipe_fd, struct archive_ring* ring);
+
 /* Shuts the manager down, joins its thread, frees it and removes its
  * directory. NULL is ignored. */
 void local_manager__stop(local_manager_t* m);

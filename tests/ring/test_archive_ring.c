@@ -1,0 +1,123 @@
+/* The archive ring (src/ring/archive_ring.h): one writer that never blocks
+ * (it polls room_fd after a short write, as the manager's loop does), one
+ * reader that blocks; every byte arrives once, in order, then the end. */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring/archive_ring.h"
+#include "test.h"
+
+enum { RING = 4096, TOTAL = 8 << 20 };
+
+static uint8_t byte_at(uint64_t i) { return (uint8_t)(i * 131 + (i >> 11)); }
+
+typedef struct reader {
+  archive_ring_t* ring;
+  uint64_t got;
+  bool in_order;
+  size_t max_read;
+} reader_t;
+
+static void* read_all(void* arg) {
+  reader_t* r = arg;
+  uint8_t buf[3000];
+  unsigned seed = 7;
+  for (;;) {
+    size_t want =
+        1 + (size_t)rand_r(&seed) % (r->max_read < sizeof(buf) ? r->max_read : sizeof(buf));
+    size_t n = archive_ring__read(r->ring, buf, want);
+    if (n == 0) return NULL;
+    if (n > want) r->in_order = false;
+    for (size_t i = 0; i < n; i++)
+      if (buf[i] != byte_at(r->got + i)) r->in_order = false;
+    r->got += n;
+  }
+}
+
+/* The writer's side, as the manager's loop: write what fits, and when a
+ * write was short, wait for room_fd, clear it, go on. */
+static void write_all(archive_ring_t* ring, uint64_t total, size_t max_write, unsigned* waits) {
+  uint8_t chunk[5000];
+  unsigned seed = 11;
+  uint64_t sent = 0;
+  while (sent < total) {
+    size_t n = 1 + (size_t)rand_r(&seed) % (max_write < sizeof(chunk) ? max_write : sizeof(chunk));
+    if (n > total - sent) n = (size_t)(total - sent);
+    for (size_t i = 0; i < n; i++) chunk[i] = byte_at(sent + i);
+    size_t done = 0;
+    while (done < n) {
+      size_t taken = archive_ring__write(ring, chunk + done, n - done);
+      ASSERT_TRUE(taken <= n - done);
+      done += taken;
+      if (done < n) {
+        struct pollfd pfd = {archive_ring__room_fd(ring), POLLIN, 0};
+        ASSERT_EQ(poll(&pfd, 1, 10000), 1); /* the reader made room: never lost */
+        archive_ring__clear_room(ring);
+        (*waits)++;
+      }
+    }
+    sent += n;
+  }
+}
+
+static void test_stream(size_t max_write, size_t max_read) {
+  archive_ring_t* ring = archive_ring__create(RING);
+  ASSERT_TRUE(ring != NULL);
+  reader_t r = {ring, 0, true, max_read};
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, NULL, read_all, &r), 0);
+  unsigned waits = 0;
+  write_all(ring, TOTAL, max_write, &waits);
+  archive_ring__close(ring);
+  pthread_join(thread, NULL);
+  ASSERT_EQ(r.got, (uint64_t)TOTAL);
+  ASSERT_TRUE(r.in_order);
+  ASSERT_TRUE(waits > 0); /* 8 MiB through 4 KiB: the writer had to wait */
+  archive_ring__free(ring);
+}
+
+/* Single-threaded edges: a full ring takes nothing, room_fd is readable
+ * only after room was made, the end comes after the last byte. */
+static void test_edges(void) {
+  ASSERT_TRUE(archive_ring__create(1000) == NULL); /* not a power of two */
+  ASSERT_EQ(errno, EINVAL);
+  archive_ring_t* ring = archive_ring__create(RING);
+  ASSERT_TRUE(ring != NULL);
+  uint8_t data[RING + 100];
+  for (size_t i = 0; i < sizeof(data); i++) data[i] = byte_at(i);
+  ASSERT_EQ(archive_ring__write(ring, data, sizeof(data)), (size_t)RING); /* what fits */
+  ASSERT_EQ(archive_ring__write(ring, data, 1), 0u);
+  struct pollfd pfd = {archive_ring__room_fd(ring), POLLIN, 0};
+  ASSERT_EQ(poll(&pfd, 1, 0), 0); /* no room yet */
+  uint8_t out[RING];
+  ASSERT_EQ(archive_ring__read(ring, out, 10), 10u);
+  ASSERT_EQ(memcmp(out, data, 10), 0);
+  ASSERT_EQ(poll(&pfd, 1, 0), 1); /* room: the writer had asked */
+  archive_ring__clear_room(ring);
+  ASSERT_EQ(poll(&pfd, 1, 0), 0);
+  ASSERT_EQ(archive_ring__write(ring, data + RING, 10), 10u); /* across the end */
+  archive_ring__close(ring);
+  size_t got = 0;
+  size_t n;
+  while ((n = archive_ring__read(ring, out, sizeof(out))) > 0) {
+    ASSERT_EQ(memcmp(out, data + 10 + got, n), 0);
+    got += n;
+  }
+  ASSERT_EQ(got, (size_t)RING);
+  ASSERT_EQ(archive_ring__read(ring, out, sizeof(out)), 0u); /* the end stays */
+  archive_ring__free(ring);
+}
+
+int main(void) {
+  test_edges();
+  test_stream(1, 3000);    /* tiny writes */
+  test_stream(5000, 1);    /* tiny reads */
+  test_stream(5000, 3000); /* both above and below the ring's size */
+  printf("archive ring: ok\n");
+  return 0;
+}
