@@ -116,22 +116,14 @@ void archive_ring__close(archive_ring_t* r) {
   signal_fd(r->data_fd); /* whether or not the reader sleeps: it re-checks */
 }
 
-size_t archive_ring__read(archive_ring_t* r, void* out, size_t size) {
-  uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+/* Reader: the writer's count once it is past `tail`, waiting for it; tail
+ * itself once the ring is closed and empty. */
+static uint64_t wait_data(archive_ring_t* r, uint64_t tail) {
   for (;;) {
     /* closed is read before head: the close comes after the last write */
     bool closed = atomic_load_explicit(&r->closed, memory_order_acquire);
     uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-    if (head != tail) {
-      size_t n = head - tail < size ? (size_t)(head - tail) : size;
-      copy_out(r, tail, out, n);
-      atomic_store_explicit(&r->tail, tail + n, memory_order_release);
-      atomic_thread_fence(memory_order_seq_cst);
-      if (atomic_exchange_explicit(&r->writer_waiting, false, memory_order_relaxed))
-        signal_fd(r->room_fd);
-      return n;
-    }
-    if (closed || size == 0) return 0;
+    if (head != tail || closed) return head;
     atomic_store_explicit(&r->reader_waiting, true, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->head, memory_order_acquire) != tail ||
@@ -142,4 +134,33 @@ size_t archive_ring__read(archive_ring_t* r, void* out, size_t size) {
     do n = read(r->data_fd, &count, sizeof(count));
     while (n < 0 && errno == EINTR);
   }
+}
+
+void archive_ring__consume(archive_ring_t* r, size_t n) {
+  uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+  atomic_store_explicit(&r->tail, tail + n, memory_order_release);
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_exchange_explicit(&r->writer_waiting, false, memory_order_relaxed))
+    signal_fd(r->room_fd);
+}
+
+size_t archive_ring__peek(archive_ring_t* r, const void** data, size_t max) {
+  uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+  uint64_t head = wait_data(r, tail);
+  size_t at = (size_t)(tail & (r->size - 1));
+  size_t n = (size_t)(head - tail);
+  if (n > r->size - at) n = r->size - at; /* up to the ring's end */
+  if (n > max) n = max;
+  *data = r->data + at;
+  return n;
+}
+
+size_t archive_ring__read(archive_ring_t* r, void* out, size_t size) {
+  uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+  if (size == 0) return 0;
+  uint64_t head = wait_data(r, tail);
+  size_t n = head - tail < size ? (size_t)(head - tail) : size;
+  copy_out(r, tail, out, n);
+  archive_ring__consume(r, n);
+  return n;
 }

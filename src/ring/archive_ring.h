@@ -36,4 +36,11 @@ void archive_ring__close(archive_ring_t* r);
  * closed and empty. */
 size_t archive_ring__read(archive_ring_t* r, void* out, size_t size);
 
+/* Reader, without the copy: waits as archive_ring__read, then points *data
+ * at the next bytes in place (at most `max`, and not across the ring's
+ * end) and returns their count; 0 at the end. They stay as they are until
+ * archive_ring__consume() hands them back to the writer. */
+size_t archive_ring__peek(archive_ring_t* r, const void** data, size_t max);
+void archive_ring__consume(archive_ring_t* r, size_t n);
+
 #endif /* FXTRACE_RING_ARCHIVE_RING_H_ */

@@ -584,6 +584,17 @@ static void copy_and_scan(archive_t* a) {
   } else {
     archive_scan__init(scan, count_scanned_record, a);
     ssize_t n;
+    if (a->ring) { /* scanned and written where the manager put it, without a copy */
+      const void* data;
+      size_t got;
+      while ((got = archive_ring__peek(a->ring, &data, ARCHIVE_READ_SIZE)) > 0) {
+        atomic_fetch_add(&a->bytes, (uint64_t)got);
+        if (!atomic_load(&a->write_failed) &&
+            !fxt_writer__write(a->out, scan, (const uint8_t*)data, got))
+          write_failed(a, a->out->error);
+        archive_ring__consume(a->ring, got);
+      }
+    }
     while ((n = archive_read(a, (char*)buf, ARCHIVE_READ_SIZE)) > 0)
       if (!atomic_load(&a->write_failed) && !fxt_writer__write(a->out, scan, buf, (size_t)n))
         write_failed(a, a->out->error);

@@ -21,6 +21,7 @@ typedef struct reader {
   uint64_t got;
   bool in_order;
   size_t max_read;
+  bool in_place; /* archive_ring__peek and __consume instead of __read */
 } reader_t;
 
 static void* read_all(void* arg) {
@@ -30,11 +31,20 @@ static void* read_all(void* arg) {
   for (;;) {
     size_t want =
         1 + (size_t)rand_r(&seed) % (r->max_read < sizeof(buf) ? r->max_read : sizeof(buf));
-    size_t n = archive_ring__read(r->ring, buf, want);
+    const uint8_t* at = buf;
+    size_t n;
+    if (r->in_place) {
+      const void* data;
+      n = archive_ring__peek(r->ring, &data, want);
+      at = data;
+    } else {
+      n = archive_ring__read(r->ring, buf, want);
+    }
     if (n == 0) return NULL;
     if (n > want) r->in_order = false;
     for (size_t i = 0; i < n; i++)
-      if (buf[i] != byte_at(r->got + i)) r->in_order = false;
+      if (at[i] != byte_at(r->got + i)) r->in_order = false;
+    if (r->in_place) archive_ring__consume(r->ring, n);
     r->got += n;
   }
 }
@@ -65,10 +75,10 @@ static void write_all(archive_ring_t* ring, uint64_t total, size_t max_write, un
   }
 }
 
-static void test_stream(size_t max_write, size_t max_read) {
+static void test_stream(size_t max_write, size_t max_read, bool in_place) {
   archive_ring_t* ring = archive_ring__create(RING);
   ASSERT_TRUE(ring != NULL);
-  reader_t r = {ring, 0, true, max_read};
+  reader_t r = {ring, 0, true, max_read, in_place};
   pthread_t thread;
   ASSERT_EQ(pthread_create(&thread, NULL, read_all, &r), 0);
   unsigned waits = 0;
@@ -110,14 +120,17 @@ static void test_edges(void) {
   }
   ASSERT_EQ(got, (size_t)RING);
   ASSERT_EQ(archive_ring__read(ring, out, sizeof(out)), 0u); /* the end stays */
+  const void* in_place;
+  ASSERT_EQ(archive_ring__peek(ring, &in_place, 100), 0u);
   archive_ring__free(ring);
 }
 
 int main(void) {
   test_edges();
-  test_stream(1, 3000);    /* tiny writes */
-  test_stream(5000, 1);    /* tiny reads */
-  test_stream(5000, 3000); /* both above and below the ring's size */
+  test_stream(1, 3000, false);    /* tiny writes */
+  test_stream(5000, 1, false);    /* tiny reads */
+  test_stream(5000, 3000, false); /* both above and below the ring's size */
+  test_stream(5000, 3000, true);  /* read in place (never across the ring's end) */
   printf("archive ring: ok\n");
   return 0;
 }
