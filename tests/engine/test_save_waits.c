@@ -6,6 +6,7 @@
  * assignment traces (nested records moving the context to a new segment).
  * Nothing is lost, nothing dropped. */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -223,11 +224,64 @@ static void test_streaming_save_waits_for_an_open_tracepoint_record(void) {
   harness_free(&h);
 }
 
+/* A writer is reused by a later thread (writer.c, new_writer): what the
+ * thread before it left open is not the new thread's. Here a thread exits
+ * inside a record with a trace_context_alloc_record() uncommitted (on_thread_exit
+ * lets go of its context); the next thread gets its writer and makes the
+ * switch while it holds its own context with nothing open: the save must
+ * go past it, as past any switching writer
+ * (test_streaming_save_goes_past_the_switching_writer). */
+static void* exit_inside_an_alloc(void* arg) {
+  (void)arg;
+  trace_context_t* c = trace_acquire_context();
+  if (c) write_held(c, 5000000);
+  if (c) (void)trace_context_alloc_record(c, 16); /* never committed */
+  return NULL;                                    /* exits holding the context */
+}
+
+typedef struct switcher {
+  harness_t* h;
+  uint64_t seq;
+  bool saved_while_held;
+} switcher_t;
+
+static void* switch_while_holding(void* arg) {
+  switcher_t* k = arg;
+  trace_context_t* c = trace_acquire_context();
+  if (!c) return NULL;
+  trace_engine_stats_t stats;
+  while (trace_engine_get_stats(&stats) == 0 && stats.wrapped_count == 0) write_held(c, k->seq++);
+  write_held(c, k->seq++); /* certainly in the new segment */
+  k->saved_while_held = wait_saves(k->h, 1);
+  trace_release_context(c);
+  return NULL;
+}
+
+static void test_streaming_reused_writer_starts_with_nothing_open(void) {
+  harness_t h;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_STREAMING, SEGMENTED_BUFFER, NULL), 0);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, NULL, exit_inside_an_alloc, NULL), 0);
+  pthread_join(thread, NULL);
+  switcher_t k = {&h, 0, false};
+  ASSERT_EQ(pthread_create(&thread, NULL, switch_while_holding, &k), 0);
+  pthread_join(thread, NULL);
+  ASSERT_TRUE(k.saved_while_held);
+  harness_stop(&h);
+  harness_free(&h);
+}
+
 int main(void) {
+  if (getenv("REVIEW2_ONLY")) {
+    test_streaming_reused_writer_starts_with_nothing_open();
+    printf("save waits (review2): ok\n");
+    return 0;
+  }
   test_streaming_save_goes_past_the_switching_writer();
   test_streaming_save_waits_for_a_writer_in_the_segment();
   test_streaming_save_waits_for_an_uncommitted_record();
   test_streaming_save_waits_for_an_open_tracepoint_record();
+  test_streaming_reused_writer_starts_with_nothing_open();
   printf("save waits: ok\n");
   return 0;
 }
