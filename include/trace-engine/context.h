@@ -168,7 +168,9 @@ TRACE_EXPORT void trace_context_write_thread_record(trace_context_t* context,
 /* Reserves num_bytes (a multiple of 8, at most 256 KiB) in the rolling
  * buffer; the caller fills it with whole records and then commits it with
  * trace_context_commit_record(), which stores the first record's header
- * last. NULL when full (counted as one dropped record). */
+ * last. NULL when full (counted as one dropped record). Each commit goes
+ * with one allocation, on the same context while it is held: a streaming
+ * save waits for the records allocated and not yet committed. */
 TRACE_EXPORT void* trace_context_alloc_record(trace_context_t* context, size_t num_bytes);
 TRACE_EXPORT void trace_context_commit_record(trace_context_t* context, void* record,
                                               uint64_t header);

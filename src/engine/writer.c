@@ -140,7 +140,9 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
    * committed: yes at nesting 1 (no record of a signal handler's or of
    * traced code called inside a record is open around this one: those run
    * at nesting 2 and up) with no trace_context_alloc_record() left
-   * uncommitted (every other way to reserve commits before it returns).
+   * uncommitted (every other way to reserve commits its record before it
+   * reserves again at the same nesting: a TRACE_EVENT() record stays open
+   * across its assignment, but whatever that runs reserves at nesting 2).
    * Stored before chunk_epoch, both with release: a save that reads the
    * new chunk_epoch reads this value or a later one, and the commits made
    * before (engine__wait_writers_quiet, writer__quiet_from). */
@@ -541,6 +543,7 @@ static trace_context_t* new_writer(engine_t* e) {
     /* atomic: a stop's engine thread may be reading a reused writer's mark */
     ATOMIC_STORE(&w->nesting, 0);
     w->reserving = 0;
+    w->open_allocs = 0; /* the thread before may have exited holding one */
     w->thread_registered = false;
     w->cache_epoch = 0; /* a new thread: its caches start empty */
   }

@@ -930,8 +930,10 @@ static bool start_archive_reader(session_t* s) {
    * (docs/manager.md, "The archive in the same process"); the pipe still
    * names it to the manager. */
   if (s->local && (s->ring = archive_ring__create(ARCHIVE_RING_SIZE)) != NULL) {
-    local_manager__archive_into(s->local, s->pipe[1], s->ring);
-    s->archive->ring = s->ring;
+    if (local_manager__archive_into(s->local, s->pipe[1], s->ring))
+      s->archive->ring = s->ring;
+    else
+      archive_ring__close(s->ring); /* unused: freed at the end */
   }
   s->archive->out = &s->writer;
   s->archive->output_name = s->out.name;

@@ -160,15 +160,16 @@ static bool archive_sink(void* arg, int fd, manager_archive_sink_t* sink) {
   return mine;
 }
 
-void local_manager__archive_into(local_manager_t* m, int pipe_fd, archive_ring_t* ring) {
+bool local_manager__archive_into(local_manager_t* m, int pipe_fd, archive_ring_t* ring) {
   struct stat st;
-  if (!m || fstat(pipe_fd, &st) != 0) return;
+  if (!m || fstat(pipe_fd, &st) != 0) return false;
   pthread_mutex_lock(&m->ring_lock);
   m->ring_pipe_dev = st.st_dev;
   m->ring_pipe_ino = st.st_ino;
   m->ring = ring;
   m->taken = false;
   pthread_mutex_unlock(&m->ring_lock);
+  return true;
 }
 
 static void* run(void* arg) {
@@ -276,10 +277,11 @@ int local_manager__start(local_manager_t** out, char* socket_path, size_t path_s
 
 void local_manager__stop(local_manager_t* m) { (void)m; }
 
-void local_manager__archive_into(local_manager_t* m, int pipe_fd, struct archive_ring* ring) {
+bool local_manager__archive_into(local_manager_t* m, int pipe_fd, struct archive_ring* ring) {
   (void)m;
   (void)pipe_fd;
   (void)ring;
+  return false;
 }
 
 void local_manager__remove_stale(void) {}

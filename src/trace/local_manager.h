@@ -26,9 +26,9 @@ int local_manager__start(local_manager_t** out, char* socket_path, size_t path_s
  * the ring (and closes it at the end) rather than into the pipe. Call before
  * handing the pipe over. The ring must outlive local_manager__stop(); if
  * the manager never took it (a refused session), the caller closes it after
- * that. */
+ * that. false: not registered (the pipe then carries the archive). */
 struct archive_ring;
-void local_manager__archive_into(local_manager_t* m, int pipe_fd, struct archive_ring* ring);
+bool local_manager__archive_into(local_manager_t* m, int pipe_fd, struct archive_ring* ring);
 
 /* Shuts the manager down, joins its thread, frees it and removes its
  * directory. NULL is ignored. */

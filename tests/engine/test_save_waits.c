@@ -272,11 +272,6 @@ static void test_streaming_reused_writer_starts_with_nothing_open(void) {
 }
 
 int main(void) {
-  if (getenv("REVIEW2_ONLY")) {
-    test_streaming_reused_writer_starts_with_nothing_open();
-    printf("save waits (review2): ok\n");
-    return 0;
-  }
   test_streaming_save_goes_past_the_switching_writer();
   test_streaming_save_waits_for_a_writer_in_the_segment();
   test_streaming_save_waits_for_an_uncommitted_record();
