@@ -309,4 +309,17 @@ static inline void harness_free(harness_t* h) {
   pthread_cond_destroy(&h->cond);
 }
 
+/* Stops the trace and reads its archive back: every record read, none
+ * skipped (engine_test_util.h's summary). Include engine_test_util.h
+ * first. */
+#ifdef FXTRACE_TESTS_ENGINE_ENGINE_TEST_UTIL_H_
+static inline void harness_finish(harness_t* h, archive_summary_t* s) {
+  harness_stop(h);
+  size_t length;
+  const uint8_t* fxt = harness_archive(h, &length);
+  summarize_archive(fxt, length, s);
+  ASSERT_EQ(s->skipped, 0u);
+}
+#endif
+
 #endif /* FXTRACE_TESTS_ENGINE_HARNESS_H_ */

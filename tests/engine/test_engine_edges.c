@@ -20,14 +20,6 @@
 #include "harness.h"
 #include "trace/event.h" /* trace_internal_instant, the inline record path */
 
-static void finish(harness_t* h, archive_summary_t* s) {
-  harness_stop(h);
-  size_t length;
-  const uint8_t* fxt = harness_archive(h, &length);
-  summarize_archive(fxt, length, s);
-  ASSERT_EQ(s->skipped, 0u);
-}
-
 static void test_nested_contexts(void) {
   harness_t h;
   archive_summary_t s;
@@ -38,7 +30,7 @@ static void test_nested_contexts(void) {
   emit_seq(1); /* acquires and releases a second context */
   trace_release_context(outer);
   emit_seq(2);
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_EQ(s.seq_count, 2u);
   ASSERT_EQ(h.stats.records_dropped, 0u);
   ASSERT_EQ(h.disposition, 0);
@@ -68,7 +60,7 @@ static void test_thread_exit_holding_context(void) {
   pthread_join(t, NULL);
   ASSERT_EQ(pthread_create(&t, NULL, emit_some, NULL), 0); /* reuses the writer */
   pthread_join(t, NULL);
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_EQ(s.seq_count, 1001u);
   ASSERT_EQ(h.stats.records_dropped, 0u);
   free(s.seqs);
@@ -91,7 +83,7 @@ static void test_blob_with_long_name(void) {
   trace_string_ref_t short_ref = trace_make_inline_c_string_ref("small");
   trace_context_write_blob_record(c, TRACE_BLOB_TYPE_DATA, &short_ref, blob, 64);
   trace_release_context(c);
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_EQ(h.stats.records_dropped, 1u);
   ASSERT_EQ(s.string_records, 0u);
   free(s.seqs);
@@ -112,7 +104,7 @@ static void test_uncommitted_large_record(void) {
   for (size_t i = 1; i < bytes / 8; i++) p[i] = UINT64_C(0x0000000100010012);
   trace_release_context(c);
   emit_seq(2);
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_EQ(s.seq_count, 2u);
   ASSERT_EQ(s.string_records, 5u); /* "test", "seq", "n", the thread name, "process" */
   free(s.seqs);
@@ -183,7 +175,7 @@ static void test_nested_record_does_not_fill(void) {
   ASSERT_TRUE(slot->key == &site);
   instant_at(&site, "nested", one, 1); /* inline */
   archive_summary_t s;
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_EQ(s.events, 3u);
   ASSERT_EQ(h.stats.records_dropped, 0u);
   free(s.seqs);

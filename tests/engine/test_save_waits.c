@@ -21,28 +21,28 @@
 
 enum { SEGMENTED_BUFFER = 1 << 20 };
 
-/* Stops the trace and reads its archive back (whole, every record read). */
-static void finish(harness_t* h, archive_summary_t* s) {
-  harness_stop(h);
-  size_t length;
-  const uint8_t* fxt = harness_archive(h, &length);
-  summarize_archive(fxt, length, s);
-  ASSERT_EQ(s->skipped, 0u);
-}
-
 /* A "seq" event written in a context the caller holds (nesting 1: the
  * record is reserved and committed inside it, as the public context API
  * does). */
-static void write_held(trace_context_t* c, uint64_t seq) {
+typedef struct seq_refs {
   trace_thread_ref_t thread;
   trace_string_ref_t category, name, arg_name;
-  trace_context_register_current_thread(c, &thread);
-  trace_context_register_string_literal(c, "test", &category);
-  trace_context_register_string_literal(c, "seq", &name);
-  trace_context_register_string_literal(c, "n", &arg_name);
-  trace_arg_t args[1] = {trace_make_arg(arg_name, trace_make_uint64_arg_value(seq))};
-  trace_context_write_instant_event_record(c, trace_context_ticks_now(), &thread, &category, &name,
-                                           TRACE_SCOPE_THREAD, args, 1);
+} seq_refs_t;
+
+static seq_refs_t seq_refs(trace_context_t* c) {
+  seq_refs_t r;
+  trace_context_register_current_thread(c, &r.thread);
+  trace_context_register_string_literal(c, "test", &r.category);
+  trace_context_register_string_literal(c, "seq", &r.name);
+  trace_context_register_string_literal(c, "n", &r.arg_name);
+  return r;
+}
+
+static void write_held(trace_context_t* c, uint64_t seq) {
+  seq_refs_t r = seq_refs(c);
+  trace_arg_t args[1] = {trace_make_arg(r.arg_name, trace_make_uint64_arg_value(seq))};
+  trace_context_write_instant_event_record(c, trace_context_ticks_now(), &r.thread, &r.category,
+                                           &r.name, TRACE_SCOPE_THREAD, args, 1);
 }
 
 static uint64_t saves_done(harness_t* h) {
@@ -84,7 +84,7 @@ static void test_streaming_save_goes_past_the_switching_writer(void) {
   write_held(c, seq++);           /* certainly in the new segment */
   ASSERT_TRUE(wait_saves(&h, 1)); /* while the context is still held */
   trace_release_context(c);
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_EQ(h.stats.records_dropped, 0u);
   ASSERT_EQ(s.seq_count, seq);
   free(s.seqs);
@@ -135,7 +135,7 @@ static void test_streaming_save_waits_for_a_writer_in_the_segment(void) {
   pthread_mutex_unlock(&k.lock);
   pthread_join(thread, NULL);
   ASSERT_TRUE(wait_saves(&h, 1));
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_EQ(h.stats.records_dropped, 0u);
   ASSERT_EQ(s.seq_count, seq + 2);
   size_t held = 0;
@@ -158,18 +158,14 @@ static void test_streaming_save_waits_for_an_uncommitted_record(void) {
   ASSERT_TRUE(c != NULL);
   uint64_t seq = 0;
   write_held(c, seq++); /* registers the strings and the thread */
-  trace_thread_ref_t thread;
-  trace_string_ref_t category, name, arg_name;
-  trace_context_register_current_thread(c, &thread);
-  trace_context_register_string_literal(c, "test", &category);
-  trace_context_register_string_literal(c, "seq", &name);
-  trace_context_register_string_literal(c, "n", &arg_name);
-  trace_arg_t args[1] = {trace_make_arg(arg_name, trace_make_uint64_arg_value(777777777))};
-  size_t words = fxt_event_record_words(FXT_EVENT_INSTANT, &thread, &category, &name, args, 1);
+  seq_refs_t r = seq_refs(c);
+  trace_arg_t args[1] = {trace_make_arg(r.arg_name, trace_make_uint64_arg_value(777777777))};
+  size_t words =
+      fxt_event_record_words(FXT_EVENT_INSTANT, &r.thread, &r.category, &r.name, args, 1);
   uint64_t scratch[64];
   ASSERT_TRUE(words <= 64);
-  fxt_write_event_record(scratch, words, FXT_EVENT_INSTANT, trace_context_ticks_now(), &thread,
-                         &category, &name, args, 1, 0);
+  fxt_write_event_record(scratch, words, FXT_EVENT_INSTANT, trace_context_ticks_now(), &r.thread,
+                         &r.category, &r.name, args, 1, 0);
   uint64_t* a = trace_context_alloc_record(c, words * 8); /* in segment 0 */
   ASSERT_TRUE(a != NULL);
   memcpy(a + 1, scratch + 1, (words - 1) * 8);
@@ -179,7 +175,7 @@ static void test_streaming_save_waits_for_an_uncommitted_record(void) {
   ASSERT_TRUE(no_save_for_a_while(&h)); /* its record is open in segment 0 */
   trace_context_commit_record(c, a, scratch[0]);
   trace_release_context(c);
-  finish(&h, &s);
+  harness_finish(&h, &s);
   size_t found = 0;
   for (size_t i = 0; i < s.seq_count; i++) found += s.seqs[i].seq == 777777777;
   ASSERT_EQ(h.stats.records_dropped, 0u);
@@ -215,7 +211,7 @@ static void test_streaming_save_waits_for_an_open_tracepoint_record(void) {
   emit_seq(nested_seq++);
   ASSERT_TRUE(trace_save_waits_outer_enabled());
   trace_save_waits_outer(4242);
-  finish(&h, &s);
+  harness_finish(&h, &s);
   ASSERT_TRUE(!nested_saved_early); /* the outer record was open in segment 0 */
   ASSERT_EQ(h.stats.records_dropped, 0u);
   ASSERT_EQ(s.seq_count, nested_seq);

