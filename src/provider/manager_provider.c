@@ -142,15 +142,17 @@ static void register_atfork(void) { pthread_atfork(NULL, NULL, close_in_child); 
 
 /* ---- FIFO ---- */
 
+/* With fifo_lock held and the FIFO open. A closed or stuck FIFO: the
+ * control thread sees the close and ends the trace; nothing else to do. */
+static void fifo_send_locked(provider_trace_t* s, const fifo_packet_t* packet) {
+  ssize_t n;
+  do n = send(s->fifo, packet, sizeof(*packet), MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+}
+
 static void fifo_send(provider_trace_t* s, const fifo_packet_t* packet) {
   pthread_mutex_lock(&s->fifo_lock);
-  if (s->fifo >= 0) {
-    ssize_t n;
-    do n = send(s->fifo, packet, sizeof(*packet), MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    /* a closed or stuck FIFO: the control thread sees the close and ends
-     * the trace; nothing else to do here */
-  }
+  if (s->fifo >= 0) fifo_send_locked(s, packet);
   pthread_mutex_unlock(&s->fifo_lock);
 }
 
@@ -205,9 +207,7 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
   size_t n_saved = 0;
   pthread_mutex_lock(&t->fifo_lock);
   if (t->fifo >= 0) {
-    ssize_t n;
-    do n = send(t->fifo, &request, sizeof(request), MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
+    fifo_send_locked(t, &request);
     /* Acknowledgements of earlier saves that are already here are applied
      * now, on this thread, which every switch wakes: the control thread
      * reads them too, but waiting for it to be scheduled would add a third
@@ -216,7 +216,7 @@ static void notify_buffer_full(trace_handler_t* h, uint32_t wrapped_count,
      * anything else, or the close, stays for the control thread. */
     while (n_saved < sizeof(saved) / sizeof(saved[0])) {
       fifo_packet_t p;
-      n = recv(t->fifo, &p, sizeof(p), MSG_PEEK | MSG_DONTWAIT);
+      ssize_t n = recv(t->fifo, &p, sizeof(p), MSG_PEEK | MSG_DONTWAIT);
       if (n != (ssize_t)sizeof(p) || p.request != FIFO_BUFFER_SAVED || p.data16 != 0) break;
       if (recv(t->fifo, &p, sizeof(p), MSG_DONTWAIT) != (ssize_t)sizeof(p)) break;
       saved[n_saved++] = p;
