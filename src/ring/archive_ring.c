@@ -41,12 +41,12 @@ archive_ring_t* archive_ring__create(size_t size) {
   /* Each page written once now: otherwise the first pass of the archive
    * through the ring takes a page fault every 4 KiB in the manager's copy,
    * which then acknowledges its first saves late enough for a fast
-   * streaming provider to drop records (docs/manager.md, "The archive in
-   * the same process"). */
-  if (r->data) {
-    long page = sysconf(_SC_PAGESIZE);
-    for (size_t at = 0; at<size; at += page> 0 ? (size_t)page : 4096) r->data[at] = 0;
-  }
+   * streaming provider to drop records (docs/manager.md, "What a save
+   * waits for"). */
+  long page = sysconf(_SC_PAGESIZE);
+  size_t step = page > 0 ? (size_t)page : 4096;
+  if (r->data)
+    for (size_t at = 0; at < size; at += step) r->data[at] = 0;
   r->data_fd = eventfd(0, EFD_CLOEXEC);
   r->room_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (!r->data || r->data_fd < 0 || r->room_fd < 0) {
