@@ -45,6 +45,7 @@ typedef struct scan_sink {
   void* arg;
   buffer_scan_stats_t* stats;
   bool runs; /* emit runs of whole consecutive records, not one at a time */
+  buffer_prefix_fn prefix; /* may be NULL; only with runs */
 } scan_sink_t;
 
 /* With a measure, after a zero header at `pos` in a chunk ending at
@@ -90,6 +91,23 @@ static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from,
     }                                                                          \
   } while (0)
   while (pos + 8 <= extent) {
+    if (sink->prefix && chunk != 0 && pos % chunk == 0) {
+      /* a chunk's records in one copy, framed there (buffer_scan__save_prefixes);
+       * a run that reached the chunk's end goes first */
+      FLUSH_RUN();
+      run = pos;
+      uint64_t chunk_end = pos + chunk < extent ? pos + chunk : extent;
+      uint64_t records = 0;
+      int64_t kept = sink->prefix(sink->arg, base + pos, (size_t)(chunk_end - pos), &records);
+      if (kept < 0) return (int)kept;
+      if (kept > 0 && (uint64_t)kept <= chunk_end - pos && kept % 8 == 0) {
+        stats->records += records;
+        stats->bytes += (uint64_t)kept;
+        pos += (uint64_t)kept;
+        run = pos;
+        continue;
+      }
+    }
     uint64_t header;
     memcpy(&header, base + pos, 8);
     uint64_t bytes = fxt_record_words(header) * 8;
@@ -165,7 +183,7 @@ static int scan_records(const void* buffer, size_t size, uint64_t durable_from, 
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
   memset(stats, 0, sizeof(*stats));
-  scan_sink_t sink = {measure, emit, arg, stats, false};
+  scan_sink_t sink = {measure, emit, arg, stats, false, NULL};
   if (buffer_scan__header(buffer, size, &h) != NULL) return -1;
   stats->stopped_cleanly = (h.flags & TRACE_BUFFER_FLAG_STOPPED) != 0;
   const uint8_t* base = buffer;
@@ -307,8 +325,8 @@ int buffer__emit_prologue(uint32_t provider_id, const char* name, uint64_t recor
 }
 
 static int save(const void* buffer, size_t size, uint32_t wrapped_count, uint64_t durable_from,
-                uint64_t durable_end, buffer_emit_fn emit, void* arg, buffer_scan_stats_t* stats,
-                bool runs) {
+                uint64_t durable_end, buffer_emit_fn emit, buffer_prefix_fn prefix, void* arg,
+                buffer_scan_stats_t* stats, bool runs) {
   trace_buffer_header_t h;
   buffer_scan_stats_t local = {0};
   if (!stats) stats = &local;
@@ -316,7 +334,7 @@ static int save(const void* buffer, size_t size, uint32_t wrapped_count, uint64_
   if (buffer_scan__header(buffer, size, &h) != NULL ||
       h.buffering_mode != TRACE_BUFFERING_MODE_STREAMING)
     return -1;
-  scan_sink_t sink = {NULL, emit, arg, stats, runs};
+  scan_sink_t sink = {NULL, emit, arg, stats, runs, prefix};
   const uint8_t* base = buffer;
   const uint8_t* durable = base + sizeof(h);
   const uint8_t* rolling = segment_base(base, &h, wrapped_count);
@@ -334,11 +352,20 @@ static int save(const void* buffer, size_t size, uint32_t wrapped_count, uint64_
 int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
                       uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit, void* arg,
                       buffer_scan_stats_t* stats) {
-  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, arg, stats, false);
+  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, NULL, arg, stats,
+              false);
 }
 
 int buffer_scan__save_runs(const void* buffer, size_t size, uint32_t wrapped_count,
                            uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
                            void* arg, buffer_scan_stats_t* stats) {
-  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, arg, stats, true);
+  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, NULL, arg, stats,
+              true);
+}
+
+int buffer_scan__save_prefixes(const void* buffer, size_t size, uint32_t wrapped_count,
+                               uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
+                               buffer_prefix_fn prefix, void* arg, buffer_scan_stats_t* stats) {
+  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, prefix, arg, stats,
+              true);
 }

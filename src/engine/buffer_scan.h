@@ -12,10 +12,12 @@
 #ifndef FXTRACE_ENGINE_BUFFER_SCAN_H_
 #define FXTRACE_ENGINE_BUFFER_SCAN_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine/buffer_header.h"
+#include "fxt/fxt_format.h"
 
 /* The header a writer puts at the start of a multi-chunk record until its
  * commit: a large record (type 15) of the reserved large type 15, `words`
@@ -102,6 +104,36 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
 int buffer_scan__save_runs(const void* buffer, size_t size, uint32_t wrapped_count,
                            uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
                            void* arg, buffer_scan_stats_t* stats);
+
+/* For buffer_scan__save_prefixes: takes a copy of up to `max_bytes` at
+ * `data` (the rest of a chunk), frames it and keeps the whole records it
+ * finds there, in order, up to the first header that is zero, does not fit
+ * or is one it does not take (buffer_scan__is_plain_record() says which it
+ * may). Returns the bytes kept, with their number of records in *records
+ * (0: nothing kept; the scan then goes record by record from `data`), or
+ * a negative status, which stops the scan. */
+typedef int64_t (*buffer_prefix_fn)(void* arg, const void* data, size_t max_bytes,
+                                    uint64_t* records);
+
+/* The same save, for an emitter that copies before it looks (the manager: a
+ * provider may write its buffer meanwhile): at the start of each chunk of
+ * the segment, `prefix` takes the chunk's records in one copy, framed only
+ * there; the scan goes on record by record (emit, in runs, as above) from
+ * where the prefix stopped, so what the prefix does not take is treated as
+ * buffer_scan__save_runs treats it. One pass over the records instead of
+ * the scan's and the emitter's. stats count records as above. */
+int buffer_scan__save_prefixes(const void* buffer, size_t size, uint32_t wrapped_count,
+                               uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
+                               buffer_prefix_fn prefix, void* arg, buffer_scan_stats_t* stats);
+
+/* Whether a prefix may take the record with this header whole: not zero,
+ * not a provisional header (a record being written, skipped by scans), not
+ * a metadata record (those go one by one, so that the emitter's checks see
+ * them). `bytes` is the room left where it starts. */
+static inline bool buffer_scan__is_plain_record(uint64_t header, uint64_t bytes) {
+  uint64_t size = fxt_record_words(header) * 8;
+  return header != 0 && size != 0 && size <= bytes && (header & 0xf) != 15 && (header & 0xf) != 0;
+}
 
 /* Streaming: why the header's allocation and streaming fields contradict
  * each other (damage: the scan then may read a rolling buffer the saves

@@ -406,6 +406,37 @@ int archive__emit_run(void* arg, const void* data, size_t bytes) {
   return good == bytes ? 0 : emit_each(e, p + good, bytes - good);
 }
 
+int64_t archive__emit_prefix(void* arg, const void* data, size_t max_bytes, uint64_t* records) {
+  archive_emit_t* e = arg;
+  const uint8_t* p = data;
+  output_t* o = e->out;
+  *records = 0;
+  if ((p + max_bytes > e->skip_begin && p < e->skip_end) || o->failed || max_bytes % 8 != 0 ||
+      o->queued + max_bytes > o->m->config.max_output_queue || max_bytes > CHUNK_SIZE)
+    return 0; /* record by record instead */
+  out_chunk_t* t = room_for(o, max_bytes);
+  if (!t) return -1;
+  uint8_t* copy = t->data + t->length;
+  memcpy(copy, data, max_bytes);
+  /* framed in the copy only: what is archived is what was checked */
+  size_t good = 0;
+  uint64_t n = 0;
+  while (good + 8 <= max_bytes) {
+    uint64_t header;
+    memcpy(&header, copy + good, 8);
+    if (!buffer_scan__is_plain_record(header, max_bytes - good)) break;
+    good += (size_t)fxt_record_words(header) * 8;
+    n++;
+  }
+  t->length += good;
+  o->queued += good;
+  names__note_run(e->names, e->source, copy, good);
+  e->records += n;
+  e->bytes += good;
+  *records = n;
+  return (int64_t)good;
+}
+
 void archive__note_damage(tracee_t* t, uint64_t records, const char* fmt, ...) {
   if (!t->damage[0]) {
     va_list ap;
@@ -472,8 +503,8 @@ bool archive__write_save(manager_t* m, tracee_t* t, uint32_t wrapped, uint64_t d
   t->s->names_due = true;
   uint64_t from = t->saved_once ? t->last_durable_end : 0;
   buffer_scan_stats_t stats = {0};
-  int status = buffer_scan__save_runs(t->map, t->size, wrapped, from, durable_end,
-                                      archive__emit_run, &e, &stats);
+  int status = buffer_scan__save_prefixes(t->map, t->size, wrapped, from, durable_end,
+                                          archive__emit_run, archive__emit_prefix, &e, &stats);
   if (status != 0 && o->failed) return false;
   if (status == -1) {
     LOGW(m, "provider #%u \"%s\": buffer unusable at a save: skipped", t->provider_id, t->name);

@@ -420,6 +420,9 @@ int archive__emit_record(void* arg, const void* data, size_t bytes);
  * one piece, then framed and checked record by record in the copy; from a
  * record that fails on, the rest goes through archive__emit_record. */
 int archive__emit_run(void* arg, const void* data, size_t bytes);
+/* A save's chunk (buffer_scan__save_prefixes): copied whole, framed in the
+ * copy; the whole records before the first it does not take are kept. */
+int64_t archive__emit_prefix(void* arg, const void* data, size_t max_bytes, uint64_t* records);
 /* The provider's results: provider-info/section record, then its buffer
  * data (§10.4). false only if the output failed. */
 bool archive__write_results(manager_t* m, tracee_t* t);

@@ -54,6 +54,7 @@ typedef struct harness {
   uint64_t save_durable_end[TRACE_BUFFER_MAX_SEGMENTS];
   uint64_t durable_saved; /* durable bytes already in `saved` */
   uint64_t saves;
+  size_t prefixed_saves; /* saves whose chunk prefixes took records */
   uint8_t* saved; /* records of streaming saves, in order */
   size_t saved_len, saved_cap;
   uint8_t* archive;
@@ -123,7 +124,8 @@ typedef struct harness_runs {
   uint8_t* data;
   size_t len, cap;
   size_t runs;
-  bool framed; /* every run was whole records */
+  bool framed;     /* every run was whole records */
+  size_t prefixes; /* chunk prefixes that took records */
 } harness_runs_t;
 
 static inline int harness_emit_run(void* arg, const void* p, size_t n) {
@@ -142,24 +144,61 @@ static inline int harness_emit_run(void* arg, const void* p, size_t n) {
   return harness_append(&r->data, &r->len, &r->cap, p, n);
 }
 
+/* A chunk's prefix (buffer_scan__save_prefixes), as the manager takes it:
+ * copied whole, framed in the copy, the whole records kept. */
+static inline int64_t harness_emit_prefix(void* arg, const void* p, size_t max, uint64_t* records) {
+  harness_runs_t* r = (harness_runs_t*)arg;
+  size_t good = 0;
+  *records = 0;
+  while (good + 8 <= max) {
+    uint64_t header;
+    memcpy(&header, (const uint8_t*)p + good, 8);
+    if (!buffer_scan__is_plain_record(header, max - good)) break;
+    good += (size_t)fxt_record_words(header) * 8;
+    (*records)++;
+  }
+  r->prefixes += good > 0;
+  if (good && harness_append(&r->data, &r->len, &r->cap, p, good) != 0) return -1;
+  return (int64_t)good;
+}
+
+/* Whether a save made another way (runs, prefixes) is this one's bytes
+ * and counts. */
+static inline bool harness_same_save(const harness_t* h, size_t before, const harness_runs_t* r,
+                                     const buffer_scan_stats_t* stats,
+                                     const buffer_scan_stats_t* one) {
+  return r->len == h->saved_len - before && r->framed &&
+         (r->len == 0 || memcmp(r->data, h->saved + before, r->len) == 0) &&
+         stats->records == one->records && stats->bytes == one->bytes;
+}
+
 /* One save: what the manager does on SAVE_BUFFER, then BUFFER_SAVED. The
- * same save emitted in runs (the manager's way) must be the same bytes. */
+ * same save emitted in runs and in chunk prefixes (the manager's ways) must
+ * be the same bytes. */
 static inline void harness_do_save(harness_t* h, uint32_t wrapped, uint64_t durable_end) {
   size_t before = h->saved_len;
   buffer_scan_stats_t one, runs_stats;
   buffer_scan__save(h->buffer, h->size, wrapped, h->durable_saved, durable_end, harness_emit_saved,
                     h, &one);
-  harness_runs_t runs = {NULL, 0, 0, 0, true};
+  harness_runs_t runs = {NULL, 0, 0, 0, true, 0};
   buffer_scan__save_runs(h->buffer, h->size, wrapped, h->durable_saved, durable_end,
                          harness_emit_run, &runs, &runs_stats);
-  if (runs.len != h->saved_len - before || !runs.framed ||
-      (runs.len && memcmp(runs.data, h->saved + before, runs.len) != 0) ||
-      runs_stats.records != one.records || runs_stats.bytes != one.bytes ||
+  harness_runs_t prefixes = {NULL, 0, 0, 0, true, 0};
+  buffer_scan_stats_t prefix_stats;
+  buffer_scan__save_prefixes(h->buffer, h->size, wrapped, h->durable_saved, durable_end,
+                             harness_emit_run, harness_emit_prefix, &prefixes, &prefix_stats);
+  if (!harness_same_save(h, before, &runs, &runs_stats, &one) ||
       (one.records > 0 && (runs.runs == 0 || runs.runs > one.records))) {
     fprintf(stderr, "harness: a save in runs differs from the same save record by record\n");
     abort();
   }
+  if (!harness_same_save(h, before, &prefixes, &prefix_stats, &one)) {
+    fprintf(stderr, "harness: a save in prefixes differs from the same save record by record\n");
+    abort();
+  }
+  h->prefixed_saves += prefixes.prefixes > 0;
   free(runs.data);
+  free(prefixes.data);
   h->durable_saved = durable_end;
   h->saves++;
   if (trace_engine_session_mark_buffer_saved(h->session, wrapped, durable_end) != 0) {

@@ -130,6 +130,9 @@ static void test_streaming(int threads) {
   /* every buffer that filled was handed off (the harness saves at once) */
   ASSERT_TRUE(h.stats.wrapped_count >= 1);
   ASSERT_EQ(h.saves, h.stats.wrapped_count);
+  /* the manager's way of copying a save (chunk prefixes) took records, and
+   * matched the record-by-record save (harness_do_save) */
+  ASSERT_TRUE(h.prefixed_saves >= 1);
   uint64_t* seqs = malloc(sizeof(uint64_t) * s.seq_count);
   for (int t = 0; t < threads; t++) {
     size_t n = thread_seqs(&s, t, seqs);
