@@ -9,6 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 in a ThreadSanitizer build (GCC's __SANITIZE_THREAD__, clang's
+ * __has_feature), else 0: a few tests measure what TSan's shadow memory
+ * changes (page faults) or do what it reports by design. */
+#if defined(__SANITIZE_THREAD__)
+#define TEST_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_UNDER_TSAN 1
+#endif
+#endif
+#ifndef TEST_UNDER_TSAN
+#define TEST_UNDER_TSAN 0
+#endif
+
 #define TEST_FAIL(...)                                        \
   do {                                                        \
     fprintf(stderr, "%s:%d: assertion failed: ", __FILE__, __LINE__); \

@@ -373,59 +373,36 @@ int archive__emit_record(void* arg, const void* data, size_t bytes) {
   return 0;
 }
 
-int archive__emit_run(void* arg, const void* data, size_t bytes) {
-  archive_emit_t* e = arg;
-  const uint8_t* p = data;
+/* Whether a copy, given `bytes` at data, may go in one piece: else record
+ * by record (a skipped range, a failed or full output, a ragged length). */
+static bool copies_whole(const archive_emit_t* e, const uint8_t* p, size_t bytes) {
+  const output_t* o = e->out;
+  return !(p + bytes > e->skip_begin && p < e->skip_end) && !o->failed && bytes % 8 == 0 &&
+         o->queued + bytes <= o->m->config.max_output_queue && bytes <= CHUNK_SIZE;
+}
+
+/* Copies `bytes` from data into the output, frames them again in the copy
+ * and keeps the whole records before the first one `plain_only` excludes
+ * (a prefix: only what buffer_scan__is_plain_record takes; a run: any
+ * non-metadata record that fits). The bytes kept, or -1 without memory. */
+static int64_t copy_framed(archive_emit_t* e, const void* data, size_t bytes, bool plain_only,
+                           uint64_t* records) {
   output_t* o = e->out;
-  if ((p + bytes > e->skip_begin && p < e->skip_end) || o->failed || bytes % 8 != 0 ||
-      o->queued + bytes > o->m->config.max_output_queue || bytes > CHUNK_SIZE)
-    return emit_each(e, p, bytes);
   out_chunk_t* t = room_for(o, bytes);
   if (!t) return -1;
   uint8_t* copy = t->data + t->length;
   memcpy(copy, data, bytes);
-  /* framed again in the copy: every record's size as the scan saw it, or
-   * the provider changed it since (then it, and the rest, go one by one) */
   size_t good = 0;
-  uint64_t records = 0;
-  while (good < bytes) {
+  uint64_t n = 0;
+  while (good + 8 <= bytes) {
     uint64_t header;
     memcpy(&header, copy + good, 8);
     size_t size = (size_t)fxt_record_words(header) * 8;
-    if (header == 0 || size == 0 || size > bytes - good ||
-        FXT_GET(header, 0, 3) == FXT_RECORD_METADATA)
-      break;
+    bool takes = plain_only ? buffer_scan__is_plain_record(header, bytes - good)
+                            : header != 0 && size != 0 && size <= bytes - good &&
+                                  FXT_GET(header, 0, 3) != FXT_RECORD_METADATA;
+    if (!takes) break;
     good += size;
-    records++;
-  }
-  t->length += good;
-  o->queued += good;
-  names__note_run(e->names, e->source, copy, good);
-  e->records += records;
-  e->bytes += good;
-  return good == bytes ? 0 : emit_each(e, p + good, bytes - good);
-}
-
-int64_t archive__emit_prefix(void* arg, const void* data, size_t max_bytes, uint64_t* records) {
-  archive_emit_t* e = arg;
-  const uint8_t* p = data;
-  output_t* o = e->out;
-  *records = 0;
-  if ((p + max_bytes > e->skip_begin && p < e->skip_end) || o->failed || max_bytes % 8 != 0 ||
-      o->queued + max_bytes > o->m->config.max_output_queue || max_bytes > CHUNK_SIZE)
-    return 0; /* record by record instead */
-  out_chunk_t* t = room_for(o, max_bytes);
-  if (!t) return -1;
-  uint8_t* copy = t->data + t->length;
-  memcpy(copy, data, max_bytes);
-  /* framed in the copy only: what is archived is what was checked */
-  size_t good = 0;
-  uint64_t n = 0;
-  while (good + 8 <= max_bytes) {
-    uint64_t header;
-    memcpy(&header, copy + good, 8);
-    if (!buffer_scan__is_plain_record(header, max_bytes - good)) break;
-    good += (size_t)fxt_record_words(header) * 8;
     n++;
   }
   t->length += good;
@@ -435,6 +412,26 @@ int64_t archive__emit_prefix(void* arg, const void* data, size_t max_bytes, uint
   e->bytes += good;
   *records = n;
   return (int64_t)good;
+}
+
+int archive__emit_run(void* arg, const void* data, size_t bytes) {
+  archive_emit_t* e = arg;
+  const uint8_t* p = data;
+  if (!copies_whole(e, p, bytes)) return emit_each(e, p, bytes);
+  /* framed again in the copy: every record's size as the scan saw it, or
+   * the provider changed it since (then it, and the rest, go one by one) */
+  uint64_t records;
+  int64_t good = copy_framed(e, data, bytes, false, &records);
+  if (good < 0) return -1;
+  return (size_t)good == bytes ? 0 : emit_each(e, p + good, bytes - (size_t)good);
+}
+
+int64_t archive__emit_prefix(void* arg, const void* data, size_t max_bytes, uint64_t* records) {
+  archive_emit_t* e = arg;
+  *records = 0;
+  if (!copies_whole(e, data, max_bytes)) return 0; /* record by record instead */
+  /* framed in the copy only: what is archived is what was checked */
+  return copy_framed(e, data, max_bytes, true, records);
 }
 
 void archive__note_damage(tracee_t* t, uint64_t records, const char* fmt, ...) {

@@ -27,17 +27,6 @@
 #include "fxt/fxt_format.h"
 #include "harness.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define STRESS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define STRESS_TSAN 1
-#endif
-#endif
-#ifndef STRESS_TSAN
-#define STRESS_TSAN 0
-#endif
-
 enum {
   MAX_THREADS = 3,
   KINDS = 8,
@@ -551,7 +540,7 @@ static void test_switch_leaving_unclaimed_chunks(void) {
 
 int main(void) {
   (void)harness_release_saves; /* this test lets the harness save at once */
-  events_per_thread = STRESS_TSAN ? 250000 : 1000000;
+  events_per_thread = TEST_UNDER_TSAN ? 250000 : 1000000;
   const char* env = getenv("STRESS_EVENTS");
   if (env && *env) events_per_thread = strtoull(env, NULL, 10);
   ASSERT_TRUE(events_per_thread >= 1000 && events_per_thread < (UINT64_C(1) << 32));

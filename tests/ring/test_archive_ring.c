@@ -135,16 +135,8 @@ static long minor_faults(void) {
 /* The ring's pages are written once when it is made: the first pass of an
  * archive through it takes no page fault per 4 KiB (which would delay the
  * manager's first saves). 8 MiB is 2048 pages. */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
 static void test_pages_touched(void) {
-#ifdef UNDER_TSAN
+#if TEST_UNDER_TSAN
   printf("page faults not counted: ThreadSanitizer writes shadow pages on every copy\n");
   return;
 #endif

@@ -70,14 +70,6 @@ static void snapshot(harness_t* h, uint8_t* scratch, archive_summary_t* s,
 /* The copy reads memory a writer is writing, by design (the check finds
  * what changed); ThreadSanitizer reports every such read as a race. Real
  * writers are other processes, which it does not see. */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
 static void test_circular_while_writing(void) __attribute__((unused));
 static void test_circular_while_writing(void) {
   harness_t h;
@@ -210,7 +202,7 @@ static void test_streaming_refused(void) {
 int main(void) {
   test_oneshot_full();
   test_streaming_refused();
-#ifdef UNDER_TSAN
+#if TEST_UNDER_TSAN
   puts(
       "circular while writing: not run under ThreadSanitizer (the copy races with the writer "
       "by design; the check after it is what makes it consistent)");
