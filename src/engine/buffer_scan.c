@@ -44,7 +44,7 @@ typedef struct scan_sink {
   buffer_emit_fn emit;
   void* arg;
   buffer_scan_stats_t* stats;
-  bool runs; /* emit runs of whole consecutive records, not one at a time */
+  bool runs;               /* emit runs of whole consecutive records, not one at a time */
   buffer_prefix_fn prefix; /* may be NULL; only with runs */
 } scan_sink_t;
 
@@ -99,8 +99,10 @@ static int scan_region(const uint8_t* base, uint64_t base_offset, uint64_t from,
       uint64_t chunk_end = pos + chunk < extent ? pos + chunk : extent;
       uint64_t records = 0;
       int64_t kept = sink->prefix(sink->arg, base + pos, (size_t)(chunk_end - pos), &records);
-      if (kept < 0) return (int)kept;
-      if (kept > 0 && (uint64_t)kept <= chunk_end - pos && kept % 8 == 0) {
+      /* what a prefix kept is in the output: one that claims more than it
+       * was given, or a ragged length, cannot be gone over again */
+      if (kept < 0 || (uint64_t)kept > chunk_end - pos || kept % 8 != 0) return -1;
+      if (kept > 0) {
         stats->records += records;
         stats->bytes += (uint64_t)kept;
         pos += (uint64_t)kept;
@@ -359,8 +361,7 @@ int buffer_scan__save(const void* buffer, size_t size, uint32_t wrapped_count,
 int buffer_scan__save_runs(const void* buffer, size_t size, uint32_t wrapped_count,
                            uint64_t durable_from, uint64_t durable_end, buffer_emit_fn emit,
                            void* arg, buffer_scan_stats_t* stats) {
-  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, NULL, arg, stats,
-              true);
+  return save(buffer, size, wrapped_count, durable_from, durable_end, emit, NULL, arg, stats, true);
 }
 
 int buffer_scan__save_prefixes(const void* buffer, size_t size, uint32_t wrapped_count,

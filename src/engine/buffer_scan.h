@@ -111,7 +111,8 @@ int buffer_scan__save_runs(const void* buffer, size_t size, uint32_t wrapped_cou
  * or is one it does not take (buffer_scan__is_plain_record() says which it
  * may). Returns the bytes kept, with their number of records in *records
  * (0: nothing kept; the scan then goes record by record from `data`), or
- * a negative status, which stops the scan. */
+ * a negative status, which stops the scan (-1 is also the scan's answer to
+ * a count that is more than max_bytes or not a multiple of 8). */
 typedef int64_t (*buffer_prefix_fn)(void* arg, const void* data, size_t max_bytes,
                                     uint64_t* records);
 

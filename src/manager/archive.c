@@ -429,7 +429,14 @@ int archive__emit_run(void* arg, const void* data, size_t bytes) {
 int64_t archive__emit_prefix(void* arg, const void* data, size_t max_bytes, uint64_t* records) {
   archive_emit_t* e = arg;
   *records = 0;
-  if (!copies_whole(e, data, max_bytes)) return 0; /* record by record instead */
+  /* a chunk that starts with nothing a prefix takes (a zero header: an
+   * unused chunk; a large or metadata record) is not copied for nothing;
+   * the live header only decides whether to try, the copy is checked */
+  uint64_t first;
+  if (max_bytes < 8) return 0;
+  memcpy(&first, data, 8);
+  if (!buffer_scan__is_plain_record(first, max_bytes) || !copies_whole(e, data, max_bytes))
+    return 0; /* record by record instead */
   /* framed in the copy only: what is archived is what was checked */
   return copy_framed(e, data, max_bytes, true, records);
 }

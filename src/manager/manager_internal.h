@@ -163,6 +163,7 @@ struct tracee {
   size_t size;
   uint8_t mode;
   bool started;         /* was started in this session */
+  bool populated;       /* the mapping's page tables filled (session.c) */
   bool results_written; /* since the last start */
   bool info_written;    /* provider-info record sent */
   bool dead;            /* connection or FIFO closed outside Terminate */

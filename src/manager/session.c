@@ -214,11 +214,7 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
   what = "sealing the buffer";
   if (fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) goto fail;
   what = "mapping the buffer";
-  /* Populated now, before the provider starts: otherwise the manager's
-   * first copy of each segment takes a page fault per 4 KiB, which delays
-   * the first saves' acknowledgements (records dropped early in a fast
-   * streaming trace). */
-  map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, memfd, 0);
+  map = mmap(NULL, size, PROT_READ, MAP_SHARED, memfd, 0);
   if (map == MAP_FAILED) goto fail;
   what = "FIFO socketpair";
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) goto fail;
@@ -719,6 +715,24 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
   send_buffer_saved(m, t, w, d);
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+
+/* Streaming: the manager's mapping of the buffer gets its page tables at
+ * the start, before the first save, which would otherwise take a page fault
+ * per 4 KiB on its first copy of each segment and acknowledge the first
+ * saves late (records dropped early in a fast trace). The provider wrote
+ * every page before it reported started (provider__touch_pages), so this
+ * only maps them: the pages stay charged to the provider. Advice only: a
+ * failure (an older kernel) leaves the faults to the first saves. */
+static void populate_mapping(manager_t* m, tracee_t* t) {
+  if (t->mode != TRACE_BUFFERING_MODE_STREAMING || t->populated) return;
+  t->populated = true;
+  if (madvise((void*)t->map, t->size, MADV_POPULATE_READ) != 0)
+    LOGD(m, "provider \"%s\": populating the buffer mapping: %s", t->name, strerror(errno));
+}
+
 static void handle_packet(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
   if (p->data16 != 0 && p->request != FIFO_ALERT) {
     abort_tracee(m, t, "FIFO packet with data16 set");
@@ -732,6 +746,7 @@ static void handle_packet(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
       }
       if (t->state == TRACEE_STARTING) {
         t->state = TRACEE_STARTED;
+        populate_mapping(m, t);
         LOGD(m, "provider \"%s\": started", t->name);
       } else {
         LOGD(m, "provider \"%s\": STARTED in state %d ignored", t->name, t->state);

@@ -42,11 +42,12 @@ archive_ring_t* archive_ring__create(size_t size) {
    * through the ring takes a page fault every 4 KiB in the manager's copy,
    * which then acknowledges its first saves late enough for a fast
    * streaming provider to drop records (docs/manager.md, "What a save
-   * waits for"). */
+   * waits for"). Not zeros: the kernel may map a page of zeros back to the
+   * shared zero page under memory pressure. */
   long page = sysconf(_SC_PAGESIZE);
   size_t step = page > 0 ? (size_t)page : 4096;
   if (r->data)
-    for (size_t at = 0; at < size; at += step) r->data[at] = 0;
+    for (size_t at = 0; at < size; at += step) r->data[at] = 1;
   r->data_fd = eventfd(0, EFD_CLOEXEC);
   r->room_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (!r->data || r->data_fd < 0 || r->room_fd < 0) {

@@ -326,18 +326,24 @@ def mapping_kb(pid, name):
     return size, rss
 
 
-def test_buffer_mapped_before_start():
-    """The manager's mapping of a provider's buffer is populated when the buffer is made (before
-    the start): its first copy of each streaming segment then takes no page fault per 4 KiB,
-    which delayed the first saves' acknowledgements enough for a fast provider to drop records."""
+def test_buffer_mapped_at_start():
+    """Streaming: the manager's mapping of a provider's buffer gets its page tables when the
+    provider reports started (MADV_POPULATE_READ), before the first save: its first copy of
+    each segment then takes no page fault per 4 KiB, which delayed the first saves'
+    acknowledgements enough for a fast provider to drop records. Not before the start (the
+    pages are the provider's to allocate)."""
     m = Manager()
     p = Provider(m, 'mapped', '--events', 10)
     p.wait_for('registered')
     c, a = begin(m, mode=STREAMING, buffer_mb=4)
     p.wait_for('initialized mode=%d size=%d' % (STREAMING, 4 << 20))
     size, rss = mapping_kb(m.proc.pid, 'fxtrace-buffer')
-    check(size == 4096 and rss == 4096,
+    check(size == 4096 and rss == 0,
           "the manager's mapping of the buffer before the start: %s kB, %s kB resident" % (size, rss))
+    check(c.start() == 0, 'start')
+    size, rss = mapping_kb(m.proc.pid, 'fxtrace-buffer')
+    check(size == 4096 and rss == 4096,
+          "the manager's mapping of the buffer once started: %s kB, %s kB resident" % (size, rss))
     c.terminate(write_results=False)
     c.close()
     p.close()
