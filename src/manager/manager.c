@@ -183,6 +183,13 @@ static int bind_socket(manager_t* m) {
     LOGE(m, "cannot bind %s: %s", m->socket_path, strerror(err));
     return -err;
   }
+  /* Listening at once: a client that sees the socket file (it appears at
+   * bind) is not refused. Only the owner can connect until it is widened. */
+  if (listen(m->listen_fd, 64) != 0) {
+    err = errno;
+    unlink(m->socket_path);
+    return -err;
+  }
   if (m->has_group) {
     if (chown(m->socket_path, (uid_t)-1, m->gid) != 0 || chmod(m->socket_path, 0660) != 0) {
       err = errno;
@@ -198,11 +205,6 @@ static int bind_socket(manager_t* m) {
   if (stat(m->socket_path, &st) == 0) {
     m->socket_dev = st.st_dev;
     m->socket_ino = st.st_ino;
-  }
-  if (listen(m->listen_fd, 64) != 0) {
-    err = errno;
-    unlink(m->socket_path);
-    return -err;
   }
   return 0;
 }
