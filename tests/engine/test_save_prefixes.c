@@ -43,6 +43,7 @@ static void note_source(out_t* o, const uint8_t* p, size_t n) {
 }
 
 static void append(out_t* o, const void* p, size_t n) {
+  if (n == 0) return; /* o->data may still be NULL */
   if (o->len + n > o->cap) {
     o->cap = (o->len + n) * 2;
     o->data = realloc(o->data, o->cap);
