@@ -55,7 +55,7 @@ typedef struct harness {
   uint64_t durable_saved; /* durable bytes already in `saved` */
   uint64_t saves;
   size_t prefixed_saves; /* saves whose chunk prefixes took records */
-  uint8_t* saved; /* records of streaming saves, in order */
+  uint8_t* saved;        /* records of streaming saves, in order */
   size_t saved_len, saved_cap;
   uint8_t* archive;
   size_t archive_len, archive_cap;
