@@ -119,6 +119,9 @@ enum {
    * counts) TRACE_EVENT() records, whose argument names must be indexed. */
   TRACE_ENGINE_STRING_CACHE_SIZE = 1024,
   TRACE_ENGINE_VTHREAD_CACHE_SIZE = 4,
+  /* TRACE_EVENT() ids (1, 2, ...) whose format a writer tracks itself in
+   * oneshot mode (tracepoints.c); a multiple of 64 */
+  TRACE_ENGINE_WRITER_FORMAT_IDS = 1024,
 };
 
 /* One per thread that records. Fields are written only by the owning
@@ -175,6 +178,9 @@ struct trace_context {
    * uncommitted), else 0. Engine-only, like the two above. */
   uint64_t quiet_epoch;
   uint32_t open_allocs; /* trace_context_alloc_record()s not committed yet */
+  /* Oneshot mode: the TRACE_EVENT() ids whose format this writer wrote in
+   * its own chunks (tracepoints.c); reset with the caches. Engine-only. */
+  uint64_t formats_written[TRACE_ENGINE_WRITER_FORMAT_IDS / 64];
 } __attribute__((aligned(64)));
 
 /* The calling thread's writer in each session, or NULL before its first

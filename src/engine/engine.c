@@ -742,7 +742,9 @@ static void* engine_thread_main(void* arg) {
     bool saving =
         e->mode == TRACE_BUFFERING_MODE_STREAMING && ATOMIC_LOAD(&e->state) == TRACE_STARTED;
     if (started) {
-      tracepoints__on_start(e->session); /* formats before anything reports the start */
+      /* formats before anything reports the start (oneshot: each writer
+       * writes its own, tracepoints.c) */
+      if (e->mode != TRACE_BUFFERING_MODE_ONESHOT) tracepoints__on_start(e->session);
       notify_observers(TRACE_STARTED, true);
       if (e->handler->ops->trace_started) e->handler->ops->trace_started(e->handler);
     }

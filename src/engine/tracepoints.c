@@ -5,7 +5,13 @@
  * Per trace, each event is "prepared" once, under `lock`, by the first
  * thread that needs it (the engine thread at start, or a writer that got
  * there first): its format record goes into the durable buffer before any
- * of its events can be written. Each thread then registers the event's
+ * of its events can be written. Oneshot mode has no durable buffer: a
+ * format goes into the chunk of the writer that writes it, and the buffer
+ * is read in chunk order, so a format written once could follow the events
+ * another writer put in a chunk it took earlier. There each writer writes
+ * the format of an event before its own first record of it (the ids in
+ * w->formats_written; an id past them falls back to once per trace, the
+ * order then not guaranteed). Each thread then registers the event's
  * category, name and field names itself on its first record of the event
  * and caches the record's header and argument names (record_path.h); the
  * generated code builds every later record from that cache, inline. */
@@ -108,15 +114,30 @@ static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
   writer__count_written(w);
 }
 
-/* Writes tp's format record once in trace `generation` (see the top of the
- * file). */
+/* Whether w tracks tp's format itself (see the top of the file). */
+static bool per_writer_format(const trace_tracepoint_t* tp, trace_context_t* w) {
+  return engine__of(w)->mode == TRACE_BUFFERING_MODE_ONESHOT &&
+         tp->id < TRACE_ENGINE_WRITER_FORMAT_IDS;
+}
+
+/* Whether tp's format precedes, in the buffer's scan order, any record of
+ * tp that w writes now in trace `generation`. */
+static bool format_written(const trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
+  if (per_writer_format(tp, w)) return (w->formats_written[tp->id / 64] >> (tp->id % 64)) & 1;
+  return ATOMIC_ACQUIRE(&tp->prepared[TRACE_GENERATION_SESSION(generation)]) == generation;
+}
+
+/* Writes tp's format record once in trace `generation`, or once per writer
+ * in oneshot mode (see the top of the file). */
 static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
-  uint64_t* prepared = &tp->prepared[TRACE_GENERATION_SESSION(generation)];
   pthread_mutex_lock(&lock);
-  if (ATOMIC_LOAD(prepared) != generation) {
+  if (!format_written(tp, w, generation)) {
     const trace_tp_class_t* c = tp->event_class;
     if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) write_format(w, tp);
-    ATOMIC_RELEASE(prepared, generation);
+    if (per_writer_format(tp, w))
+      w->formats_written[tp->id / 64] |= UINT64_C(1) << (tp->id % 64);
+    else
+      ATOMIC_RELEASE(&tp->prepared[TRACE_GENERATION_SESSION(generation)], generation);
   }
   pthread_mutex_unlock(&lock);
 }
@@ -208,7 +229,7 @@ static uint64_t* begin_in_session(trace_tracepoint_t* tp, unsigned session, size
   if (generation == 0) return NULL; /* stopped meanwhile */
   trace_context_t* w = writer__enter(generation);
   if (w == NULL) return NULL;
-  if (UNLIKELY(ATOMIC_ACQUIRE(&tp->prepared[session]) != generation)) prepare(tp, w, generation);
+  if (UNLIKELY(!format_written(tp, w, generation))) prepare(tp, w, generation);
   const trace_thread_ref_t* thread = writer__current_thread(w);
   size_t head = 2 + fxt_thread_ref_words(thread);
   size_t words = head + arg_words + 1; /* + the instant's scope word */

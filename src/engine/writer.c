@@ -572,6 +572,7 @@ trace_context_t* writer__attach(uint64_t generation) {
     memset(w->strings, 0, sizeof(w->strings));
     memset(w->sites, 0, sizeof(w->sites));
     memset(w->vthreads, 0, sizeof(w->vthreads));
+    memset(w->formats_written, 0, sizeof(w->formats_written));
     ATOMIC_RELEASE(&w->thread_registered, false);
     w->cache_epoch = cache_epoch;
   }
