@@ -65,31 +65,16 @@ def run(args, timeout=120):
     return p.returncode, out, err
 
 
-def frames(data, start=0, end=None):
-    """(offset, type, words) of the records framed by size from start to end."""
+def frames(data, start=0, end=None, chunk=None):
+    """(offset, type, words) of the records framed by size from start to end. With chunk, a
+    rolling buffer read by the scan rule (docs/buffer-layout.md): a zero header ends a chunk's
+    data, and the scan goes on at the next chunk boundary."""
     end = len(data) if end is None else end
     out = []
     off = start
     while off + 8 <= end:
         h = struct.unpack_from('<Q', data, off)[0]
-        t = h & 15
-        w = (h >> 4) & (0xFFFFFFFF if t == 15 else 0xFFF)
-        if w == 0 or off + w * 8 > end:
-            break
-        out.append((off, t, w))
-        off += w * 8
-    return out
-
-
-def chunk_frames(data, start, end, chunk):
-    """(offset, type, words) of the records of a rolling buffer read by the scan rule
-    (docs/buffer-layout.md): a zero header ends a chunk's data, and the scan goes on at the next
-    chunk boundary. frames() would stop at the first chunk's end."""
-    out = []
-    off = start
-    while off + 8 <= end:
-        h = struct.unpack_from('<Q', data, off)[0]
-        if h == 0:
+        if h == 0 and chunk:
             off = start + ((off - start) // chunk + 1) * chunk
             continue
         t = h & 15
@@ -307,7 +292,7 @@ def current_segment_events(image):
     current = (struct.unpack_from('<Q', image, 88)[0] >> 40) % image[11]
     start = 128 + durable + current * rolling
     chunk = struct.unpack_from('<I', image, 72)[0]
-    recs = chunk_frames(image, start, start + rolling, chunk)
+    recs = frames(image, start, start + rolling, chunk)
     return [r for r, nxt in zip(recs, recs[1:])
             if r[1] == 4 and (r[0] - start) // chunk == (nxt[0] - start) // chunk][:50]
 

@@ -13,6 +13,32 @@
 #include "trace-reader/reader.h"
 #include "trace/event.h"
 
+/* The archive's tp_dso events, in order, render as texts[0..n), each with
+ * its format read before it; one format in all. */
+static void check_events(harness_t* h, const char* const* texts, int n) {
+  size_t size;
+  const uint8_t* fxt = harness_archive(h, &size);
+  trace_reader_t* r = trace_reader_open_memory(fxt, size, NULL);
+  trace_format_set_t* set = trace_format_set_new();
+  trace_record_t rec;
+  int events = 0;
+  char text[256];
+  while (trace_reader_next(r, &rec) == TRACE_READ_RECORD) {
+    ASSERT_TRUE(trace_format_set_add_record(set, &rec, NULL) >= 0);
+    if (rec.type != 4 || rec.event.category.length != 6) continue; /* "tp_dso" */
+    const trace_event_format_t* f = trace_format_set_find_event(set, &rec);
+    ASSERT_MSG(f != NULL, "an event at byte %" PRIu64 " comes before its format", rec.offset);
+    ASSERT_EQ(trace_format_render(f, &rec, text, sizeof(text)), 1);
+    ASSERT_TRUE(events < n);
+    ASSERT_STREQ(text, texts[events]);
+    events++;
+  }
+  ASSERT_EQ(events, n);
+  ASSERT_EQ(trace_format_set_count(set), 1);
+  trace_format_set_free(set);
+  trace_reader_close(r);
+}
+
 static sem_t claimed, loaded;
 static void (*other_emit)(int);
 
@@ -46,23 +72,8 @@ static void check_format_order(const char* library) {
   ASSERT_EQ(pthread_join(t, NULL), 0);
   other_emit(9);
   harness_stop(&h);
-  size_t size;
-  const uint8_t* fxt = harness_archive(&h, &size);
-  trace_reader_t* r = trace_reader_open_memory(fxt, size, NULL);
-  trace_format_set_t* set = trace_format_set_new();
-  trace_record_t rec;
-  int events = 0;
-  while (trace_reader_next(r, &rec) == TRACE_READ_RECORD) {
-    ASSERT_TRUE(trace_format_set_add_record(set, &rec, NULL) >= 0);
-    if (rec.type != 4 || rec.event.category.length != 6) continue; /* "tp_dso" */
-    ASSERT_MSG(trace_format_set_find_event(set, &rec) != NULL,
-               "an event at byte %" PRIu64 " comes before its format", rec.offset);
-    events++;
-  }
-  ASSERT_EQ(events, 2);
-  ASSERT_EQ(trace_format_set_count(set), 1);
-  trace_format_set_free(set);
-  trace_reader_close(r);
+  static const char* const texts[] = {"n=8 who=dso", "n=9 who=dso"};
+  check_events(&h, texts, 2);
   harness_free(&h);
   ASSERT_EQ(dlclose(dso), 0);
 }
@@ -78,26 +89,8 @@ int main(int argc, char** argv) {
   ASSERT_TRUE(emit != NULL);
   emit(7);
   harness_stop(&h);
-  size_t size;
-  const uint8_t* fxt = harness_archive(&h, &size);
-  trace_reader_t* r = trace_reader_open_memory(fxt, size, NULL);
-  trace_format_set_t* set = trace_format_set_new();
-  trace_record_t rec;
-  int events = 0;
-  char text[256];
-  while (trace_reader_next(r, &rec) == TRACE_READ_RECORD) {
-    ASSERT_TRUE(trace_format_set_add_record(set, &rec, NULL) >= 0);
-    const trace_event_format_t* f = trace_format_set_find_event(set, &rec);
-    if (rec.type != 4) continue;
-    ASSERT_TRUE(f != NULL);
-    ASSERT_EQ(trace_format_render(f, &rec, text, sizeof(text)), 1);
-    ASSERT_STREQ(text, "n=7 who=dso");
-    events++;
-  }
-  ASSERT_EQ(events, 1);
-  ASSERT_EQ(trace_format_set_count(set), 1);
-  trace_format_set_free(set);
-  trace_reader_close(r);
+  static const char* const texts[] = {"n=7 who=dso"};
+  check_events(&h, texts, 1);
   harness_free(&h);
   ASSERT_EQ(dlclose(dso), 0);
   /* the unloaded library's descriptor is gone from the engine's list */
