@@ -1,12 +1,14 @@
 /* The instance's removal from a signal handler (see kcleanup.h). */
 #include "kernel/kcleanup.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* What the handler reads. `published` is set only once the rest is
@@ -23,6 +25,15 @@ typedef struct entry {
 
 static entry_t entry;
 static atomic_bool published;
+/* kcleanup__now() may close entry.fds: the session has not begun to close
+ * them itself (kcleanup__closing) */
+static atomic_bool fds_ours;
+
+/* How long kcleanup__now() waits for the instance's last open file to be
+ * closed (rmdir's EBUSY): a read of one in progress on another thread, or the
+ * session closing its own (kcleanup__closing) ends in a moment; a file
+ * someone else holds open does not, and is given up on. */
+enum { KCLEANUP_BUSY_TRIES = 100, KCLEANUP_BUSY_WAIT_NS = 10 * 1000 * 1000 };
 
 int kcleanup__publish(const char* instance_dir, const int* fds, size_t count) {
   atomic_store(&published, false);
@@ -38,9 +49,12 @@ int kcleanup__publish(const char* instance_dir, const int* fds, size_t count) {
   snprintf(entry.tracing_on, n, "%s/tracing_on", instance_dir);
   if (count) memcpy(entry.fds, fds, count * sizeof(int));
   entry.count = count;
+  atomic_store(&fds_ours, true);
   atomic_store(&published, true);
   return 0;
 }
+
+void kcleanup__closing(void) { atomic_store(&fds_ours, false); }
 
 void kcleanup__withdraw(void) { atomic_store(&published, false); }
 
@@ -52,7 +66,12 @@ void kcleanup__now(void) {
     (void)n; /* the removal below matters; this only stops recording sooner */
     close(fd);
   }
-  for (size_t i = 0; i < entry.count; i++)
-    if (entry.fds[i] >= 0) close(entry.fds[i]);
-  rmdir(entry.dir); /* with the events enabled in it: the kernel disables them */
+  if (atomic_exchange(&fds_ours, false))
+    for (size_t i = 0; i < entry.count; i++)
+      if (entry.fds[i] >= 0) close(entry.fds[i]);
+  /* with the events enabled in it: the kernel disables them */
+  for (int i = 0; rmdir(entry.dir) != 0 && errno == EBUSY && i < KCLEANUP_BUSY_TRIES; i++) {
+    struct timespec wait = {0, KCLEANUP_BUSY_WAIT_NS};
+    nanosleep(&wait, NULL);
+  }
 }

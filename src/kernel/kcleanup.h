@@ -6,7 +6,9 @@
  * CPU. The session publishes the instance's directory and the descriptors
  * it holds open on it; kcleanup__now() closes those (the kernel refuses to
  * remove an instance with open files: EBUSY), turns tracing off and removes
- * the directory, with system calls only. */
+ * the directory, with system calls only. The directory stays published until
+ * the session has removed it itself, so that a signal during the session's
+ * own removal (its reader's last drain, a second Ctrl-C) still removes it. */
 #ifndef FXTRACE_KERNEL_KCLEANUP_H_
 #define FXTRACE_KERNEL_KCLEANUP_H_
 
@@ -17,7 +19,12 @@
  * session's owner); 0, or -1 when out of memory (nothing published then). */
 int kcleanup__publish(const char* instance_dir, const int* fds, size_t count);
 
-/* Before the session closes the descriptors and removes the instance itself. */
+/* Before the session closes the published descriptors itself (with the
+ * signals blocked on its thread): kcleanup__now() then leaves them alone
+ * (their numbers may be reused) and waits a moment for them to be closed. */
+void kcleanup__closing(void);
+
+/* Once the session has removed the instance itself. */
 void kcleanup__withdraw(void);
 
 /* Async-signal-safe, from any thread: closes the published descriptors, turns

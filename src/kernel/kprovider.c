@@ -510,7 +510,8 @@ static void publish_for_cleanup(kinstance_t* k) {
 
 static void instance_free(kinstance_t* k) {
   if (!k) return;
-  kcleanup__withdraw(); /* the orderly removal below, from here on */
+  /* published until removed below: a process that dies of a signal
+   * meanwhile (during the reader's last drain) still removes the instance */
   if (k->thread_running) {
     atomic_store(&k->command, 2);
     wake_reader(k);
@@ -534,9 +535,17 @@ static void instance_free(kinstance_t* k) {
             (unsigned long long)k->conv.unknown, (unsigned long long)k->conv.damaged_pages,
             (unsigned long long)k->conv.missed, (unsigned long long)k->writer.written,
             (unsigned long long)k->writer.lane_gaps);
+  /* no handler on this thread between the two: it would wait for closes
+   * that come after it */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  kcleanup__closing();
   for (int cpu = 0; k->cpu && cpu < k->cpus; cpu++) kcpu__close(&k->cpu[cpu]);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   free(k->cpu);
   ktracefs__destroy(k->instance);
+  kcleanup__withdraw();
   kwriter__free(&k->writer);
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) kwsession__free(k->slots[i].joining);
   kconv__free(&k->conv);

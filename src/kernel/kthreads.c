@@ -139,6 +139,16 @@ uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
   return tgid;
 }
 
+void kthreads__set_name(kthread_entry_t* e, const char* name, size_t length) {
+  if (length > sizeof(e->name)) length = sizeof(e->name);
+  memcpy(e->name, name, length);
+  e->name_length = (uint8_t)length;
+}
+
+bool kthreads__has_name(const kthread_entry_t* e, const char* name, size_t length) {
+  return length == e->name_length && memcmp(e->name, name, length) == 0;
+}
+
 bool kthreads__read_comm(uint32_t pid, uint32_t tid, char* name, size_t size) {
   char path[96];
   if (tid)

@@ -10,10 +10,18 @@
 
 enum { KTHREAD_NAMED = 1, KPROCESS_NAMED = 2 };
 
+/* The kernel's comm: at most 15 bytes and its NUL (TASK_COMM_LEN). */
+enum { KTHREAD_COMM_SIZE = 16 };
+
 typedef struct kthread_entry {
   uint32_t tid; /* 0: free slot */
   uint32_t tgid;
   uint32_t flags;
+  /* the name the session's last thread record gave it (its first
+   * KTHREAD_COMM_SIZE bytes), so that a switch reporting another comm names
+   * it again */
+  uint8_t name_length;
+  char name[KTHREAD_COMM_SIZE];
 } kthread_entry_t;
 
 typedef struct kthreads {
@@ -41,6 +49,12 @@ kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid);
  * kernel's saved_tgids (a thread gone already, when the instance records
  * tgids), else tid itself; remembered. */
 uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid);
+
+/* Remembers name as the one the last thread record written gave e. */
+void kthreads__set_name(kthread_entry_t* e, const char* name, size_t length);
+
+/* Whether name is the one the last thread record written gave e. */
+bool kthreads__has_name(const kthread_entry_t* e, const char* name, size_t length);
 
 /* Reads /proc/PID/comm (or /proc/PID/task/TID/comm) into name; false if gone. */
 bool kthreads__read_comm(uint32_t pid, uint32_t tid, char* name, size_t size);

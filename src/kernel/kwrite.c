@@ -169,6 +169,8 @@ static void write_thread(kwsession_t* s, uint32_t pid, uint32_t tid, const char*
                          size_t length) {
   trace_string_ref_t ref = trace_make_inline_string_ref(name, length);
   trace_context_write_thread_info_record(s->ctx, pid, tid, &ref);
+  kthread_entry_t* t = kthreads__get(&s->threads, tid);
+  if (t) kthreads__set_name(t, name, length);
 }
 
 /* Names tid (and its process) once per session, with comm when nothing
@@ -197,17 +199,28 @@ static trace_thread_ref_t thread_ref(kwsession_t* s, uint32_t tid, const char* c
   return trace_make_inline_thread_ref(ensure_named(s, tid, comm, length), tid);
 }
 
-/* thread_ref() for a thread whose comm is the field `comm` of e: read only
- * when the thread is not named yet (once per thread and session), so a known
- * thread costs one table lookup. */
+/* thread_ref() for a thread whose comm is the field `comm` of e. A thread
+ * named already is named again when e reports another comm than the name
+ * its last thread record gave it: each CPU's pages are converted in turn, so
+ * the record of a rename (task_rename, on the CPU the thread renamed itself
+ * on) can reach the archive after this CPU's events of the thread under its
+ * new name, or before those under its old one; a reader applying names in
+ * file order (trace dump) then names the thread in each switch as the kernel
+ * did. A known thread whose comm did not change costs one table lookup and a
+ * comparison. */
 static trace_thread_ref_t thread_ref_of(kwsession_t* s, uint32_t tid, const kconv_event_t* e,
                                         const struct tep_format_field* comm) {
   if (tid == 0) return trace_make_inline_thread_ref(0, 0);
-  kthread_entry_t* t = kthreads__get(&s->threads, tid);
-  if (t && (t->flags & KTHREAD_NAMED) && t->tgid) return trace_make_inline_thread_ref(t->tgid, tid);
   const char* name = "";
   size_t length = 0;
   kev__bytes(comm, e->data, e->size, &name, &length);
+  kthread_entry_t* t = kthreads__get(&s->threads, tid);
+  if (t && (t->flags & KTHREAD_NAMED) && t->tgid) {
+    uint32_t tgid = t->tgid;
+    if (length > 0 && !kthreads__has_name(t, name, length))
+      write_thread(s, tgid, tid, name, length);
+    return trace_make_inline_thread_ref(tgid, tid);
+  }
   return thread_ref(s, tid, name, length);
 }
 

@@ -153,7 +153,7 @@ static bool start_command(recording_t* r) {
     }
   }
   bool to_stderr = strcmp(r->o->output, "-") == 0;
-  int err = spawn__command(r->o->command, to_stderr, &r->child);
+  int err = spawn__command(r->o->command, to_stderr, &r->child, record_signals__set_command);
   if (err != 0) {
     cli__error(kCmd, "cannot run '%s': %s", r->o->command[0], strerror(err));
     r->child = 0;

@@ -1230,7 +1230,8 @@ static int record(const record_options_t* o) {
         ok = false;
       } else {
         /* the trace goes to standard output: the command's output must not */
-        int err = spawn__command(o->command, s.out.fd == STDOUT_FILENO, &s.child);
+        int err = spawn__command(o->command, s.out.fd == STDOUT_FILENO, &s.child,
+                                 record_signals__set_command);
         if (err != 0) {
           cli__error(kCmd, "cannot run '%s': %s", o->command[0], strerror(err));
           s.child = 0;

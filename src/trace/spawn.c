@@ -117,9 +117,18 @@ static void close_between(int from, int to, int max_fd) {
   for (int fd = from; fd <= to; fd++) close(fd);
 }
 
-/* The child: never returns. keep: ascending, the error pipe among them. */
+/* The child: never returns. keep: ascending, the error pipe among them. It
+ * waits for the parent's byte on go_pipe (the parent has published its pid):
+ * the pipe's end without it means the parent died first, and the command
+ * never runs. */
 static void child(char** command, char** candidates, const int* keep, size_t keep_count,
-                  bool stdout_to_stderr, int error_fd, int max_fd) {
+                  bool stdout_to_stderr, int error_fd, int max_fd, const int go_pipe[2]) {
+  close(go_pipe[1]);
+  char go = 0;
+  ssize_t got;
+  do got = read(go_pipe[0], &go, 1);
+  while (got < 0 && errno == EINTR);
+  if (got != 1) _exit(127);
   struct sigaction dfl;
   memset(&dfl, 0, sizeof(dfl));
   dfl.sa_handler = SIG_DFL;
@@ -152,18 +161,22 @@ static void child(char** command, char** candidates, const int* keep, size_t kee
   _exit(127);
 }
 
-int spawn__command(char** command, bool stdout_to_stderr, pid_t* pid) {
+int spawn__command(char** command, bool stdout_to_stderr, pid_t* pid, void (*started)(pid_t)) {
   char** candidates = exec_candidates(command[0]);
   /* the inherited descriptors, with 1 when it becomes a copy of 2, and the
    * error pipe; one more slot for each */
   int* keep = malloc((inherited_count + 2) * sizeof(int));
-  int error_pipe[2] = {-1, -1};
+  int error_pipe[2] = {-1, -1}, go_pipe[2] = {-1, -1};
   int err = 0;
   if (!candidates || !keep)
     err = ENOMEM;
-  else if (pipe2(error_pipe, O_CLOEXEC) != 0)
+  else if (pipe2(error_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0)
     err = errno;
   if (err != 0) {
+    for (int i = 0; i < 2; i++) {
+      if (error_pipe[i] >= 0) close(error_pipe[i]);
+      if (go_pipe[i] >= 0) close(go_pipe[i]);
+    }
     free_list(candidates);
     free(keep);
     return err;
@@ -183,8 +196,16 @@ int spawn__command(char** command, bool stdout_to_stderr, pid_t* pid) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t child_pid = fork();
-  if (child_pid == 0) child(command, candidates, keep, keep_count, redirect, error_pipe[1], max_fd);
+  if (child_pid == 0)
+    child(command, candidates, keep, keep_count, redirect, error_pipe[1], max_fd, go_pipe);
   if (child_pid < 0) err = errno;
+  /* the pid is published before the command can run (the child waits for
+   * the byte), so a signal that ends trace once the command runs also ends
+   * the command (record_signals.h) */
+  if (child_pid > 0 && started) started(child_pid);
+  if (child_pid > 0 && write(go_pipe[1], "g", 1) != 1) err = errno;
+  close(go_pipe[0]);
+  close(go_pipe[1]); /* a child without the byte sees the end: it exits */
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(error_pipe[1]);
   if (child_pid > 0) {
@@ -192,8 +213,9 @@ int spawn__command(char** command, bool stdout_to_stderr, pid_t* pid) {
     ssize_t n;
     do n = read(error_pipe[0], &exec_error, sizeof(exec_error));
     while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)sizeof(exec_error)) { /* the exec failed: reap the child */
-      err = exec_error;
+    if (err != 0 || n == (ssize_t)sizeof(exec_error)) { /* no command: reap the child */
+      if (err == 0) err = exec_error;
+      if (started) started(0);
       while (waitpid(child_pid, NULL, 0) < 0 && errno == EINTR) {
       }
     } else {

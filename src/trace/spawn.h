@@ -24,7 +24,11 @@ void spawn__note_inherited(void);
  * every signal at its default action and none blocked; stdout_to_stderr
  * makes its standard output trace's standard error. 0 with *pid, or the
  * errno of the failed fork or exec (the exec's error comes back through a
- * close-on-exec pipe, so an unknown command fails here). */
-int spawn__command(char** command, bool stdout_to_stderr, pid_t* pid);
+ * close-on-exec pipe, so an unknown command fails here). started, if not
+ * NULL, is called with the child's pid before the command can run (the child
+ * waits for it), and with 0 when there is no command after all: a signal
+ * handler that ends the command (record_signals__set_command) knows its pid
+ * from the moment the command runs. */
+int spawn__command(char** command, bool stdout_to_stderr, pid_t* pid, void (*started)(pid_t));
 
 #endif /* FXTRACE_TRACE_SPAWN_H_ */

@@ -9,7 +9,9 @@ PART: token    two threads hand a token back and forth 1,000 times: >= 1,000
                switches as scheduling sub-type 1 with int32 weights, wakeups as
                sub-type 2 with the waker; every switch-in of ping/pong after a
                blocked switch-out preceded by a wakeup record; each CPU's
-               switches one lane, or the gap reported (sched_switch_missing)
+               switches one lane, or the gap reported (sched_switch_missing);
+               trace dump names ping and pong by their new names in every
+               switch after their rename
       legacy   the same with --kernel-sched=legacy: legacy switches, wakeup
                instants; kernel:sched-legacy alone, kernel:* (default form), and
                the usage errors
@@ -245,6 +247,46 @@ def check_names(t, sw, ping, pong):
                 check(False, 'process %d of a context switch has no process record' % pid)
 
 
+def check_dump_names(t, text, threads):
+    """trace dump names a thread in a switch line as the archive's records before that line
+    do: the kernel provider names a thread again when a switch reports another comm than the
+    name it last wrote (docs/kernel-provider.md), so every switch of a thread after its last
+    rename (task_rename's time: the kernel takes it before the comm changes, with the task
+    locked, so no switch of the thread lies between) shows the new name, whichever CPU's
+    pages the archive holds first. threads: {tid: name}."""
+    renamed = {}
+    for e in events(t, b'kernel:task', b'task_rename'):
+        pid, new = arg_of(e, b'pid'), arg_of(e, b'newcomm')
+        if pid and new and pid['value'] in threads and new['value'] == threads[pid['value']].encode():
+            renamed[pid['value']] = max(renamed.get(pid['value'], 0), e['ts_ns'])
+    check(set(renamed) == set(threads), 'no task_rename to %s for %s' % (threads, sorted(renamed)))
+    line_re = re.compile(r'^scheduling .* context-switch ts=(\d+)\.(\d{9})s .* out=\d+/(\d+) '
+                         r'state=\d+ in=\d+/(\d+)( out-name=(?:idle|"[^"]*"))? out-state=\S+'
+                         r'( in-name=(?:idle|"[^"]*"))?')
+    seen = wrong = 0
+    examples = []
+    for line in text.split('\n'):
+        m = line_re.match(line)
+        if not m:
+            continue
+        ts = int(m.group(1)) * 1000000000 + int(m.group(2))
+        for tid, shown, side in ((int(m.group(3)), m.group(5), 'out'),
+                                 (int(m.group(4)), m.group(6), 'in')):
+            if tid not in renamed or ts <= renamed[tid]:
+                continue
+            seen += 1
+            if shown != ' %s-name="%s"' % (side, threads[tid]):
+                wrong += 1
+                if len(examples) < 3:
+                    examples.append(line)
+    print('trace dump: %d switch sides of %s after their rename, %d named otherwise'
+          % (seen, sorted(threads.values()), wrong))
+    check(seen >= 1000, 'trace dump: only %d switch sides of %s after their rename'
+          % (seen, sorted(threads.values())))
+    check(wrong == 0, 'trace dump: %d switch sides after the rename name another name, e.g. %s'
+          % (wrong, examples))
+
+
 def check_lanes(t, sw):
     ok, told, silent, examples = lanes(t, sw)
     print('CPU lanes: %d switches continue their lane, %d gaps reported '
@@ -339,6 +381,7 @@ def part_token(tmp):
     check(' out-name="ping" out-state=blocked' in text and
           (' in-name="pong"' in text or ' out-name="pong"' in text),
           'trace dump does not name ping and pong in the switches')
+    check_dump_names(t, text, {ping: 'ping', pong: 'pong'})
     check_systrace(out, ping, pong, {w['tid'] for w in woken}, '-----')
 
 

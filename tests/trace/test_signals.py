@@ -11,7 +11,8 @@ PART: dir      without kernel categories (the socket directory only)
       kernel   --categories=kernel:sched as root (the instance too); exit 77
                (skip) without root or tracefs
 Scenarios, each with a command that leaves a child running
-(sh -c 'sleep 100 & ...; exec sleep 30'):
+(sh -c 'sleep 100 & ...; exec sleep 300': the command outlives every wait of
+the test, so one that trace failed to end is seen still running):
   SIGINT, SIGTERM, SIGHUP, SIGQUIT: trace record ends with status 0, the archive
       reads back with `trace dump`, nothing is left;
   SIGINT then SIGTERM at once: trace ends (orderly, or at once by SIGTERM),
@@ -112,7 +113,7 @@ def no_core():
 
 
 class Recording:
-    """trace record ... -- sh -c 'sleep 100 & echo $! > bg; echo $$ > cmd; exec sleep 30'"""
+    """trace record ... -- sh -c 'sleep 100 & echo $! > bg; echo $$ > cmd; exec sleep 300'"""
 
     def __init__(self, tmp, name, env):
         self.name = name
@@ -120,7 +121,7 @@ class Recording:
         self.bg = os.path.join(tmp, name + '.bg')
         self.cmd = os.path.join(tmp, name + '.cmd')
         self.err_path = os.path.join(tmp, name + '.err')
-        script = 'sleep 100 & echo $! > %s; echo $$ > %s; exec sleep 30' % (self.bg, self.cmd)
+        script = 'sleep 100 & echo $! > %s; echo $$ > %s; exec sleep 300' % (self.bg, self.cmd)
         # stdout and stderr to files: the background sleep keeps what it inherits open
         with open(self.err_path, 'w') as err, open(os.devnull, 'w') as null:
             self.proc = subprocess.Popen(
