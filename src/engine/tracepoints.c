@@ -128,9 +128,16 @@ static bool format_written(const trace_tracepoint_t* tp, trace_context_t* w, uin
 }
 
 /* Writes tp's format record once in trace `generation`, or once per writer
- * in oneshot mode (see the top of the file). */
-static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
-  pthread_mutex_lock(&lock);
+ * in oneshot mode (see the top of the file). false: not written, tp's record
+ * must not be either. A record nested on this thread's (a signal handler)
+ * may have interrupted this very function holding `lock`, so it never waits
+ * for it: taken by anyone, its record is dropped (and counted). */
+static bool prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
+  if (w->nesting > 1) {
+    if (pthread_mutex_trylock(&lock) != 0) return false;
+  } else {
+    pthread_mutex_lock(&lock);
+  }
   if (!format_written(tp, w, generation)) {
     const trace_tp_class_t* c = tp->event_class;
     if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) write_format(w, tp);
@@ -140,6 +147,7 @@ static void prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generat
       ATOMIC_RELEASE(&tp->prepared[TRACE_GENERATION_SESSION(generation)], generation);
   }
   pthread_mutex_unlock(&lock);
+  return true;
 }
 
 /* The record of tp as this thread writes it: the header (without the size)
@@ -229,7 +237,11 @@ static uint64_t* begin_in_session(trace_tracepoint_t* tp, unsigned session, size
   if (generation == 0) return NULL; /* stopped meanwhile */
   trace_context_t* w = writer__enter(generation);
   if (w == NULL) return NULL;
-  if (UNLIKELY(!format_written(tp, w, generation))) prepare(tp, w, generation);
+  if (UNLIKELY(!format_written(tp, w, generation)) && !prepare(tp, w, generation)) {
+    writer__count_dropped(w);
+    writer__release(w);
+    return NULL;
+  }
   const trace_thread_ref_t* thread = writer__current_thread(w);
   size_t head = 2 + fxt_thread_ref_words(thread);
   size_t words = head + arg_words + 1; /* + the instant's scope word */
