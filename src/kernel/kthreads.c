@@ -139,10 +139,11 @@ uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
   return tgid;
 }
 
-void kthreads__set_name(kthread_entry_t* e, const char* name, size_t length) {
+void kthreads__set_name(kthread_entry_t* e, const char* name, size_t length, uint64_t ts) {
   if (length > sizeof(e->name)) length = sizeof(e->name);
   memcpy(e->name, name, length);
   e->name_length = (uint8_t)length;
+  if (ts > e->name_ts) e->name_ts = ts;
 }
 
 bool kthreads__has_name(const kthread_entry_t* e, const char* name, size_t length) {

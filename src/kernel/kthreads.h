@@ -22,6 +22,9 @@ typedef struct kthread_entry {
    * it again */
   uint8_t name_length;
   char name[KTHREAD_COMM_SIZE];
+  /* the ftrace time of the event that name came from (0: /proc at the
+   * start): an event older than it reports an older name, not a new one */
+  uint64_t name_ts;
 } kthread_entry_t;
 
 typedef struct kthreads {
@@ -50,8 +53,9 @@ kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid);
  * tgids), else tid itself; remembered. */
 uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid);
 
-/* Remembers name as the one the last thread record written gave e. */
-void kthreads__set_name(kthread_entry_t* e, const char* name, size_t length);
+/* Remembers name as the one the last thread record written gave e, from an
+ * event at ftrace time ts. */
+void kthreads__set_name(kthread_entry_t* e, const char* name, size_t length, uint64_t ts);
 
 /* Whether name is the one the last thread record written gave e. */
 bool kthreads__has_name(const kthread_entry_t* e, const char* name, size_t length);

@@ -165,17 +165,19 @@ static void write_process(kwsession_t* s, uint32_t pid, const char* name, size_t
   trace_context_write_process_info_record(s->ctx, pid, &ref);
 }
 
+/* A thread record naming tid, from an event at ftrace time ts (0: /proc). */
 static void write_thread(kwsession_t* s, uint32_t pid, uint32_t tid, const char* name,
-                         size_t length) {
+                         size_t length, uint64_t ts) {
   trace_string_ref_t ref = trace_make_inline_string_ref(name, length);
   trace_context_write_thread_info_record(s->ctx, pid, tid, &ref);
   kthread_entry_t* t = kthreads__get(&s->threads, tid);
-  if (t) kthreads__set_name(t, name, length);
+  if (t) kthreads__set_name(t, name, length, ts);
 }
 
-/* Names tid (and its process) once per session, with comm when nothing
- * better was written; returns its process. */
-static uint32_t ensure_named(kwsession_t* s, uint32_t tid, const char* comm, size_t comm_length) {
+/* Names tid (and its process) once per session, with comm (from an event at
+ * ts) when nothing better was written; returns its process. */
+static uint32_t ensure_named(kwsession_t* s, uint32_t tid, const char* comm, size_t comm_length,
+                             uint64_t ts) {
   uint32_t tgid = kthreads__tgid(&s->threads, tid);
   kthread_entry_t* t = kthreads__get(&s->threads, tid);
   if (!t || (t->flags & KTHREAD_NAMED)) return tgid;
@@ -189,14 +191,14 @@ static uint32_t ensure_named(kwsession_t* s, uint32_t tid, const char* comm, siz
     else
       write_process(s, tgid, comm, comm_length);
   }
-  write_thread(s, tgid, tid, comm, comm_length);
+  write_thread(s, tgid, tid, comm, comm_length, ts);
   return tgid;
 }
 
-static trace_thread_ref_t thread_ref(kwsession_t* s, uint32_t tid, const char* comm,
-                                     size_t length) {
+static trace_thread_ref_t thread_ref(kwsession_t* s, uint32_t tid, const char* comm, size_t length,
+                                     uint64_t ts) {
   if (tid == 0) return trace_make_inline_thread_ref(0, 0); /* idle: pid 0 (READERS.md) */
-  return trace_make_inline_thread_ref(ensure_named(s, tid, comm, length), tid);
+  return trace_make_inline_thread_ref(ensure_named(s, tid, comm, length, ts), tid);
 }
 
 /* thread_ref() for a thread whose comm is the field `comm` of e. A thread
@@ -206,8 +208,10 @@ static trace_thread_ref_t thread_ref(kwsession_t* s, uint32_t tid, const char* c
  * on) can reach the archive after this CPU's events of the thread under its
  * new name, or before those under its old one; a reader applying names in
  * file order (trace dump) then names the thread in each switch as the kernel
- * did. A known thread whose comm did not change costs one table lookup and a
- * comparison. */
+ * did. Only an event newer than the one the last name came from names it:
+ * an older one (converted later, from another CPU) reports the name before
+ * a rename, and would leave the thread's last record stale. A known thread
+ * whose comm did not change costs one table lookup and a comparison. */
 static trace_thread_ref_t thread_ref_of(kwsession_t* s, uint32_t tid, const kconv_event_t* e,
                                         const struct tep_format_field* comm) {
   if (tid == 0) return trace_make_inline_thread_ref(0, 0);
@@ -217,11 +221,11 @@ static trace_thread_ref_t thread_ref_of(kwsession_t* s, uint32_t tid, const kcon
   kthread_entry_t* t = kthreads__get(&s->threads, tid);
   if (t && (t->flags & KTHREAD_NAMED) && t->tgid) {
     uint32_t tgid = t->tgid;
-    if (length > 0 && !kthreads__has_name(t, name, length))
-      write_thread(s, tgid, tid, name, length);
+    if (length > 0 && e->ts >= t->name_ts && !kthreads__has_name(t, name, length))
+      write_thread(s, tgid, tid, name, length, e->ts);
     return trace_make_inline_thread_ref(tgid, tid);
   }
-  return thread_ref(s, tid, name, length);
+  return thread_ref(s, tid, name, length, e->ts);
 }
 
 /* ---- sched ---- */
@@ -437,9 +441,13 @@ static void write_generic(const kwriter_t* w, kwsession_t* s, const kconv_event_
 
 /* ---- task: names from fork / exec / rename ---- */
 
+/* The names a task event at ftrace time ts gives; the thread's record is
+ * left out when a newer event named it already (converted first, from
+ * another CPU). */
 static void rename_thread(kwsession_t* s, uint32_t tid, uint32_t tgid, const char* name,
-                          size_t length) {
+                          size_t length, uint64_t ts) {
   kthread_entry_t* t = kthreads__get(&s->threads, tid);
+  bool newer_known = t && ts < t->name_ts;
   if (t) {
     t->tgid = tgid;
     t->flags |= KTHREAD_NAMED;
@@ -459,7 +467,7 @@ static void rename_thread(kwsession_t* s, uint32_t tid, uint32_t tgid, const cha
         write_process(s, tgid, name, length);
     }
   }
-  write_thread(s, tgid, tid, name, length);
+  if (!newer_known) write_thread(s, tgid, tid, name, length, ts);
 }
 
 static void write_task(const kwriter_t* w, kwsession_t* s, const kconv_event_t* e, kwdesc_t* v) {
@@ -473,7 +481,7 @@ static void write_task(const kwriter_t* w, kwsession_t* s, const kconv_event_t* 
           pid <= UINT32_MAX) {
         kev__bytes(d->f[KF_FORK_CHILD_COMM], e->data, e->size, &name, &length);
         uint32_t tgid = kthreads__tgid(&s->threads, (uint32_t)pid);
-        rename_thread(s, (uint32_t)pid, tgid, name, length);
+        rename_thread(s, (uint32_t)pid, tgid, name, length, e->ts);
       }
       break;
     case KEV_EXEC:
@@ -486,13 +494,14 @@ static void write_task(const kwriter_t* w, kwsession_t* s, const kconv_event_t* 
           name = slash + 1;
         }
         if (length > 15) length = 15;
-        rename_thread(s, (uint32_t)pid, (uint32_t)pid, name, length);
+        rename_thread(s, (uint32_t)pid, (uint32_t)pid, name, length, e->ts);
       }
       break;
     case KEV_RENAME:
       if (kev__int(d->f[KF_RENAME_PID], e->data, e->size, &pid) && pid > 0 && pid <= UINT32_MAX &&
           kev__bytes(d->f[KF_RENAME_NEWCOMM], e->data, e->size, &name, &length))
-        rename_thread(s, (uint32_t)pid, kthreads__tgid(&s->threads, (uint32_t)pid), name, length);
+        rename_thread(s, (uint32_t)pid, kthreads__tgid(&s->threads, (uint32_t)pid), name, length,
+                      e->ts);
       break;
     default:
       break;
@@ -670,7 +679,7 @@ static void write_snapshot(kwsession_t* s) {
         t->tgid = pid;
         t->flags |= KTHREAD_NAMED;
       }
-      write_thread(s, pid, tid, name, strlen(name));
+      write_thread(s, pid, tid, name, strlen(name), 0);
     }
     closedir(tasks);
   }

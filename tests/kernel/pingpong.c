@@ -9,10 +9,16 @@
  *                      oldcomm/newcomm are char arrays), then opens PATH (for
  *                      kernel:syscalls/sys_enter_openat) after an instant,
  *                      prints "tid=TID"
+ *   pingpong migrate   one thread ("mover-old") blocks a few times on the last
+ *                      CPU, moves to CPU 0, renames itself "mover-new", blocks
+ *                      a few times there and ends; prints "mover=TID" (its
+ *                      name's records come from two CPUs' pages, the newer
+ *                      from the one the provider converts first)
  * Each mode records a few events in category "pingpong", and waits (at most
  * 5 s) for tracing to be enabled first, so its events are in the trace. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +106,38 @@ static int sleep_mode(void) {
   return 0;
 }
 
+static void pin_and_block(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof(set), &set);
+  for (int i = 0; i < 5; i++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static void* mover(void* arg) {
+  (void)arg;
+  prctl(PR_SET_NAME, "mover-old");
+  tids[0] = gettid_();
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  pin_and_block(cpus > 1 ? (int)cpus - 1 : 0);
+  pin_and_block(0);
+  prctl(PR_SET_NAME, "mover-new");
+  TRACE_INSTANT("pingpong", "renamed", TRACE_SCOPE_THREAD);
+  pin_and_block(0);
+  return NULL;
+}
+
+static int migrate_mode(void) {
+  pthread_t t;
+  if (pthread_create(&t, NULL, mover, NULL) != 0) return 1;
+  pthread_join(t, NULL);
+  printf("mover=%d\n", (int)tids[0]);
+  return 0;
+}
+
 static int open_mode(const char* path) {
   prctl(PR_SET_NAME, "opener");
   TRACE_INSTANT("pingpong", "open", TRACE_SCOPE_THREAD);
@@ -111,7 +149,7 @@ static int open_mode(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: pingpong token N | sleep | open PATH\n");
+    fprintf(stderr, "usage: pingpong token N | sleep | open PATH | migrate\n");
     return 2;
   }
   bool started = false;
@@ -127,6 +165,8 @@ int main(int argc, char** argv) {
     rc = sleep_mode();
   else if (strcmp(argv[1], "open") == 0 && argc == 3)
     rc = open_mode(argv[2]);
+  else if (strcmp(argv[1], "migrate") == 0)
+    rc = migrate_mode();
   fflush(stdout);
   trace_provider_destroy(provider);
   return rc;

@@ -289,10 +289,13 @@ def current_segment_events(image):
     segment = switch count % segment_count, byte 11) that another record follows in the same
     chunk: a zeroed header there is damage, not a chunk's end."""
     durable, rolling = struct.unpack_from('<QQ', image, 24)
-    current = (struct.unpack_from('<Q', image, 88)[0] >> 40) % image[11]
+    alloc = struct.unpack_from('<Q', image, 88)[0]  # switches << 40 | next free offset
+    current = (alloc >> 40) % image[11]
     start = 128 + durable + current * rolling
     chunk = struct.unpack_from('<I', image, 72)[0]
-    recs = frames(image, start, start + rolling, chunk)
+    # the scan stops at the allocation offset: past it, chunks not claimed since the segment's
+    # last round still hold that round's records, which recover never reads
+    recs = frames(image, start, start + min(rolling, alloc & ((1 << 40) - 1)), chunk)
     return [r for r, nxt in zip(recs, recs[1:])
             if r[1] == 4 and (r[0] - start) // chunk == (nxt[0] - start) // chunk][:50]
 
