@@ -551,8 +551,31 @@ static trace_context_t* new_writer(engine_t* e) {
   return w;
 }
 
+/* The thread's attach in progress, per session. A signal handler that
+ * records on the thread meanwhile would wait for e->lock, which the attach
+ * it interrupted may hold (a self-deadlock), or reset the caches under it:
+ * its record is dropped instead, and counted by the thread's next record
+ * (writer__enter: the header is only written inside a record). */
+static __thread bool attaching[TRACE_ENGINE_MAX_SESSIONS];
+__thread uint32_t writer__attach_drops[TRACE_ENGINE_MAX_SESSIONS];
+
+static trace_context_t* attach(engine_t* e, uint64_t generation);
+
 trace_context_t* writer__attach(uint64_t generation) {
   engine_t* e = engine__of_generation(generation);
+  if (attaching[e->session]) {
+    writer__attach_drops[e->session]++;
+    return NULL;
+  }
+  attaching[e->session] = true;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  trace_context_t* w = attach(e, generation);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  attaching[e->session] = false;
+  return w;
+}
+
+static trace_context_t* attach(engine_t* e, uint64_t generation) {
   trace_context_t* w = trace_engine__self[e->session];
   if (w == NULL) {
     w = new_writer(e);
