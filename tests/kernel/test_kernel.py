@@ -460,13 +460,18 @@ def part_legacy(tmp):
     check(r.returncode == 2, '--kernel-sched=old: exit %d' % r.returncode)
 
 
+def record_program(categories, mode, out, key):
+    """trace record of `pingpong MODE` into out: (its result, the tid it prints as key=, the
+    decoded archive)."""
+    r = record(categories, [PINGPONG, mode], out)
+    check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
+    return r, program_output(r, key), decode(out)
+
+
 def part_clock(tmp):
     for run in range(5):
         out = os.path.join(tmp, 'clock%d.fxt' % run)
-        r = record('kernel:sched,pingpong', [PINGPONG, 'sleep'], out)
-        check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
-        tid = program_output(r, 'sleeper')
-        t = decode(out)
+        r, tid, t = record_program('kernel:sched,pingpong', 'sleep', out, 'sleeper')
         mine = [e for e in events(t, b'pingpong') if e['tid'] == tid]
         a = [e['ts_ns'] for e in mine if e['name'] == b'A']
         b = [e['ts_ns'] for e in mine if e['name'] == b'B']
@@ -524,10 +529,7 @@ def part_rename(tmp):
         sys.exit(77)
     for run in range(3):
         out = os.path.join(tmp, 'rename%d.fxt' % run)
-        r = record('kernel:sched,kernel:task,pingpong', [PINGPONG, 'migrate'], out)
-        check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
-        tid = program_output(r, 'mover')
-        t = decode(out)
+        _, tid, t = record_program('kernel:sched,kernel:task,pingpong', 'migrate', out, 'mover')
         names = [r2.get('name') for r2 in t.records
                  if r2['kind'] == 'kernel_object' and r2['obj_type'] == 2 and r2['koid'] == tid]
         print('run %d: thread records of the mover, in file order: %r' % (run, names))
