@@ -127,9 +127,6 @@ extern pthread_mutex_t engine__sessions_lock;
 
 /* writer.c */
 trace_context_t* writer__attach(uint64_t generation);
-/* Records a signal handler dropped while its thread attached (writer.c),
- * per session; counted by the thread's next record. */
-extern __thread uint32_t writer__attach_drops[TRACE_ENGINE_MAX_SESSIONS];
 
 /* The sessions an event of `site` goes to (a mask of session bits; 0:
  * none), from the word `state` its inline check read, asking again when it
@@ -248,24 +245,21 @@ static inline uint64_t* writer__reserve_metadata(trace_context_t* w, size_t word
 /* Acquire for `generation` (non-zero), the Dekker half on the writer side
  * (see the top of engine.c): the thread marks itself inside a record, then
  * re-checks the generation. NULL: nothing held. */
-static inline trace_context_t* writer__enter(uint64_t generation) {
-  trace_context_t* w = trace_engine__self[TRACE_GENERATION_SESSION(generation)];
-  bool attached = false;
-  if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation)) {
-    w = writer__attach(generation);
-    if (w == NULL) return NULL;
-    attached = true;
-  }
+static inline trace_context_t* writer__enter_attached(trace_context_t* w, uint64_t generation) {
   if (UNLIKELY(w->nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
     writer__count_dropped(w);
     return NULL;
   }
-  if (!trace_engine__enter(w, generation)) return NULL;
-  uint32_t* handler_drops = &writer__attach_drops[w->session];
-  if (UNLIKELY(attached && *handler_drops != 0)) { /* inside a record: the header is mapped */
-    for (; *handler_drops != 0; --*handler_drops) writer__count_dropped(w);
-  }
-  return w;
+  return trace_engine__enter(w, generation) ? w : NULL;
+}
+
+trace_context_t* writer__attach_and_enter(uint64_t generation);
+
+static inline trace_context_t* writer__enter(uint64_t generation) {
+  trace_context_t* w = trace_engine__self[TRACE_GENERATION_SESSION(generation)];
+  if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation))
+    return writer__attach_and_enter(generation);
+  return writer__enter_attached(w, generation);
 }
 
 static inline uint32_t writer__string_home(const char* literal) {

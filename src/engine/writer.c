@@ -555,16 +555,16 @@ static trace_context_t* new_writer(engine_t* e) {
  * records on the thread meanwhile would wait for e->lock, which the attach
  * it interrupted may hold (a self-deadlock), or reset the caches under it:
  * its record is dropped instead, and counted by the thread's next record
- * (writer__enter: the header is only written inside a record). */
+ * (writer__attach_and_enter: the header is only written inside a record). */
 static __thread bool attaching[TRACE_ENGINE_MAX_SESSIONS];
-__thread uint32_t writer__attach_drops[TRACE_ENGINE_MAX_SESSIONS];
+static __thread uint32_t attach_drops[TRACE_ENGINE_MAX_SESSIONS];
 
 static trace_context_t* attach(engine_t* e, uint64_t generation);
 
 trace_context_t* writer__attach(uint64_t generation) {
   engine_t* e = engine__of_generation(generation);
   if (attaching[e->session]) {
-    writer__attach_drops[e->session]++;
+    attach_drops[e->session]++;
     return NULL;
   }
   attaching[e->session] = true;
@@ -572,6 +572,15 @@ trace_context_t* writer__attach(uint64_t generation) {
   trace_context_t* w = attach(e, generation);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   attaching[e->session] = false;
+  return w;
+}
+
+/* writer__enter() for a thread not attached for `generation` yet. */
+trace_context_t* writer__attach_and_enter(uint64_t generation) {
+  trace_context_t* w = writer__attach(generation);
+  if (w == NULL || writer__enter_attached(w, generation) == NULL) return NULL;
+  for (uint32_t* handler_drops = &attach_drops[w->session]; *handler_drops != 0; --*handler_drops)
+    writer__count_dropped(w); /* inside a record: the header is mapped */
   return w;
 }
 
