@@ -126,7 +126,6 @@ static inline engine_t* engine__of(const trace_context_t* w) {
 extern pthread_mutex_t engine__sessions_lock;
 
 /* writer.c */
-trace_context_t* writer__attach(uint64_t generation);
 
 /* The sessions an event of `site` goes to (a mask of session bits; 0:
  * none), from the word `state` its inline check read, asking again when it
@@ -242,9 +241,7 @@ static inline uint64_t* writer__reserve_metadata(trace_context_t* w, size_t word
   return trace_engine__reserve_counted(w, words, false);
 }
 
-/* Acquire for `generation` (non-zero), the Dekker half on the writer side
- * (see the top of engine.c): the thread marks itself inside a record, then
- * re-checks the generation. NULL: nothing held. */
+/* writer__enter() on w, attached for `generation` already. */
 static inline trace_context_t* writer__enter_attached(trace_context_t* w, uint64_t generation) {
   if (UNLIKELY(w->nesting != 0 && w->reserving)) { /* a signal handler interrupted a reservation */
     writer__count_dropped(w);
@@ -255,6 +252,9 @@ static inline trace_context_t* writer__enter_attached(trace_context_t* w, uint64
 
 trace_context_t* writer__attach_and_enter(uint64_t generation);
 
+/* Acquire for `generation` (non-zero), the Dekker half on the writer side
+ * (see the top of engine.c): the thread marks itself inside a record, then
+ * re-checks the generation. NULL: nothing held. */
 static inline trace_context_t* writer__enter(uint64_t generation) {
   trace_context_t* w = trace_engine__self[TRACE_GENERATION_SESSION(generation)];
   if (UNLIKELY(w == NULL || ATOMIC_LOAD(&w->generation) != generation))

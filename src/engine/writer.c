@@ -2,8 +2,9 @@
  * of docs/buffer-layout.md), switching rolling buffers, durable allocation,
  * and string / thread registration. Everything here runs on writer threads,
  * between start and stop, and therefore takes no lock, makes no syscall and
- * allocates nothing — except writer__attach (a thread's first record of a
- * trace) and the single eventfd write per streaming switch. */
+ * allocates nothing — except attaching a writer (writer__attach_and_enter:
+ * a thread's first record of a trace) and the single eventfd write per
+ * streaming switch. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -561,7 +562,7 @@ static __thread uint32_t attach_drops[TRACE_ENGINE_MAX_SESSIONS];
 
 static trace_context_t* attach(engine_t* e, uint64_t generation);
 
-trace_context_t* writer__attach(uint64_t generation) {
+static trace_context_t* writer__attach(uint64_t generation) {
   engine_t* e = engine__of_generation(generation);
   if (attaching[e->session]) {
     attach_drops[e->session]++;
