@@ -141,6 +141,8 @@ bool writer__handler_enables(engine_t* e, const char* category);
  * not: their users fall back to inline references). */
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
+/* memset(p, 0, bytes), out of line (zero_piece.c). */
+void writer__zero_piece(void* p, size_t bytes);
 /* Whether w, if it is inside its outermost record now, cannot write into a
  * segment older than that of `switch_count`: its chunk is in this trace's
  * segment of `switch_count` or a later one, and nothing it reserved before
