@@ -42,11 +42,6 @@ static bool sink_write(void* context, const void* data, size_t bytes) {
   return s->ok;
 }
 
-static void no_record(void* context, const archive_scan_provider_t* provider, unsigned type,
-                      uint64_t bytes) {
-  (void)context, (void)provider, (void)type, (void)bytes;
-}
-
 typedef struct notes {
   const merge_job_t* job;
   uint32_t* cpu_count;
@@ -174,7 +169,7 @@ static int merge_view(const merge_job_t* job, inputs_t* in) {
     ordered__close(view);
     return EXIT_FAILED;
   }
-  archive_scan__init(&s.scan, no_record, NULL);
+  archive_scan__init(&s.scan);
   s.ok = archive_writer__init(&s.writer, &s.out, (compress_codec_t)job->codec);
   if (!s.ok) cli__error(cmd, "cannot start compressing: %s", strerror(errno));
   int rc = ORDERED_END;

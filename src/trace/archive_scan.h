@@ -15,21 +15,18 @@
 
 enum { ARCHIVE_SCAN_MAX_NAMED_PROVIDERS = 256 };
 
+/* A provider's data records (not its metadata records, and none before the
+ * archive's first provider-info record) are counted under its id, in the
+ * order of the ids' first provider-info or provider-section record. */
 typedef struct archive_scan_provider {
   uint32_t id;
   uint8_t name_length;
-  char name[255]; /* from its provider-info record; not NUL-terminated */
+  char name[255];   /* from its provider-info record; not NUL-terminated */
+  uint64_t records; /* its data records so far */
+  uint64_t bytes;   /* their bytes */
 } archive_scan_provider_t;
 
-/* Called for every record of a provider's data (not for metadata records,
- * and not before the first provider-info record): its provider, its record
- * type (FXT.md §7) and its size in bytes. */
-typedef void (*archive_scan_record_fn)(void* context, const archive_scan_provider_t* provider,
-                                       unsigned type, uint64_t bytes);
-
 typedef struct archive_scan {
-  archive_scan_record_fn on_record;
-  void* context;
   uint64_t offset;        /* archive bytes consumed so far */
   uint64_t record_start;  /* where the record being passed over began */
   uint64_t skip;          /* bytes of the current record's body still to pass over */
@@ -38,12 +35,12 @@ typedef struct archive_scan {
   bool magic_seen;
   bool damaged; /* stop scanning; `damage` says why and where */
   char damage[160];
-  const archive_scan_provider_t* current; /* NULL before the first provider-info */
+  archive_scan_provider_t* current; /* NULL before the first provider-info */
   size_t provider_count;
   archive_scan_provider_t providers[ARCHIVE_SCAN_MAX_NAMED_PROVIDERS];
 } archive_scan_t;
 
-void archive_scan__init(archive_scan_t* s, archive_scan_record_fn on_record, void* context);
+void archive_scan__init(archive_scan_t* s);
 
 /* Consumes the next `length` bytes of the archive. Once damaged, ignores
  * the rest. */

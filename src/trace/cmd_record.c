@@ -563,10 +563,20 @@ static void count_record(archive_t* a, const trace_record_t* r) {
   count_provider_record(a, r->provider->id, r->provider->name.data, r->provider->name.length);
 }
 
-static void count_scanned_record(void* context, const archive_scan_provider_t* provider,
-                                 unsigned type, uint64_t bytes) {
-  (void)type, (void)bytes;
-  count_provider_record(context, provider->id, provider->name, provider->name_length);
+/* The scan's counts, as count_record() would have made them (providers with
+ * records only, in order). */
+static void take_scanned_counts(archive_t* a, const archive_scan_t* scan) {
+  for (size_t i = 0; i < scan->provider_count && a->provider_count < MAX_COUNTED_PROVIDERS; i++) {
+    const archive_scan_provider_t* sp = &scan->providers[i];
+    if (sp->records == 0) continue;
+    provider_count_t* p = &a->providers[a->provider_count++];
+    size_t length = sp->name_length < WIRE_MAX_NAME ? sp->name_length : WIRE_MAX_NAME;
+    p->id = sp->id;
+    memcpy(p->name, sp->name, length);
+    p->name[length] = '\0';
+    p->records = sp->records;
+    p->matched = false;
+  }
 }
 
 /* FXT output: the archive is written as it comes and scanned for framing
@@ -582,7 +592,7 @@ static void copy_and_scan(archive_t* a) {
     while (archive_read(a, drain, sizeof(drain)) > 0) {
     }
   } else {
-    archive_scan__init(scan, count_scanned_record, a);
+    archive_scan__init(scan);
     ssize_t n;
     if (a->ring) { /* scanned and written where the manager put it, without a copy */
       const void* data;
@@ -598,6 +608,7 @@ static void copy_and_scan(archive_t* a) {
     while ((n = archive_read(a, (char*)buf, ARCHIVE_READ_SIZE)) > 0)
       if (!atomic_load(&a->write_failed) && !fxt_writer__write(a->out, scan, buf, (size_t)n))
         write_failed(a, a->out->error);
+    take_scanned_counts(a, scan);
     if (!atomic_load(&a->write_failed)) {
       if (!archive_scan__finish(scan)) {
         a->damaged = true;

@@ -110,17 +110,12 @@ static void recovered_handed(recovered_t* r, size_t size) {
   r->ends[r->count++] = r->handed_bytes;
 }
 
-static void no_record(void* context, const archive_scan_provider_t* provider, unsigned type,
-                      uint64_t bytes) {
-  (void)context, (void)provider, (void)type, (void)bytes;
-}
-
 /* Opens `path` (NULL or "-": stdout), compressed if its name says so. */
 static bool recovered_open(recovered_t* r, const char* path) {
   bool to_stdout = path == NULL || strcmp(path, "-") == 0;
   memset(r, 0, sizeof(*r));
   if (!output__open(&r->out, "recover", to_stdout ? "-" : path)) return false;
-  archive_scan__init(&r->scan, no_record, NULL);
+  archive_scan__init(&r->scan);
   compress_codec_t codec = to_stdout ? COMPRESS_NONE : compress__codec_for_name(path);
   r->ok = archive_writer__init(&r->writer, &r->out, codec);
   if (!r->ok) cli__error("recover", "cannot start compressing: %s", strerror(errno));

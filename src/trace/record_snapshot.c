@@ -49,17 +49,8 @@ void record_snapshot__free(record_snapshot_t* s) {
  * provider-info records, which is the order of the manager's stats (one
  * provider-info record each). */
 typedef struct counts {
-  const archive_scan_t* scan;
   uint64_t records[ARCHIVE_SCAN_MAX_NAMED_PROVIDERS];
 } counts_t;
-
-static void count_record(void* context, const archive_scan_provider_t* provider, unsigned type,
-                         uint64_t bytes) {
-  (void)type, (void)bytes;
-  counts_t* c = context;
-  size_t i = (size_t)(provider - c->scan->providers);
-  if (i < ARCHIVE_SCAN_MAX_NAMED_PROVIDERS) c->records[i]++;
-}
 
 /* Reads the snapshot from `fd` to its end into the file `name`; true if the
  * file holds all of it, well-framed. */
@@ -73,10 +64,7 @@ static bool write_file(record_snapshot_t* s, int fd, const char* name, counts_t*
   bool writer = archive_writer__init(&w, &out, s->codec);
   bool ok = scan && buf && writer;
   if (!ok) fprintf(stderr, "trace record: snapshot: out of memory\n");
-  if (scan) {
-    archive_scan__init(scan, count_record, counts);
-    counts->scan = scan;
-  }
+  if (scan) archive_scan__init(scan);
   int read_error = 0;
   for (;;) {
     ssize_t n = buf ? read(fd, buf, READ_SIZE) : -1;
@@ -109,6 +97,8 @@ static bool write_file(record_snapshot_t* s, int fd, const char* name, counts_t*
   }
   if (!ok && output__remove(&out)) fprintf(stderr, "trace record: removed %s\n", name);
   if (writer) archive_writer__free(&w);
+  for (size_t i = 0; scan && i < scan->provider_count; i++)
+    counts->records[i] = scan->providers[i].records;
   free(buf);
   free(scan);
   return ok;

@@ -617,6 +617,17 @@ def test_record_demo_modes():
         row = [line.split() for line in err.splitlines() if line.split()[:1] == ['demo']]
         check(len(row) == 1 and row[0][2] == mode and row[0][4] == '0',
               '%s: no summary row for demo in %s mode with 0 dropped: %s' % (what, mode, err))
+        # the RECORDS column and the total count the archive's data records (every record
+        # but the metadata ones, rtype 0) of each provider, as a decoder finds them
+        demo_ids = [i for i, p in t.providers.items() if p.name == b'demo']
+        data = [r for r in t.records if r['rtype'] != 0]
+        demo_records = sum(1 for r in data if r['provider'] in demo_ids)
+        check(len(row) == 1 and row[0][3] == str(demo_records),
+              '%s: summary row says %s records for demo, the archive holds %d: %s'
+              % (what, row[0][3] if row else '-', demo_records, err[:600]))
+        check(' %d records from ' % len(data) in err,
+              '%s: summary total is not the archive\'s %d data records: %s'
+              % (what, len(data), err[:600]))
         check('warning' not in err, '%s: warnings: %s' % (what, err[:600]))
         check_no_leftovers(what)
 
