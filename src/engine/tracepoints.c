@@ -95,10 +95,23 @@ static size_t format_text(const trace_tracepoint_t* tp, char* out, size_t cap) {
   return len;
 }
 
-static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
+/* What became of an event's format record. */
+typedef enum format_outcome {
+  FORMAT_WRITTEN,
+  /* not written, and it will not be in this trace: the event is recorded
+   * without it, and the format counts as a dropped record (count_given_up) */
+  FORMAT_TOO_LONG,     /* its text is over FORMAT_MAX */
+  FORMAT_DURABLE_HALF, /* formats have half of the durable buffer */
+  /* no room for it now (the buffer is full, and its trace stopping): the
+   * event's record must not be written either (it is dropped and counted);
+   * the next one tries again */
+  FORMAT_NO_ROOM,
+} format_outcome_t;
+
+static format_outcome_t write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
   static char text[FORMAT_MAX + 1]; /* lock */
   size_t size = format_text(tp, text, sizeof(text));
-  if (size == 0 || size > FORMAT_MAX) return;
+  if (size == 0 || size > FORMAT_MAX) return FORMAT_TOO_LONG;
   trace_string_ref_t name = writer__register_literal(w, format_blob_name);
   size_t words = fxt_blob_record_words(&name, size);
   /* Formats take at most half of the durable buffer: a full durable buffer
@@ -107,11 +120,29 @@ static void write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
   engine_t* e = engine__of(w);
   if (e->mode != TRACE_BUFFERING_MODE_ONESHOT &&
       ATOMIC_LOAD(&e->header->durable_alloc) + words * 8 > e->durable_size / 2)
-    return;
+    return FORMAT_DURABLE_HALF;
   uint64_t* p = writer__reserve_metadata(w, words);
-  if (p == NULL) return;
+  if (p == NULL) return FORMAT_NO_ROOM;
   fxt_write_blob_record(p, words, TRACE_BLOB_TYPE_DATA, &name, text, size);
   writer__count_written(w);
+  return FORMAT_WRITTEN;
+}
+
+/* A format given up on: one dropped record (the format's), said once per
+ * process on stderr. */
+static void count_given_up(trace_context_t* w, const trace_tracepoint_t* tp,
+                           format_outcome_t outcome) {
+  static bool told[2];
+  bool too_long = outcome == FORMAT_TOO_LONG;
+  if (!__atomic_exchange_n(&told[too_long], true, __ATOMIC_RELAXED))
+    fprintf(stderr,
+            "fxtrace: TRACE_EVENT() formats not written (%s:%s): %s; the events are recorded "
+            "without them, each missing format counted as a dropped record\n",
+            tp->system, tp->name,
+            too_long
+                ? "its format text is over 32000 bytes"
+                : "formats fill half of the durable buffer (a larger trace buffer holds more)");
+  writer__count_dropped(w);
 }
 
 /* Whether w tracks tp's format itself (see the top of the file). */
@@ -128,26 +159,38 @@ static bool format_written(const trace_tracepoint_t* tp, trace_context_t* w, uin
 }
 
 /* Writes tp's format record once in trace `generation`, or once per writer
- * in oneshot mode (see the top of the file). false: not written, tp's record
- * must not be either. A record nested on this thread's (a signal handler)
- * may have interrupted this very function holding `lock`, so it never waits
- * for it: taken by anyone, its record is dropped (and counted). */
+ * in oneshot mode (see the top of the file), or gives up on it for good
+ * (FORMAT_TOO_LONG, FORMAT_DURABLE_HALF: counted). false: not written, tp's record must not be
+ * either (the caller drops and counts it; the format is tried again). A record nested on this
+ * thread's (a signal handler) may have interrupted this very function holding `lock`, so it never
+ * waits for it: taken by anyone, its record is dropped (and counted). */
 static bool prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
   if (w->nesting > 1) {
     if (pthread_mutex_trylock(&lock) != 0) return false;
   } else {
     pthread_mutex_lock(&lock);
   }
+  bool ready = true;
   if (!format_written(tp, w, generation)) {
     const trace_tp_class_t* c = tp->event_class;
-    if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) write_format(w, tp);
-    if (per_writer_format(tp, w))
+    /* more fields: no record of it is ever written (thread_record) */
+    format_outcome_t outcome = FORMAT_TOO_LONG;
+    if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) {
+      outcome = write_format(w, tp);
+      if (outcome == FORMAT_TOO_LONG || outcome == FORMAT_DURABLE_HALF)
+        count_given_up(w, tp, outcome);
+    }
+    ready = outcome != FORMAT_NO_ROOM;
+    if (!ready) {
+      /* not marked: the next record of tp tries again */
+    } else if (per_writer_format(tp, w)) {
       w->formats_written[tp->id / 64] |= UINT64_C(1) << (tp->id % 64);
-    else
+    } else {
       ATOMIC_RELEASE(&tp->prepared[TRACE_GENERATION_SESSION(generation)], generation);
+    }
   }
   pthread_mutex_unlock(&lock);
-  return true;
+  return ready;
 }
 
 /* The record of tp as this thread writes it: the header (without the size)

@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What the handler reads. `published` is set only once the rest is
- * complete and cleared before any of it changes, so a handler that sees it
- * set reads a whole entry. The arrays are reused, never freed while a
- * handler could read them: a withdrawn entry stays allocated until the next
+/* What the handler reads. `state` leaves NONE only once the rest is
+ * complete, and is back to NONE before any of it changes, so a handler that
+ * claims it reads a whole entry. The arrays are never freed while a handler
+ * could read them: a withdrawn entry stays allocated until the next
  * publish. */
 typedef struct entry {
   char* dir;        /* "<tracefs>/instances/fxtrace-PID" */
@@ -24,10 +24,25 @@ typedef struct entry {
 } entry_t;
 
 static entry_t entry;
-static atomic_bool published;
-/* kcleanup__now() may close entry.fds: the session has not begun to close
- * them itself (kcleanup__closing) */
-static atomic_bool fds_ours;
+
+/* Who owns what, in one word, so that exactly one party closes the
+ * descriptors (a number closed twice may by then name someone else's file:
+ * the session's close after a handler's, or a handler's after the
+ * session's) and at most one handler removes the directory. Each party
+ * claims its part with a CAS from the state it saw, so of a handler and the
+ * session racing for the descriptors one wins and the other never touches
+ * them. A handler's states (HANDLER, HANDLER_DIR) are left by that handler
+ * only, when it is done; HANDLED is left only by the next publish (tests: a
+ * process whose handler ran then dies). */
+enum {
+  KCLEANUP_NONE,        /* nothing published: the entry is the owner's to change */
+  KCLEANUP_PUBLISHED,   /* the entry is whole; the descriptors are unclaimed */
+  KCLEANUP_SESSION,     /* the session closes the descriptors; the directory is still published */
+  KCLEANUP_HANDLER,     /* a handler has the descriptors and the directory */
+  KCLEANUP_HANDLER_DIR, /* a handler removes the directory; the session closes the descriptors */
+  KCLEANUP_HANDLED,     /* a handler closed the descriptors and is done */
+};
+static _Atomic int state;
 
 /* How long kcleanup__now() waits for the instance's last open file to be
  * closed (rmdir's EBUSY): a read of one in progress on another thread, or the
@@ -36,7 +51,10 @@ static atomic_bool fds_ours;
 enum { KCLEANUP_BUSY_TRIES = 100, KCLEANUP_BUSY_WAIT_NS = 10 * 1000 * 1000 };
 
 int kcleanup__publish(const char* instance_dir, const int* fds, size_t count) {
-  atomic_store(&published, false);
+  int s = atomic_load(&state);
+  do /* a handler at work reads the entry (and the process then dies) */
+    if (s == KCLEANUP_HANDLER || s == KCLEANUP_HANDLER_DIR) return -1;
+  while (!atomic_compare_exchange_weak(&state, &s, KCLEANUP_NONE));
   free(entry.dir);
   free(entry.tracing_on);
   free(entry.fds);
@@ -49,29 +67,52 @@ int kcleanup__publish(const char* instance_dir, const int* fds, size_t count) {
   snprintf(entry.tracing_on, n, "%s/tracing_on", instance_dir);
   if (count) memcpy(entry.fds, fds, count * sizeof(int));
   entry.count = count;
-  atomic_store(&fds_ours, true);
-  atomic_store(&published, true);
+  atomic_store(&state, KCLEANUP_PUBLISHED);
   return 0;
 }
 
-void kcleanup__closing(void) { atomic_store(&fds_ours, false); }
+bool kcleanup__closing(void) {
+  int s = KCLEANUP_PUBLISHED;
+  if (atomic_compare_exchange_strong(&state, &s, KCLEANUP_SESSION)) return true;
+  return s != KCLEANUP_HANDLER && s != KCLEANUP_HANDLED;
+}
 
-void kcleanup__withdraw(void) { atomic_store(&published, false); }
+void kcleanup__withdraw(void) {
+  int s = KCLEANUP_SESSION;
+  if (atomic_compare_exchange_strong(&state, &s, KCLEANUP_NONE)) return;
+  if (s == KCLEANUP_PUBLISHED) atomic_compare_exchange_strong(&state, &s, KCLEANUP_NONE);
+  /* a handler's states are left to it */
+}
+
+/* Waits a moment for the instance's last open file to be closed. */
+static void remove_dir(void) {
+  for (int i = 0; rmdir(entry.dir) != 0 && errno == EBUSY && i < KCLEANUP_BUSY_TRIES; i++) {
+    struct timespec wait = {0, KCLEANUP_BUSY_WAIT_NS};
+    nanosleep(&wait, NULL);
+  }
+}
 
 void kcleanup__now(void) {
-  if (!atomic_exchange(&published, false)) return; /* nothing, or another thread does it */
+  int s = atomic_load(&state);
+  int claimed;
+  do { /* nothing, or another thread does it */
+    if (s == KCLEANUP_PUBLISHED)
+      claimed = KCLEANUP_HANDLER;
+    else if (s == KCLEANUP_SESSION)
+      claimed = KCLEANUP_HANDLER_DIR;
+    else
+      return;
+  } while (!atomic_compare_exchange_weak(&state, &s, claimed));
   int fd = open(entry.tracing_on, O_WRONLY | O_CLOEXEC);
   if (fd >= 0) {
     ssize_t n = write(fd, "0", 1);
     (void)n; /* the removal below matters; this only stops recording sooner */
     close(fd);
   }
-  if (atomic_exchange(&fds_ours, false))
+  if (claimed == KCLEANUP_HANDLER)
     for (size_t i = 0; i < entry.count; i++)
       if (entry.fds[i] >= 0) close(entry.fds[i]);
   /* with the events enabled in it: the kernel disables them */
-  for (int i = 0; rmdir(entry.dir) != 0 && errno == EBUSY && i < KCLEANUP_BUSY_TRIES; i++) {
-    struct timespec wait = {0, KCLEANUP_BUSY_WAIT_NS};
-    nanosleep(&wait, NULL);
-  }
+  remove_dir();
+  atomic_store(&state, claimed == KCLEANUP_HANDLER ? KCLEANUP_HANDLED : KCLEANUP_NONE);
 }

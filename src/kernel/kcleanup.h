@@ -12,24 +12,34 @@
 #ifndef FXTRACE_KERNEL_KCLEANUP_H_
 #define FXTRACE_KERNEL_KCLEANUP_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The session's instance directory and its open descriptors (count may be 0);
  * replaces what was published. Call from one thread at a time (the
- * session's owner); 0, or -1 when out of memory (nothing published then). */
+ * session's owner); 0, or -1 when out of memory (nothing published then)
+ * or while a kcleanup__now() is at work (its entry stays as it was). */
 int kcleanup__publish(const char* instance_dir, const int* fds, size_t count);
 
 /* Before the session closes the published descriptors itself (with the
- * signals blocked on its thread): kcleanup__now() then leaves them alone
- * (their numbers may be reused) and waits a moment for them to be closed. */
-void kcleanup__closing(void);
+ * signals blocked on its thread). true: they are the session's to close
+ * (also when nothing is published), and the session removes the instance; a
+ * kcleanup__now() from now on leaves them alone (their numbers may be
+ * reused) and only waits a moment for them to be closed before it removes
+ * the directory too. false: a kcleanup__now() on another thread claimed
+ * them first and closes them, and removes the instance: the session must
+ * neither close them (not even after that handler did: a number may name
+ * another file by then) nor remove the instance (the process is dying). */
+bool kcleanup__closing(void);
 
-/* Once the session has removed the instance itself. */
+/* Once the session has removed the instance itself (after
+ * kcleanup__closing; nothing if a handler has the instance). */
 void kcleanup__withdraw(void);
 
-/* Async-signal-safe, from any thread: closes the published descriptors, turns
- * tracing off and removes the instance, once; nothing when nothing is
- * published. Only for a process that then dies: the session's own
+/* Async-signal-safe (atomics and system calls only), from any thread: closes
+ * the published descriptors unless the session claimed them
+ * (kcleanup__closing), turns tracing off and removes the instance, once;
+ * nothing when nothing is published. Only for a process that then dies: the session's own
  * descriptors are closed under it. */
 void kcleanup__now(void);
 

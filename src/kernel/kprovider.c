@@ -540,11 +540,20 @@ static void instance_free(kinstance_t* k) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  kcleanup__closing();
-  for (int cpu = 0; k->cpu && cpu < k->cpus; cpu++) kcpu__close(&k->cpu[cpu]);
+  /* false: a handler on another thread closes the trace_pipe_raw files
+   * and removes the instance (the process is dying): a second close could
+   * hit a file reusing a number, so they are only forgotten here */
+  bool ours = kcleanup__closing();
+  for (int cpu = 0; k->cpu && cpu < k->cpus; cpu++) {
+    if (!ours) k->cpu[cpu].fd = -1;
+    kcpu__close(&k->cpu[cpu]);
+  }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   free(k->cpu);
-  ktracefs__destroy(k->instance);
+  if (ours)
+    ktracefs__destroy(k->instance);
+  else
+    ktracefs__forget(k->instance);
   kcleanup__withdraw();
   kwriter__free(&k->writer);
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) kwsession__free(k->slots[i].joining);

@@ -139,6 +139,8 @@ void ktracefs__destroy(struct tracefs_instance* instance) {
   tracefs_instance_free(instance);
 }
 
+void ktracefs__forget(struct tracefs_instance* instance) { tracefs_instance_free(instance); }
+
 int ktracefs__enable(struct tracefs_instance* instance, const char* system, const char* event) {
   return tracefs_event_enable(instance, system, event) == 0 ? 0 : -1;
 }

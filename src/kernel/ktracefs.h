@@ -35,6 +35,10 @@ struct tracefs_instance* ktracefs__create(const char* clock, size_t buffer_kb, c
 /* Disables everything and removes the instance; frees it. */
 void ktracefs__destroy(struct tracefs_instance* instance);
 
+/* Frees the handle only: the instance is someone else's to remove (a
+ * signal handler's, kcleanup.h). */
+void ktracefs__forget(struct tracefs_instance* instance);
+
 /* Enables system/event in the instance. 0 or -1. */
 int ktracefs__enable(struct tracefs_instance* instance, const char* system, const char* event);
 
