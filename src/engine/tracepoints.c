@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/engine_internal.h"
 #include "trace/internal/tracepoint_types.h"
@@ -128,20 +129,41 @@ static format_outcome_t write_format(trace_context_t* w, const trace_tracepoint_
   return FORMAT_WRITTEN;
 }
 
+/* Writes the concatenation of parts[0..n) and a newline to stderr, cut at
+ * 511 bytes. With write(2), not stdio: a signal handler's record may be
+ * what has something to say (prepare() with the lock tried and taken). */
+static void tell(const char* const* parts, size_t n) {
+  char text[512];
+  size_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t k = strlen(parts[i]);
+    if (k > sizeof(text) - 1 - at) k = sizeof(text) - 1 - at;
+    memcpy(text + at, parts[i], k);
+    at += k;
+  }
+  text[at++] = '\n';
+  ssize_t written = write(STDERR_FILENO, text, at);
+  (void)written; /* a message only */
+}
+
 /* A format given up on: one dropped record (the format's), said once per
  * process on stderr. */
 static void count_given_up(trace_context_t* w, const trace_tracepoint_t* tp,
                            format_outcome_t outcome) {
   static bool told[2];
   bool too_long = outcome == FORMAT_TOO_LONG;
-  if (!__atomic_exchange_n(&told[too_long], true, __ATOMIC_RELAXED))
-    fprintf(stderr,
-            "fxtrace: TRACE_EVENT() formats not written (%s:%s): %s; the events are recorded "
-            "without them, each missing format counted as a dropped record\n",
-            tp->system, tp->name,
-            too_long
-                ? "its format text is over 32000 bytes"
-                : "formats fill half of the durable buffer (a larger trace buffer holds more)");
+  if (!__atomic_exchange_n(&told[too_long], true, __ATOMIC_RELAXED)) {
+    const char* parts[] = {
+        "fxtrace: TRACE_EVENT() formats not written (",
+        tp->system,
+        ":",
+        tp->name,
+        too_long ? "): its format text is over 32000 bytes"
+                 : "): formats fill half of the durable buffer (a larger trace buffer holds more)",
+        "; the events are recorded without them, each missing format counted as a dropped "
+        "record"};
+    tell(parts, sizeof(parts) / sizeof(parts[0]));
+  }
   writer__count_dropped(w);
 }
 
@@ -291,11 +313,13 @@ static uint64_t* begin_in_session(trace_tracepoint_t* tp, unsigned session, size
   bool usable = thread_record(tp, w, thread, &r->header, r->names);
   if (UNLIKELY(!usable || words > FXT_MAX_RECORD_WORDS)) {
     static bool told; /* once per process: the drops themselves are counted */
-    if (!usable && !__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
-      fprintf(stderr,
-              "fxtrace: TRACE_EVENT() records dropped: a thread's string table is full or the "
-              "trace's string indexes ran out (%s)\n",
-              tp->name);
+    if (!usable && !__atomic_exchange_n(&told, true, __ATOMIC_RELAXED)) {
+      const char* parts[] = {
+          "fxtrace: TRACE_EVENT() records dropped: a thread's string table is full or the "
+          "trace's string indexes ran out (",
+          tp->name, ")"};
+      tell(parts, sizeof(parts) / sizeof(parts[0]));
+    }
     writer__count_dropped(w);
     writer__release(w);
     return NULL;
