@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   archive_scan_t* scan = malloc(sizeof(*scan));
   if (!scan) return 1;
   counts_t c = {0};
-  archive_scan__init(scan, count, &c);
+  archive_scan__init(scan);
+  archive_scan__on_record(scan, count, &c);
   input_t in;
   input__init_file(&in, f);
   ptrdiff_t n;

@@ -100,9 +100,9 @@ static size_t format_text(const trace_tracepoint_t* tp, char* out, size_t cap) {
 typedef enum format_outcome {
   FORMAT_WRITTEN,
   /* not written, and it will not be in this trace: the event is recorded
-   * without it, and the format counts as a dropped record (count_given_up) */
+   * without it, and the format counts as a dropped record (mark_given_up) */
   FORMAT_TOO_LONG,     /* its text is over FORMAT_MAX */
-  FORMAT_DURABLE_HALF, /* formats have half of the durable buffer */
+  FORMAT_DURABLE_HALF, /* the durable buffer is half full */
   /* no room for it now (the buffer is full, and its trace stopping): the
    * event's record must not be written either (it is dropped and counted);
    * the next one tries again */
@@ -110,15 +110,20 @@ typedef enum format_outcome {
 } format_outcome_t;
 
 static format_outcome_t write_format(trace_context_t* w, const trace_tracepoint_t* tp) {
+  engine_t* e = engine__of(w);
+  /* nothing more is written in this trace (stopping, or oneshot or the
+   * durable buffer full): no text to make, every record of tp comes here */
+  if (ATOMIC_LOAD(&e->hot->epoch) == 0) return FORMAT_NO_ROOM;
   static char text[FORMAT_MAX + 1]; /* lock */
   size_t size = format_text(tp, text, sizeof(text));
   if (size == 0 || size > FORMAT_MAX) return FORMAT_TOO_LONG;
   trace_string_ref_t name = writer__register_literal(w, format_blob_name);
   size_t words = fxt_blob_record_words(&name, size);
-  /* Formats take at most half of the durable buffer: a full durable buffer
-   * stops the trace, and strings and threads need it too. Past that, events
-   * are still recorded (tools show their arguments without the format). */
-  engine_t* e = engine__of(w);
+  /* A format is written only while the durable buffer is under half full
+   * (formats, strings, threads and drop counters together): a full durable
+   * buffer stops the trace, and strings and threads need it too. Past that,
+   * events are still recorded (tools show their arguments without the
+   * format). */
   if (e->mode != TRACE_BUFFERING_MODE_ONESHOT &&
       ATOMIC_LOAD(&e->header->durable_alloc) + words * 8 > e->durable_size / 2)
     return FORMAT_DURABLE_HALF;
@@ -146,10 +151,22 @@ static void tell(const char* const* parts, size_t n) {
   (void)written; /* a message only */
 }
 
-/* A format given up on: one dropped record (the format's), said once per
- * process on stderr. */
-static void count_given_up(trace_context_t* w, const trace_tracepoint_t* tp,
-                           format_outcome_t outcome) {
+/* The formats given up in each session's current trace, by event id. The
+ * first record of such an event written after the give-up counts one
+ * dropped record, the format's, and clears the event's bit: so a format is
+ * counted once per trace (once per writer in oneshot mode, where each
+ * writer gives it up for itself), and only if its event is recorded without
+ * it; a format of an event never recorded is not a loss. Ids past the map
+ * are counted at the give-up. Written under `lock`, read without it. */
+static struct {
+  uint64_t generation; /* the trace the bits belong to */
+  uint64_t ids[TRACE_ENGINE_WRITER_FORMAT_IDS / 64];
+} given_up[TRACE_ENGINE_MAX_SESSIONS];
+
+/* A format given up on in trace `generation`: marked to be counted, and
+ * said once per process on stderr. */
+static void mark_given_up(trace_context_t* w, const trace_tracepoint_t* tp, uint64_t generation,
+                          format_outcome_t outcome) {
   static bool told[2];
   bool too_long = outcome == FORMAT_TOO_LONG;
   if (!__atomic_exchange_n(&told[too_long], true, __ATOMIC_RELAXED)) {
@@ -159,12 +176,36 @@ static void count_given_up(trace_context_t* w, const trace_tracepoint_t* tp,
         ":",
         tp->name,
         too_long ? "): its format text is over 32000 bytes"
-                 : "): formats fill half of the durable buffer (a larger trace buffer holds more)",
+                 : "): the durable buffer is half full (a larger trace buffer holds more)",
         "; the events are recorded without them, each missing format counted as a dropped "
         "record"};
     tell(parts, sizeof(parts) / sizeof(parts[0]));
   }
-  writer__count_dropped(w);
+  if (tp->id >= TRACE_ENGINE_WRITER_FORMAT_IDS) {
+    writer__count_dropped(w);
+    return;
+  }
+  unsigned session = TRACE_GENERATION_SESSION(generation);
+  if (ATOMIC_LOAD(&given_up[session].generation) != generation) {
+    for (size_t i = 0; i < TRACE_ENGINE_WRITER_FORMAT_IDS / 64; i++)
+      ATOMIC_STORE(&given_up[session].ids[i], 0);
+    ATOMIC_RELEASE(&given_up[session].generation, generation);
+  }
+  __atomic_fetch_or(&given_up[session].ids[tp->id / 64], UINT64_C(1) << (tp->id % 64),
+                    __ATOMIC_RELAXED);
+}
+
+/* Before a record of tp is written in trace `generation`: its format's
+ * drop, counted once (see given_up). */
+static void count_if_given_up(trace_context_t* w, const trace_tracepoint_t* tp,
+                              uint64_t generation) {
+  if (tp->id >= TRACE_ENGINE_WRITER_FORMAT_IDS) return;
+  unsigned session = TRACE_GENERATION_SESSION(generation);
+  if (ATOMIC_ACQUIRE(&given_up[session].generation) != generation) return;
+  uint64_t bit = UINT64_C(1) << (tp->id % 64);
+  uint64_t* word = &given_up[session].ids[tp->id / 64];
+  if ((ATOMIC_LOAD(word) & bit) && (__atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED) & bit))
+    writer__count_dropped(w);
 }
 
 /* Whether w tracks tp's format itself (see the top of the file). */
@@ -200,7 +241,7 @@ static bool prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generat
     if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) {
       outcome = write_format(w, tp);
       if (outcome == FORMAT_TOO_LONG || outcome == FORMAT_DURABLE_HALF)
-        count_given_up(w, tp, outcome);
+        mark_given_up(w, tp, generation, outcome);
     }
     ready = outcome != FORMAT_NO_ROOM;
     if (!ready) {
@@ -307,6 +348,7 @@ static uint64_t* begin_in_session(trace_tracepoint_t* tp, unsigned session, size
     writer__release(w);
     return NULL;
   }
+  count_if_given_up(w, tp, generation);
   const trace_thread_ref_t* thread = writer__current_thread(w);
   size_t head = 2 + fxt_thread_ref_words(thread);
   size_t words = head + arg_words + 1; /* + the instant's scope word */

@@ -48,12 +48,16 @@ static _Atomic int state;
  * closed (rmdir's EBUSY): a read of one in progress on another thread, or the
  * session closing its own (kcleanup__closing) ends in a moment; a file
  * someone else holds open does not, and is given up on. */
-enum { KCLEANUP_BUSY_TRIES = 100, KCLEANUP_BUSY_WAIT_NS = 10 * 1000 * 1000 };
+enum {
+  KCLEANUP_BUSY_TRIES = 100,
+  KCLEANUP_BUSY_WAIT_NS = 10 * 1000 * 1000,
+  KCLEANUP_BUSY_MARGIN = 20, /* more waits for another party's removal */
+};
 
 int kcleanup__publish(const char* instance_dir, const int* fds, size_t count) {
   int s = atomic_load(&state);
   do /* a handler at work reads the entry (and the process then dies) */
-    if (s == KCLEANUP_HANDLER || s == KCLEANUP_HANDLER_DIR) return -1;
+    if (s == KCLEANUP_HANDLER || s == KCLEANUP_HANDLER_DIR) return -2;
   while (!atomic_compare_exchange_weak(&state, &s, KCLEANUP_NONE));
   free(entry.dir);
   free(entry.tracing_on);
@@ -71,9 +75,26 @@ int kcleanup__publish(const char* instance_dir, const int* fds, size_t count) {
   return 0;
 }
 
+/* While a handler on another thread is at work (it removes the instance,
+ * then the process dies): waits for it, bounded by its own longest wait
+ * and a margin, so that neither the session nor a second handler ends the
+ * process under it. Only system calls and atomics (a handler calls it). */
+static int wait_for_handler(void) {
+  int s = atomic_load(&state);
+  for (int i = 0; (s == KCLEANUP_HANDLER || s == KCLEANUP_HANDLER_DIR) &&
+                  i < KCLEANUP_BUSY_TRIES + KCLEANUP_BUSY_MARGIN;
+       i++) {
+    struct timespec wait = {0, KCLEANUP_BUSY_WAIT_NS};
+    nanosleep(&wait, NULL);
+    s = atomic_load(&state);
+  }
+  return s;
+}
+
 bool kcleanup__closing(void) {
   int s = KCLEANUP_PUBLISHED;
   if (atomic_compare_exchange_strong(&state, &s, KCLEANUP_SESSION)) return true;
+  if (s == KCLEANUP_HANDLER) s = wait_for_handler();
   return s != KCLEANUP_HANDLER && s != KCLEANUP_HANDLED;
 }
 
@@ -100,8 +121,12 @@ void kcleanup__now(void) {
       claimed = KCLEANUP_HANDLER;
     else if (s == KCLEANUP_SESSION)
       claimed = KCLEANUP_HANDLER_DIR;
-    else
+    else {
+      /* another handler at work: returning would let this one's signal end
+       * the process under it */
+      if (s == KCLEANUP_HANDLER || s == KCLEANUP_HANDLER_DIR) wait_for_handler();
       return;
+    }
   } while (!atomic_compare_exchange_weak(&state, &s, claimed));
   int fd = open(entry.tracing_on, O_WRONLY | O_CLOEXEC);
   if (fd >= 0) {

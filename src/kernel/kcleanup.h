@@ -17,8 +17,10 @@
 
 /* The session's instance directory and its open descriptors (count may be 0);
  * replaces what was published. Call from one thread at a time (the
- * session's owner); 0, or -1 when out of memory (nothing published then)
- * or while a kcleanup__now() is at work (its entry stays as it was). */
+ * session's owner); 0, -1 when out of memory (nothing published then), or
+ * -2 while a kcleanup__now() on another thread is at work (its entry stays
+ * as it was, and the process is about to die: descriptors the session has
+ * opened since are in no entry, and it closes them itself). */
 int kcleanup__publish(const char* instance_dir, const int* fds, size_t count);
 
 /* Before the session closes the published descriptors itself (with the
@@ -27,9 +29,10 @@ int kcleanup__publish(const char* instance_dir, const int* fds, size_t count);
  * kcleanup__now() from now on leaves them alone (their numbers may be
  * reused) and only waits a moment for them to be closed before it removes
  * the directory too. false: a kcleanup__now() on another thread claimed
- * them first and closes them, and removes the instance: the session must
- * neither close them (not even after that handler did: a number may name
- * another file by then) nor remove the instance (the process is dying). */
+ * them first and closes them, and removes the instance: this waits for
+ * it (bounded), and the session must neither close them (not even after
+ * that handler did: a number may name another file by then) nor remove the
+ * instance (the process is dying). */
 bool kcleanup__closing(void);
 
 /* Once the session has removed the instance itself (after

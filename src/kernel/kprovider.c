@@ -497,15 +497,18 @@ static void serve(kinstance_t* k, unsigned join, unsigned leave) {
 
 /* For a process that dies of a signal (kcleanup.h): the instance and the
  * trace_pipe_raw files open on it (the pipes hold no tracefs file). */
-static void publish_for_cleanup(kinstance_t* k) {
+/* 0, or kcleanup__publish()'s failure (-2: a signal handler is removing the
+ * instance, the process dies). */
+static int publish_for_cleanup(kinstance_t* k) {
   char* dir = tracefs_instance_get_dir(k->instance);
   int* fds = k->cpu ? malloc((size_t)k->cpus * sizeof(int)) : NULL;
   size_t count = 0;
   for (int cpu = 0; fds && cpu < k->cpus; cpu++)
     if (k->cpu[cpu].fd >= 0) fds[count++] = k->cpu[cpu].fd;
-  if (dir) kcleanup__publish(dir, fds, count);
+  int status = dir ? kcleanup__publish(dir, fds, count) : -1;
   tracefs_put_tracing_file(dir);
   free(fds);
+  return status;
 }
 
 static void instance_free(kinstance_t* k) {
@@ -604,7 +607,17 @@ static kinstance_t* instance_create(const kwcats_t* c, char* error, size_t error
     snprintf(error, error_size, "cannot open the per-CPU ftrace buffers");
     goto fail;
   }
-  publish_for_cleanup(k);
+  if (publish_for_cleanup(k) == -2) {
+    /* a handler removes the instance with the descriptors it knows, which
+     * are none of these: closed now, or its removal fails (EBUSY) */
+    for (int cpu = 0; cpu < k->cpus; cpu++)
+      if (k->cpu[cpu].fd >= 0) {
+        close(k->cpu[cpu].fd);
+        k->cpu[cpu].fd = -1;
+      }
+    snprintf(error, error_size, "interrupted: the process is ending on a signal");
+    goto fail;
+  }
   if (kconv__init(&k->conv, page_size) != 0 ||
       kwriter__init(&k->writer, &k->table, strcmp(k->clock, "x86-tsc") == 0, (uint32_t)k->cpus) !=
           0) {

@@ -74,6 +74,7 @@ static uint64_t record_head(archive_scan_t* s, const uint8_t* head) {
     if (s->current) {
       s->current->records++;
       s->current->bytes += words * 8;
+      if (s->on_record) s->on_record(s->context, s->current, type, words * 8);
     }
     return words * 8;
   }
@@ -98,6 +99,11 @@ static uint64_t record_head(archive_scan_t* s, const uint8_t* head) {
 
 void archive_scan__init(archive_scan_t* s) { memset(s, 0, sizeof(*s)); }
 
+void archive_scan__on_record(archive_scan_t* s, archive_scan_record_fn fn, void* context) {
+  s->on_record = fn;
+  s->context = context;
+}
+
 /* The common case, a run of a provider's data records (not metadata, not
  * large) whose headers lie in `data`: a tight loop over the headers alone,
  * counted once at the end (at 10 M records/s a call per record took a
@@ -116,6 +122,7 @@ static size_t data_records(archive_scan_t* s, const uint8_t* data, size_t length
     if (type == 0 || type == LARGE_RECORD || bytes == 0) break;
     records++;
     sizes += bytes;
+    if (s->on_record) s->on_record(s->context, s->current, type, bytes);
     if (bytes > length - at) {
       s->record_start = s->offset + at;
       s->skip = bytes - (length - at);

@@ -26,7 +26,14 @@ typedef struct archive_scan_provider {
   uint64_t bytes;   /* their bytes */
 } archive_scan_provider_t;
 
+/* Optional (archive_scan__on_record): called for every record of a provider's
+ * data, with its provider, its record type (FXT.md §7) and its size in bytes. */
+typedef void (*archive_scan_record_fn)(void* context, const archive_scan_provider_t* provider,
+                                       unsigned type, uint64_t bytes);
+
 typedef struct archive_scan {
+  archive_scan_record_fn on_record; /* NULL: counts only */
+  void* context;
   uint64_t offset;        /* archive bytes consumed so far */
   uint64_t record_start;  /* where the record being passed over began */
   uint64_t skip;          /* bytes of the current record's body still to pass over */
@@ -41,6 +48,10 @@ typedef struct archive_scan {
 } archive_scan_t;
 
 void archive_scan__init(archive_scan_t* s);
+
+/* Also calls `fn` for each data record (a tool that needs record types:
+ * bench_fxt_count); slower than counting alone. */
+void archive_scan__on_record(archive_scan_t* s, archive_scan_record_fn fn, void* context);
 
 /* Consumes the next `length` bytes of the archive. Once damaged, ignores
  * the rest. */

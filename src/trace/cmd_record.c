@@ -563,8 +563,10 @@ static void count_record(archive_t* a, const trace_record_t* r) {
   count_provider_record(a, r->provider->id, r->provider->name.data, r->provider->name.length);
 }
 
-/* The scan's counts, as count_record() would have made them (providers with
- * records only, in order). */
+/* The scan's counts: providers with records only, in the order of their
+ * first provider-info or provider-section record, which is the manager's
+ * (count_record(), on the JSON path, orders them by their first record: the
+ * same but for a provider whose first section holds no record). */
 static void take_scanned_counts(archive_t* a, const archive_scan_t* scan) {
   for (size_t i = 0; i < scan->provider_count && a->provider_count < MAX_COUNTED_PROVIDERS; i++) {
     const archive_scan_provider_t* sp = &scan->providers[i];
@@ -798,7 +800,8 @@ static void print_summary(archive_t* a, const char* output, const char* codec,
       fprintf(stderr,
               "trace record: warning: provider '%s' (pid %llu) dropped %llu records: %s; or its "
               "events came before the trace started in it (its registration wait, "
-              "FXTRACE_REGISTER_TIMEOUT, ran out: it says so on its standard error)\n",
+              "FXTRACE_REGISTER_TIMEOUT, ran out), or TRACE_EVENT() formats were left out of "
+              "the trace (it says which on its standard error)\n",
               name, (unsigned long long)s->pid, (unsigned long long)s->records_dropped,
               drop_reason(s->buffering_mode));
     if (s->state == CONTROLLER_NOT_STOPPED_IN_TIME)

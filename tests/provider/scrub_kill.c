@@ -7,8 +7,9 @@
  * test/"event" with the argument "n" = 0, 1, 2, ... until it dies. It is
  * linked with -Wl,--wrap=writer__zero_piece: the engine's chunk scrub
  * (src/engine/writer.c) clears a reused chunk, from 8 bytes in, a piece at
- * a time (1 KiB, the last one shorter); the 100th piece (the buffer has
- * wrapped several times by then) is cleared only half-way, and the process
+ * a time (1 KiB, the last one shorter); the 100th piece (with 16 KiB chunks,
+ * the 4th piece of the 7th chunk cleared, while a segment is reused for the
+ * first time) is cleared only half-way, and the process
  * SIGKILLs itself: the state a crash in the middle of a scrub leaves, the
  * chunk partly cleared and the rest its old records. */
 #include <signal.h>

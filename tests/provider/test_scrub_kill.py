@@ -4,11 +4,11 @@ buffer reads with nothing skipped and no old records taken for current ones.
 
   test_scrub_kill.py SCRUB_KILL TRACE
 
-scrub_kill (tests/provider/scrub_kill.c) SIGKILLs itself halfway through the memset that
-clears a reused chunk. Then `trace dump` of its output (the placeholder naming the live
+scrub_kill (tests/provider/scrub_kill.c) SIGKILLs itself halfway through clearing a reused
+chunk (half-way through one of the clear's 1 KiB pieces). Then `trace dump` of its output (the placeholder naming the live
 buffer) must report 0 skipped records and no damage, and the events' "n" must rise without
-a step back in each rolling buffer (the old records of the half-cleared chunk are from two
-switches earlier: taking them would put a run of older numbers among the newest)."""
+a step back in each rolling buffer (the old records of the half-cleared chunk are from an
+earlier switch: taking them would put a run of older numbers among the newest)."""
 import os
 import re
 import signal
