@@ -100,7 +100,7 @@ static size_t format_text(const trace_tracepoint_t* tp, char* out, size_t cap) {
 typedef enum format_outcome {
   FORMAT_WRITTEN,
   /* not written, and it will not be in this trace: the event is recorded
-   * without it, and the format counts as a dropped record (mark_given_up) */
+   * without it, and the format counts as a dropped record (give_up) */
   FORMAT_TOO_LONG,     /* its text is over FORMAT_MAX */
   FORMAT_DURABLE_HALF, /* the durable buffer is half full */
   /* no room for it now (the buffer is full, and its trace stopping): the
@@ -151,22 +151,28 @@ static void tell(const char* const* parts, size_t n) {
   (void)written; /* a message only */
 }
 
-/* The formats given up in each session's current trace, by event id. The
- * first record of such an event written after the give-up counts one
- * dropped record, the format's, and clears the event's bit: so a format is
- * counted once per trace (once per writer in oneshot mode, where each
- * writer gives it up for itself), and only if its event is recorded without
- * it; a format of an event never recorded is not a loss. Ids past the map
- * are counted at the give-up. Written under `lock`, read without it. */
-static struct {
-  uint64_t generation; /* the trace the bits belong to */
-  uint64_t ids[TRACE_ENGINE_WRITER_FORMAT_IDS / 64];
-} given_up[TRACE_ENGINE_MAX_SESSIONS];
+/* Whether w tracks tp's format itself (see the top of the file). */
+static bool per_writer_format(const trace_tracepoint_t* tp, trace_context_t* w) {
+  return engine__of(w)->mode == TRACE_BUFFERING_MODE_ONESHOT &&
+         tp->id < TRACE_ENGINE_WRITER_FORMAT_IDS;
+}
 
-/* A format given up on in trace `generation`: marked to be counted, and
- * said once per process on stderr. */
-static void mark_given_up(trace_context_t* w, const trace_tracepoint_t* tp, uint64_t generation,
-                          format_outcome_t outcome) {
+/* tp->prepared[session] is the trace (generation) whose format is settled
+ * for tp: written, or given up; a give-up not yet counted also carries
+ * this flag (no generation has bit 63: they are shifted left once in a
+ * site's state word). The first record of tp written in that trace clears
+ * it and counts one dropped record, the format's: so a format is counted
+ * once per trace, and only if its event is recorded without it (a format
+ * given up for an event never recorded is no loss). Tied to the
+ * generation, a writer still finishing an older trace cannot touch it. In
+ * oneshot mode a writer settles the format itself just before its first
+ * record of tp (per_writer_format) and counts a give-up there. */
+#define GIVEN_UP_UNCOUNTED (UINT64_C(1) << 63)
+
+/* A format given up on in trace `generation`: to be counted (see above),
+ * and said once per process on stderr. */
+static void give_up(trace_context_t* w, trace_tracepoint_t* tp, uint64_t generation,
+                    format_outcome_t outcome) {
   static bool told[2];
   bool too_long = outcome == FORMAT_TOO_LONG;
   if (!__atomic_exchange_n(&told[too_long], true, __ATOMIC_RELAXED)) {
@@ -181,44 +187,30 @@ static void mark_given_up(trace_context_t* w, const trace_tracepoint_t* tp, uint
         "record"};
     tell(parts, sizeof(parts) / sizeof(parts[0]));
   }
-  if (tp->id >= TRACE_ENGINE_WRITER_FORMAT_IDS) {
+  if (per_writer_format(tp, w))
     writer__count_dropped(w);
-    return;
-  }
-  unsigned session = TRACE_GENERATION_SESSION(generation);
-  if (ATOMIC_LOAD(&given_up[session].generation) != generation) {
-    for (size_t i = 0; i < TRACE_ENGINE_WRITER_FORMAT_IDS / 64; i++)
-      ATOMIC_STORE(&given_up[session].ids[i], 0);
-    ATOMIC_RELEASE(&given_up[session].generation, generation);
-  }
-  __atomic_fetch_or(&given_up[session].ids[tp->id / 64], UINT64_C(1) << (tp->id % 64),
-                    __ATOMIC_RELAXED);
+  else
+    ATOMIC_RELEASE(&tp->prepared[TRACE_GENERATION_SESSION(generation)],
+                   generation | GIVEN_UP_UNCOUNTED);
 }
 
 /* Before a record of tp is written in trace `generation`: its format's
- * drop, counted once (see given_up). */
-static void count_if_given_up(trace_context_t* w, const trace_tracepoint_t* tp,
-                              uint64_t generation) {
-  if (tp->id >= TRACE_ENGINE_WRITER_FORMAT_IDS) return;
-  unsigned session = TRACE_GENERATION_SESSION(generation);
-  if (ATOMIC_ACQUIRE(&given_up[session].generation) != generation) return;
-  uint64_t bit = UINT64_C(1) << (tp->id % 64);
-  uint64_t* word = &given_up[session].ids[tp->id / 64];
-  if ((ATOMIC_LOAD(word) & bit) && (__atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED) & bit))
+ * drop, counted once (see GIVEN_UP_UNCOUNTED). */
+static void count_if_given_up(trace_context_t* w, trace_tracepoint_t* tp, uint64_t generation) {
+  uint64_t* settled = &tp->prepared[TRACE_GENERATION_SESSION(generation)];
+  uint64_t uncounted = generation | GIVEN_UP_UNCOUNTED;
+  if (ATOMIC_LOAD(settled) == uncounted &&
+      __atomic_compare_exchange_n(settled, &uncounted, generation, false, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED))
     writer__count_dropped(w);
-}
-
-/* Whether w tracks tp's format itself (see the top of the file). */
-static bool per_writer_format(const trace_tracepoint_t* tp, trace_context_t* w) {
-  return engine__of(w)->mode == TRACE_BUFFERING_MODE_ONESHOT &&
-         tp->id < TRACE_ENGINE_WRITER_FORMAT_IDS;
 }
 
 /* Whether tp's format precedes, in the buffer's scan order, any record of
  * tp that w writes now in trace `generation`. */
 static bool format_written(const trace_tracepoint_t* tp, trace_context_t* w, uint64_t generation) {
   if (per_writer_format(tp, w)) return (w->formats_written[tp->id / 64] >> (tp->id % 64)) & 1;
-  return ATOMIC_ACQUIRE(&tp->prepared[TRACE_GENERATION_SESSION(generation)]) == generation;
+  return (ATOMIC_ACQUIRE(&tp->prepared[TRACE_GENERATION_SESSION(generation)]) &
+          ~GIVEN_UP_UNCOUNTED) == generation;
 }
 
 /* Writes tp's format record once in trace `generation`, or once per writer
@@ -236,18 +228,19 @@ static bool prepare(trace_tracepoint_t* tp, trace_context_t* w, uint64_t generat
   bool ready = true;
   if (!format_written(tp, w, generation)) {
     const trace_tp_class_t* c = tp->event_class;
-    /* more fields: no record of it is ever written (thread_record) */
-    format_outcome_t outcome = FORMAT_TOO_LONG;
-    if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) {
-      outcome = write_format(w, tp);
-      if (outcome == FORMAT_TOO_LONG || outcome == FORMAT_DURABLE_HALF)
-        mark_given_up(w, tp, generation, outcome);
-    }
+    /* more fields: no record of it is ever written (thread_record), so
+     * there is no format to write or miss */
+    format_outcome_t outcome = FORMAT_WRITTEN;
+    if (c != NULL && c->num_fields <= TRACE_MAX_ARGS) outcome = write_format(w, tp);
+    bool given_up = outcome == FORMAT_TOO_LONG || outcome == FORMAT_DURABLE_HALF;
     ready = outcome != FORMAT_NO_ROOM;
     if (!ready) {
       /* not marked: the next record of tp tries again */
     } else if (per_writer_format(tp, w)) {
       w->formats_written[tp->id / 64] |= UINT64_C(1) << (tp->id % 64);
+      if (given_up) give_up(w, tp, generation, outcome);
+    } else if (given_up) {
+      give_up(w, tp, generation, outcome);
     } else {
       ATOMIC_RELEASE(&tp->prepared[TRACE_GENERATION_SESSION(generation)], generation);
     }
@@ -301,10 +294,9 @@ void trace_engine__tp_register(trace_tracepoint_t* tp) {
     trace_string_ref_t category;
     trace_context_t* w = trace_engine__acquire_context_for_site(tp->system, &tp->site, &category,
                                                                 ATOMIC_LOAD(&tp->site.state));
-    if (w) {
-      prepare(tp, w, ATOMIC_LOAD(&w->generation));
-      writer__release(w);
-    }
+    /* (in oneshot mode each writer writes it before its own first record) */
+    if (w && !per_writer_format(tp, w)) prepare(tp, w, ATOMIC_LOAD(&w->generation));
+    if (w) writer__release(w);
   }
 }
 
