@@ -167,6 +167,27 @@ def kernel_clocksource():
     return machine()[2]
 
 
+def idle_text():
+    """How an idle CPU waits, where the kernel says: on a virtual machine whose
+    idle vCPUs halt at once (cpuidle `haltpoll` with guest halt polling 0 ns),
+    a wake-up sent to an idle vCPU waits for the hypervisor to run it again,
+    which took up to 11 ms here (bench/RESULTS.md, "Sustained streaming: the
+    idle vCPU's wake-up"); streaming saves wake threads on other CPUs."""
+    try:
+        with open("/sys/devices/system/cpu/cpuidle/current_driver") as f:
+            driver = f.read().strip()
+    except OSError:
+        return ""
+    text = f"; cpuidle `{driver}`"
+    if driver == "haltpoll":
+        try:
+            with open("/sys/module/haltpoll/parameters/guest_halt_poll_ns") as f:
+                text += f", guest halt polling {int(f.read().strip()):,} ns"
+        except (OSError, ValueError):
+            pass
+    return text
+
+
 ENGINE_CLOCK_RULE = ("the engine reads the TSC itself when the CPU's TSC is invariant and the "
                      "kernel's clocksource is `tsc`, else calls `clock_gettime(CLOCK_MONOTONIC)`: "
                      "docs/clock.md")
@@ -363,7 +384,7 @@ class Report:
             "threads' events divided by the wall time from the first thread's start to the last "
             "one's end, in millions of events per second. Threads are pinned to distinct CPUs.",
             "",
-            f"- Machine: {cpu}, {cores} cores, Linux {kernel}, clocksource `{cs}`"
+            f"- Machine: {cpu}, {cores} cores, Linux {kernel}, clocksource `{cs}`{idle_text()}"
             + self.clock_source_text(),
             f"- Build: `-O2 -DNDEBUG` with {cc_version()}",
             f"- Loops: {a.events:,} timed events per thread ({a.disabled_events:,} for the disabled call "
@@ -1239,7 +1260,8 @@ def filemode_section(args):
          "`trace record --buffering-mode=MODE --buffer-size=min(SIZE, 64)` (64 MB is the most `trace "
          "record` allows) with its in-process manager. Both archives go to the same directory and "
          "are counted (event records) before they are removed.", "",
-         "- Machine: {}, {} cores, Linux {}, clocksource `{}`".format(*(machine()[i] for i in (0, 1, 3, 2))),
+         "- Machine: {}, {} cores, Linux {}, clocksource `{}`".format(*(machine()[i] for i in (0, 1, 3, 2)))
+         + idle_text(),
          f"- Build: `-O2 -DNDEBUG` with {cc_version()}",
          "- ns/event: the thread's timed loop (CLOCK_MONOTONIC) over its events, median over the "
          "rounds (min–max). file / manager: the median over the rounds of each round's ratio (the "
