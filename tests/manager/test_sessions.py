@@ -14,7 +14,6 @@ session the provider takes part in) and this script as the controllers (wire.py)
 
 usage: test_sessions.py TRACE_MANAGER FAKE_PROVIDER TRACE TOOLS_DIR DEMO [TEST...]"""
 
-import grp
 import json
 import os
 import pwd
@@ -25,8 +24,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import test_manager as tm  # noqa: E402  (the processes, archives and checks)
 import wire  # noqa: E402
+from throwaway_users import ThrowawayUsers  # noqa: E402
 
 from test_manager import (CIRCULAR, ONESHOT, STREAMING, Archive, Checked, Manager,  # noqa: E402
                           Provider, begin, check)
@@ -296,30 +297,9 @@ def test_malformed_session_calls():
 
 # ---- per user (root) --------------------------------------------------------------------------
 
-class Users:
-    """Two throwaway users in a throwaway group (the manager's --group), removed at the
-    end whatever happens (as tests/security does)."""
-
-    def __init__(self):
-        tag = '%x' % (os.getpid() & 0xffffff)
-        self.group = 'fxg' + tag
-        self.names = ['fxsa' + tag, 'fxsb' + tag]
-
-    def __enter__(self):
-        subprocess.run(['groupadd', self.group], check=True)
-        for name in self.names:
-            subprocess.run(['useradd', '--no-create-home', '--home-dir', '/nonexistent',
-                            '--shell', '/bin/sh', '-G', self.group, name], check=True)
-        return self
-
-    def __exit__(self, *exc):
-        for name in self.names:
-            subprocess.run(['userdel', name], check=False)
-        subprocess.run(['groupdel', self.group], check=False)
-
-    def ids(self, i):
-        u = pwd.getpwnam(self.names[i])
-        return u.pw_uid, u.pw_gid, [grp.getgrnam(self.group).gr_gid]
+def Users():
+    """Two throwaway users in a throwaway group (the manager's --group)."""
+    return ThrowawayUsers(['fxsa', 'fxsb'], group_prefix='fxg')
 
 
 class Holder:

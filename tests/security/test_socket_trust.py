@@ -30,6 +30,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from throwaway_users import ThrowawayUsers  # noqa: E402
 SYSTEM_PYTHON = '/usr/bin/python3'  # other users may not reach root's own interpreter
 failures = []
 
@@ -47,27 +49,21 @@ def skip(why):
     sys.exit(77)
 
 
-class Users:
-    """Two throwaway users, removed at the end whatever happens."""
+class Users(ThrowawayUsers):
+    """A victim and an attacker."""
+
+    ROLES = ('victim', 'attacker')
 
     def __init__(self):
-        tag = '%x' % (os.getpid() & 0xffffff)
-        self.names = {'victim': 'fxv' + tag, 'attacker': 'fxa' + tag}
-        self.made = []
+        super().__init__(['fxv', 'fxa'])
 
     def __enter__(self):
-        for name in self.names.values():
-            subprocess.run(['useradd', '--no-create-home', '--home-dir', '/nonexistent',
-                            '--shell', '/bin/sh', name], check=True)
-            self.made.append(name)
+        super().__enter__()
+        self.by_role = dict(zip(self.ROLES, self.names))
         return self
 
-    def __exit__(self, *exc):
-        for name in self.made:
-            subprocess.run(['userdel', name], check=False)
-
     def uid(self, who):
-        return pwd.getpwnam(self.names[who]).pw_uid
+        return pwd.getpwnam(self.by_role[who]).pw_uid
 
 
 class Setup:
@@ -90,7 +86,7 @@ class Setup:
         for who in ('victim', 'attacker'):
             d = os.path.join(top, who)
             os.mkdir(d, 0o700)
-            u = pwd.getpwnam(users.names[who])
+            u = pwd.getpwnam(users.by_role[who])
             os.chown(d, u.pw_uid, u.pw_gid)
             self.home[who] = d
 
@@ -112,7 +108,7 @@ class Setup:
 
     def as_user(self, who):
         """Popen arguments that run a program as `who`, with no group of root's."""
-        u = pwd.getpwnam(self.users.names[who])
+        u = pwd.getpwnam(self.users.by_role[who])
         return {'user': u.pw_uid, 'group': u.pw_gid, 'extra_groups': [], 'cwd': self.home[who]}
 
     def run_as(self, who, argv, env=None, timeout=60):
@@ -185,7 +181,7 @@ def squatted_default(setup, mode):
         what = 'squatted %s (mode %s)' % (directory, mode)
         shown = 'mode 0' + mode.lstrip('0')
     env = setup.env()  # no XDG_RUNTIME_DIR, no FXTRACE_SOCKET
-    attacker = setup.users.names['attacker']
+    attacker = setup.users.by_role['attacker']
     try:
         out = os.path.join(setup.home['victim'], 'victim.fxt')
         r = setup.run_as('victim', [setup.tool('trace'), 'record', '--duration=1', '-o', out,
@@ -263,7 +259,7 @@ def foreign_manager_refused(setup):
         r = setup.run_as('attacker', ['chmod', '0666', sock])
         check(r.returncode == 0, "the attacker's manager listens, open to everybody", r.stderr)
         env = setup.env(FXTRACE_SOCKET=sock)
-        attacker = setup.users.names['attacker']
+        attacker = setup.users.by_role['attacker']
         out = os.path.join(setup.home['victim'], 'refused.fxt')
         r = setup.run_as('victim', [setup.tool('trace'), 'record', '--duration=1', '-o', out], env)
         check(r.returncode not in (0, 'timeout') and 'refusing the trace manager' in r.stderr and
