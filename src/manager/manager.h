@@ -31,9 +31,16 @@ typedef struct manager_category {
  * of writing to the fd the controller handed over (which is still closed at
  * the end). write takes what it can (0: nothing now); after a short write,
  * room_fd becomes readable once there is room, and clear_room is called
- * before writing again. close ends the archive. */
+ * before writing again. close ends the archive. reserve and commit
+ * (optional, both or neither) let the manager copy a provider's records
+ * straight into the sink and check them there, when nothing waits in its
+ * queue before them: reserve gives `size` contiguous bytes or NULL (then
+ * the manager queues and writes as usual), commit hands over the first
+ * `n` of them. */
 typedef struct manager_archive_sink {
   size_t (*write)(void* arg, const void* data, size_t size);
+  void* (*reserve)(void* arg, size_t size);
+  void (*commit)(void* arg, size_t n);
   void (*clear_room)(void* arg);
   void (*close)(void* arg);
   int room_fd;

@@ -25,6 +25,13 @@ void archive_ring__free(archive_ring_t* r);
 
 /* Writer: copies up to `size` bytes; how many (0: full). */
 size_t archive_ring__write(archive_ring_t* r, const void* data, size_t size);
+/* Writer, without a copy from elsewhere: `size` contiguous free bytes to
+ * fill in place, or NULL when fewer are free before the ring's end (write
+ * instead; room_fd is not armed). Nothing is the reader's until
+ * archive_ring__commit() hands over the first `n` of them (n <= size; the
+ * rest stay free). No other write between the two. */
+void* archive_ring__reserve(archive_ring_t* r, size_t size);
+void archive_ring__commit(archive_ring_t* r, size_t n);
 /* Writer: readable when room was made after a short write. */
 int archive_ring__room_fd(const archive_ring_t* r);
 /* Writer: resets room_fd (call when it was readable, before writing). */

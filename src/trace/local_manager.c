@@ -139,6 +139,8 @@ static void log_line(void* arg, manager_log_level_t level, const char* message) 
 static size_t sink_write(void* arg, const void* data, size_t size) {
   return archive_ring__write(arg, data, size);
 }
+static void* sink_reserve(void* arg, size_t size) { return archive_ring__reserve(arg, size); }
+static void sink_commit(void* arg, size_t n) { archive_ring__commit(arg, n); }
 static void sink_clear_room(void* arg) { archive_ring__clear_room(arg); }
 static void sink_close(void* arg) { archive_ring__close(arg); }
 
@@ -153,8 +155,13 @@ static bool archive_sink(void* arg, int fd, manager_archive_sink_t* sink) {
       m->ring && !m->taken && st.st_dev == m->ring_pipe_dev && st.st_ino == m->ring_pipe_ino;
   if (mine) {
     m->taken = true;
-    *sink = (manager_archive_sink_t){sink_write, sink_clear_room, sink_close,
-                                     archive_ring__room_fd(m->ring), m->ring};
+    *sink = (manager_archive_sink_t){.write = sink_write,
+                                     .reserve = sink_reserve,
+                                     .commit = sink_commit,
+                                     .clear_room = sink_clear_room,
+                                     .close = sink_close,
+                                     .room_fd = archive_ring__room_fd(m->ring),
+                                     .arg = m->ring};
   }
   pthread_mutex_unlock(&m->ring_lock);
   return mine;

@@ -12,6 +12,7 @@ import os
 import pwd
 import queue
 import signal
+import re
 import socket
 import stat
 import subprocess
@@ -613,6 +614,31 @@ def test_damaged_records_at_a_save():
     bad.close()
     good.close()
     m.stop()
+
+
+def test_damaged_records_at_a_save_in_process():
+    """The same damage through `trace record`'s in-process manager, whose saves copy the
+    records straight into the archive thread's ring when nothing is queued before them
+    (docs/manager.md, "The archive in the same process"): checked in the ring before they are
+    handed over, the same records dropped and counted."""
+    out = os.path.join(TMP, 'in-process-damage.fxt')
+    r = subprocess.run([TRACE, 'record', '--buffering-mode=streaming', '--buffer-size=1',
+                        '--categories=test', '--duration=3', '-o', out, '--', 'sh', '-c',
+                        'exec "$0" --socket "$FXTRACE_SOCKET" --name damaged --events 40000 '
+                        '--garbage save-data', PROVIDER],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 or 'skipped at a save' in r.stderr,
+          'trace record: exit %d: %s' % (r.returncode, r.stderr[-800:]))
+    check('emitted 40000' in r.stdout, 'the provider did not emit: %r' % r.stdout[-400:])
+    with open(out, 'rb') as f:
+        x = Checked(f.read())
+    got = len(x.events('damaged'))
+    check(0 < got < 40000, 'damaged: %d events of 40000: the damage took nothing away' % got)
+    check(re.search(r"'damaged' .* damaged records in its buffer; \d+ record\(s\) left out",
+                    r.stderr), 'no warning for the damage: %s' % r.stderr[-800:])
+    kinds = {rec['kind'] for rec in x.records('damaged')}
+    check('provider_info' not in kinds and 'metadata' not in kinds,
+          'a metadata record of the provider reached the archive: %s' % sorted(kinds))
 
 
 def test_bad_fifo_packet_and_stop_timeout():

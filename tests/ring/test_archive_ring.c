@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ring/archive_ring.h"
 #include "test.h"
@@ -51,8 +53,11 @@ static void* read_all(void* arg) {
 }
 
 /* The writer's side, as the manager's loop: write what fits, and when a
- * write was short, wait for room_fd, clear it, go on. */
-static void write_all(archive_ring_t* ring, uint64_t total, size_t max_write, unsigned* waits) {
+ * write was short, wait for room_fd, clear it, go on. With `in_place`,
+ * first as the manager copies a provider's records: reserve, fill, commit
+ * a part of what was reserved (the rest is written the usual way). */
+static void write_all(archive_ring_t* ring, uint64_t total, size_t max_write, unsigned* waits,
+                      bool in_place, unsigned* reserved) {
   uint8_t chunk[5000];
   unsigned seed = 11;
   uint64_t sent = 0;
@@ -61,6 +66,17 @@ static void write_all(archive_ring_t* ring, uint64_t total, size_t max_write, un
     if (n > total - sent) n = (size_t)(total - sent);
     for (size_t i = 0; i < n; i++) chunk[i] = byte_at(sent + i);
     size_t done = 0;
+    uint8_t* room = in_place ? archive_ring__reserve(ring, n) : NULL;
+    if (room) {
+      /* bytes past the committed part are scribbled: the reader must
+       * never see them */
+      size_t keep = n > 1 && rand_r(&seed) % 4 == 0 ? n / 2 : n;
+      memcpy(room, chunk, keep);
+      memset(room + keep, 0xee, n - keep);
+      archive_ring__commit(ring, keep);
+      done = keep;
+      (*reserved)++;
+    }
     while (done < n) {
       size_t taken = archive_ring__write(ring, chunk + done, n - done);
       ASSERT_TRUE(taken <= n - done);
@@ -76,19 +92,60 @@ static void write_all(archive_ring_t* ring, uint64_t total, size_t max_write, un
   }
 }
 
-static void test_stream(size_t max_write, size_t max_read, bool in_place) {
+static void test_stream(size_t max_write, size_t max_read, bool in_place, bool write_in_place) {
   archive_ring_t* ring = archive_ring__create(RING);
   ASSERT_TRUE(ring != NULL);
   reader_t r = {ring, 0, true, max_read, in_place};
   pthread_t thread;
   ASSERT_EQ(pthread_create(&thread, NULL, read_all, &r), 0);
-  unsigned waits = 0;
-  write_all(ring, TOTAL, max_write, &waits);
+  unsigned waits = 0, reserved = 0;
+  write_all(ring, TOTAL, max_write, &waits, write_in_place, &reserved);
   archive_ring__close(ring);
   pthread_join(thread, NULL);
   ASSERT_EQ(r.got, (uint64_t)TOTAL);
   ASSERT_TRUE(r.in_order);
   ASSERT_TRUE(waits > 0); /* 8 MiB through 4 KiB: the writer had to wait */
+  if (write_in_place) ASSERT_TRUE(reserved > 0);
+  archive_ring__free(ring);
+}
+
+/* Single-threaded: a reservation is contiguous room or nothing (not across
+ * the ring's end, not more than is free); nothing of it is readable before
+ * its commit, and only the committed part after. */
+static void test_reserve_edges(void) {
+  archive_ring_t* ring = archive_ring__create(RING);
+  ASSERT_TRUE(ring != NULL);
+  ASSERT_TRUE(archive_ring__reserve(ring, 0) == NULL);
+  ASSERT_TRUE(archive_ring__reserve(ring, RING + 1) == NULL);
+  uint8_t* room = archive_ring__reserve(ring, RING); /* the whole empty ring */
+  ASSERT_TRUE(room != NULL);
+  for (size_t i = 0; i < 100; i++) room[i] = byte_at(i);
+  archive_ring__commit(ring, 100);
+  uint8_t out[RING];
+  ASSERT_EQ(archive_ring__read(ring, out, sizeof(out)), 100u);
+  ASSERT_EQ(memcmp(out, room, 100), 0);
+  /* head at 100: RING - 100 contiguous bytes to the end, though RING are free */
+  ASSERT_TRUE(archive_ring__reserve(ring, RING - 99) == NULL);
+  room = archive_ring__reserve(ring, RING - 100);
+  ASSERT_TRUE(room != NULL);
+  memset(room, 0x11, RING - 100);
+  archive_ring__commit(ring, RING - 150); /* 50 left unused at the end */
+  /* head at RING - 50 with RING - 150 unread: 100 free, 50 before the end */
+  ASSERT_TRUE(archive_ring__reserve(ring, 51) == NULL);
+  ASSERT_TRUE(archive_ring__reserve(ring, 50) != NULL);
+  uint8_t wrap[100];
+  memset(wrap, 0x22, sizeof(wrap));
+  ASSERT_EQ(archive_ring__write(ring, wrap, sizeof(wrap)), 100u); /* across the end */
+  /* RING - 50 unread: 50 free, from position 50 */
+  ASSERT_TRUE(archive_ring__reserve(ring, 51) == NULL);
+  ASSERT_TRUE(archive_ring__reserve(ring, 50) != NULL);
+  archive_ring__close(ring);
+  size_t got = 0, n;
+  while ((n = archive_ring__read(ring, out, sizeof(out))) > 0) {
+    for (size_t i = 0; i < n; i++) ASSERT_EQ(out[i], got + i < RING - 150 ? 0x11 : 0x22);
+    got += n;
+  }
+  ASSERT_EQ(got, (size_t)RING - 50);
   archive_ring__free(ring);
 }
 
@@ -132,9 +189,10 @@ static long minor_faults(void) {
   return u.ru_minflt;
 }
 
-/* The ring's pages are written once when it is made: the first pass of an
- * archive through it takes no page fault per 4 KiB (which would delay the
- * manager's first saves). 8 MiB is 2048 pages. */
+/* The ring's pages are written once when it is made, and a fork does not
+ * take them back: the first pass of an archive through it takes no page
+ * fault per 4 KiB (which would delay the manager's first saves). 8 MiB is
+ * 2048 pages. */
 static void test_pages_touched(void) {
 #if TEST_UNDER_TSAN
   printf("page faults not counted: ThreadSanitizer writes shadow pages on every copy\n");
@@ -146,12 +204,28 @@ static void test_pages_touched(void) {
   memset(source, 0x5a, STEP);
   archive_ring_t* ring = archive_ring__create(BIG);
   ASSERT_TRUE(ring != NULL);
+  /* `trace record -- CMD` forks after making the ring: a child alive
+   * meanwhile must not make the parent's pages copy-on-write again */
+  int hold[2];
+  ASSERT_EQ(pipe(hold), 0);
+  pid_t child = fork();
+  ASSERT_TRUE(child >= 0);
+  if (child == 0) {
+    char c;
+    close(hold[1]);
+    _exit(read(hold[0], &c, 1) < 0);
+  }
+  close(hold[0]);
   long before = minor_faults();
   for (int i = 0; i < BIG / STEP; i++)
     ASSERT_EQ(archive_ring__write(ring, source, STEP), (size_t)STEP);
   long faults = minor_faults() - before;
-  printf("8 MiB written into a fresh ring: %ld minor faults\n", faults);
+  printf("8 MiB written into a fresh ring, a forked child alive: %ld minor faults\n", faults);
   ASSERT_TRUE(faults < 64);
+  close(hold[1]);
+  int status;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   archive_ring__free(ring);
   free(source);
 }
@@ -159,10 +233,13 @@ static void test_pages_touched(void) {
 int main(void) {
   test_edges();
   test_pages_touched();
-  test_stream(1, 3000, false);    /* tiny writes */
-  test_stream(5000, 1, false);    /* tiny reads */
-  test_stream(5000, 3000, false); /* both above and below the ring's size */
-  test_stream(5000, 3000, true);  /* read in place (never across the ring's end) */
+  test_reserve_edges();
+  test_stream(1, 3000, false, false);    /* tiny writes */
+  test_stream(5000, 1, false, false);    /* tiny reads */
+  test_stream(5000, 3000, false, false); /* both above and below the ring's size */
+  test_stream(5000, 3000, true, false);  /* read in place (never across the ring's end) */
+  test_stream(5000, 3000, true, true);   /* and written in place where it fits */
+  test_stream(700, 3000, false, true);
   printf("archive ring: ok\n");
   return 0;
 }
