@@ -93,9 +93,12 @@ static out_chunk_t* room_for(output_t* o, size_t bytes) {
  * ring has room (a save copied into memory touched for the first time took
  * 2-4 ms instead of 65 us on a VM, a page fault per 4 KiB: docs/manager.md,
  * "What a save waits for"). NULL: queue them. The copy is checked in place
- * before direct_commit() hands it over. */
+ * before direct_commit() hands it over. What goes straight in is not
+ * queued: the acknowledgement hold (streaming_high_water, session.c)
+ * counts only the backlog the ring could not take. */
 static uint8_t* direct_room(const output_t* o, size_t bytes) {
-  if (!o->has_sink || !o->sink.reserve || o->queued != 0 || o->failed) return NULL;
+  if (!o->has_sink || !o->sink.reserve || !o->sink.commit || o->queued != 0 || o->failed)
+    return NULL;
   return o->sink.reserve(o->sink.arg, bytes);
 }
 

@@ -130,7 +130,7 @@ static void test_reserve_edges(void) {
   ASSERT_TRUE(room != NULL);
   memset(room, 0x11, RING - 100);
   archive_ring__commit(ring, RING - 150); /* 50 left unused at the end */
-  /* head at RING - 50 with RING - 150 unread: 100 free, 50 before the end */
+  /* head at RING - 50 with RING - 150 unread: 150 free, 50 before the end */
   ASSERT_TRUE(archive_ring__reserve(ring, 51) == NULL);
   ASSERT_TRUE(archive_ring__reserve(ring, 50) != NULL);
   uint8_t wrap[100];
