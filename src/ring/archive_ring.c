@@ -48,8 +48,8 @@ archive_ring_t* archive_ring__create(size_t size) {
    * shared zero page under memory pressure. And not inherited: `trace
    * record -- CMD` forks after this, and a fork write-protects every
    * private page the parent has, so that each page would fault again on
-   * the manager's first write after it (34 us a fault on a VM, a save's
-   * copy 60 times slower). */
+   * the manager's first write after it (34 us a fault on a VM: a save's
+   * copy 30 to 60 times slower). */
   long page = sysconf(_SC_PAGESIZE);
   size_t step = page > 0 ? (size_t)page : 4096;
   if (r->data) {
