@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lsan_fork_child.h"
 #include "test.h"
 #include "trace-provider/provider.h"
 #include "trace-reader/reader.h"

@@ -42,6 +42,7 @@
 
 #include "engine/buffer_scan.h"
 #include "protocol/wire.h"
+#include "lsan_fork_child.h"
 #include "test.h"
 #include "trace-engine/handler.h"
 #include "trace-provider/provider.h"
