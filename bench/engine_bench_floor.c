@@ -9,8 +9,8 @@
  *   clock_vdso        clock_gettime(CLOCK_MONOTONIC) (vDSO; what LTTng-UST reads)
  *   fetch_add         an atomic fetch-add on a cache line of the thread's own
  *   fetch_add_shared  an atomic fetch-add on one word shared by all threads
- *   store             --record-bytes of stores (8-byte words) into a fresh,
- *                     pre-faulted buffer, record after record
+ *   store             --record-bytes of stores (8-byte words) into a buffer
+ *                     written once before the loop, record after record
  *   record            one engine clock read + a record of --record-bytes
  *                     whose second word is the timestamp (an event's floor)
  *   record2           two clock reads + the record (a duration's floor)
@@ -207,6 +207,12 @@ int main(int argc, char** argv) {
       perror("bench_floor: mmap");
       return 1;
     }
+    /* Written once, as the engine writes its buffer when it initializes it
+     * (and the provider touches its mapping before it reports started): on
+     * some virtual machines a process's first write to a page costs about a
+     * microsecond even after MAP_POPULATE (issue 20, item 3), which would
+     * put 20-80 ns of page cost per record into the floor, not the record's. */
+    memset(sa.base, 0, sa.region * (uint64_t)o.threads);
     for (int i = 0; i < o.threads; i++)
       sa.cursor[i] = (uint64_t*)(sa.base + (uint64_t)i * sa.region);
     snprintf(extra, sizeof extra, "record_bytes=%llu", (unsigned long long)o.record_bytes);

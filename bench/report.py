@@ -254,7 +254,7 @@ FLOORS = [
     ("clock_vdso", None, "clock_gettime(CLOCK_MONOTONIC), vDSO (LTTng-UST's clock)"),
     ("fetch_add", None, "atomic fetch-add, one cache line per thread"),
     ("fetch_add_shared", None, "atomic fetch-add, one line shared by the threads"),
-    ("store", "24", "stores of a 24-byte record (fresh memory)"),
+    ("store", "24", "stores of a 24-byte record (memory written once before the loop)"),
     ("record", "24", "clock + 24-byte record"),
     ("record", "48", "clock + 48-byte record"),
     ("record", "56", "clock + 56-byte record"),
