@@ -843,6 +843,13 @@ static void progress(manager_t* m, session_t* s) {
     session__abort(m, s, "the archive output failed");
     return;
   }
+  /* A held acknowledgement is released when the queue drains (output__event
+   * does it when the output becomes writable again). A queue drained
+   * without that event, by this flush or by another provider's save moving
+   * it into the in-process ring piece by piece (archive.c, copy_framed),
+   * would otherwise keep the hold until that provider's next save, which
+   * never comes while every one of its segments waits for this one. */
+  if (s->out->queued < m->config.streaming_high_water / 2) session__output_drained(s);
   if (s->state == SESSION_STARTING && !any_in_state(s, TRACEE_STARTING)) {
     set_state(s, SESSION_STARTED);
     reply_start(m, s, 0);
