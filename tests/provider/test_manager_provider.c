@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "engine/buffer_scan.h"
-#include "protocol/wire.h"
 #include "lsan_fork_child.h"
+#include "protocol/wire.h"
 #include "test.h"
 #include "trace-engine/handler.h"
 #include "trace-provider/provider.h"
