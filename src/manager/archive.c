@@ -447,7 +447,7 @@ static int64_t copy_framed(archive_emit_t* e, const void* data, size_t bytes, bo
   }
   memcpy(copy, data, bytes);
   size_t good = 0;
-  uint64_t n = 0;
+  uint64_t n = 0, any = 0, all = ~UINT64_C(0); /* the headers kept, OR-ed and AND-ed */
   while (good + 8 <= bytes) {
     uint64_t header;
     memcpy(&header, copy + good, 8);
@@ -456,10 +456,13 @@ static int64_t copy_framed(archive_emit_t* e, const void* data, size_t bytes, bo
                             : header != 0 && size != 0 && size <= bytes - good &&
                                   FXT_GET(header, 0, 3) != FXT_RECORD_METADATA;
     if (!takes) break;
+    any |= header;
+    all &= header;
     good += size;
     n++;
   }
-  names__note_run(e->names, e->source, copy, good);
+  if (n > 0 && names__run_may_teach(e->source, any, all))
+    names__note_run(e->names, e->source, copy, good);
   if (t) {
     t->length += good;
     o->queued += good;

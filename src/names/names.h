@@ -65,6 +65,13 @@ void names__note(names_t* n, names_source_t* s, const void* record, size_t bytes
 /* The same for whole records one after the other ([records, records +
  * bytes), framed by their size fields): each noted as names__note would. */
 void names__note_run(names_t* n, names_source_t* s, const void* records, size_t bytes);
+/* Whether names__note_run could learn anything from a run whose record
+ * headers, OR-ed together, give `any` and, AND-ed together, `all`. false
+ * when every record is an event with an indexed category and s never
+ * defined "kernel:task" (nearly every run of a userspace provider): a
+ * caller that reads each header anyway (the archive's framing check) then
+ * spares the run a second pass. */
+bool names__run_may_teach(const names_source_t* s, uint64_t any, uint64_t all);
 
 /* Learns pid's program from /proc (rank 3): a provider that registered. */
 void names__note_program(names_t* n, uint64_t pid);

@@ -21,6 +21,7 @@ struct names_source {
   bool foreign;             /* another pid namespace (names__source_create_foreign) */
   source_string_t* strings; /* `capacity` entries: grown to the highest index defined */
   size_t capacity;
+  bool has_task; /* some index was ever defined as "kernel:task" */
 };
 
 names_source_t* names__source_create(uint64_t pid) {
@@ -109,6 +110,7 @@ static void note_string(names_source_t* s, uint64_t header, cursor_t* c) {
   s->strings[index].data = copy;
   s->strings[index].length = (uint16_t)length;
   s->strings[index].is_task = strcmp(copy, "kernel:task") == 0;
+  if (s->strings[index].is_task) s->has_task = true;
 }
 
 /* ---- arguments ---- */
@@ -284,4 +286,12 @@ void names__note_run(names_t* n, names_source_t* s, const void* records, size_t 
     if (!other_event) names__note(n, s, p + pos, size);
     pos += size;
   }
+}
+
+bool names__run_may_teach(const names_source_t* s, uint64_t any, uint64_t all) {
+  /* the type field (bits 0..3) is FXT_RECORD_EVENT in every header iff
+   * its OR and its AND both are; bit 47 is an inline category's flag */
+  bool only_events =
+      FXT_GET(any, 0, 3) == FXT_RECORD_EVENT && FXT_GET(all, 0, 3) == FXT_RECORD_EVENT;
+  return !s || !only_events || FXT_GET(any, 47, 47) != 0 || s->has_task;
 }

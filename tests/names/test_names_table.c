@@ -15,6 +15,7 @@
 
 #include "engine/stop_names.h"
 #include "fxt/fxt_encode.h"
+#include "fxt/fxt_format.h"
 #include "names/names.h"
 #include "names/names_internal.h"
 #include "test.h"
@@ -397,6 +398,53 @@ static void test_note_run(void) {
   names__free(n);
 }
 
+/* A run's headers OR-ed and AND-ed, as the archive's framing check does. */
+static bool may_teach(const names_source_t* s, const buf_t* b, size_t from) {
+  uint64_t any = 0, all = ~UINT64_C(0);
+  for (size_t w = from; w < b->used; w += fxt_record_words(b->words[w])) {
+    any |= b->words[w];
+    all &= b->words[w];
+  }
+  return names__run_may_teach(s, any, all);
+}
+
+/* names__run_may_teach says false only for runs names__note_run learns
+ * nothing from: events with indexed categories from a source that never
+ * defined "kernel:task"; a string, a kernel object, an inline category or
+ * a source that defined "kernel:task" (in an earlier run) make it true. */
+static void test_run_may_teach(void) {
+  names_t* n = names__create();
+  names_source_t* s = names__source_create(600);
+  ASSERT_TRUE(n && s);
+  buf_t* b = calloc(1, sizeof(*b));
+  ASSERT_TRUE(b);
+  add_string(b, 2, "app:cat");
+  ASSERT_TRUE(may_teach(s, b, 0)); /* a string record */
+  names__note_run(n, s, b->words, b->used * 8);
+  size_t from = b->used;
+  add_task(b, trace_make_indexed_string_ref(2), 100, 200, "not-a-task");
+  add_task(b, trace_make_indexed_string_ref(2), 110, 201, "not-a-task");
+  ASSERT_TRUE(!may_teach(s, b, from));
+  size_t inline_from = b->used;
+  add_task(b, trace_make_inline_c_string_ref("kernel:task"), 120, 202, "inline");
+  ASSERT_TRUE(may_teach(s, b, from)); /* an inline category among them */
+  names__note_run(n, s, b->words + inline_from, (b->used - inline_from) * 8);
+  ASSERT_STREQ(names__get(n, true, 202), "inline");
+  ASSERT_TRUE(names__get(n, true, 200) == NULL);
+  /* "kernel:task" defined in one run, used by index in the next */
+  from = b->used;
+  add_string(b, 3, "kernel:task");
+  names__note_run(n, s, b->words + from, (b->used - from) * 8);
+  from = b->used;
+  add_task(b, trace_make_indexed_string_ref(3), 130, 203, "indexed");
+  ASSERT_TRUE(may_teach(s, b, from));
+  names__note_run(n, s, b->words + from, (b->used - from) * 8);
+  ASSERT_STREQ(names__get(n, true, 203), "indexed");
+  free(b);
+  names__source_free(s);
+  names__free(n);
+}
+
 /* A provider's names at the stop (`name_at`, src/engine/stop_names.h) are
  * names at a time, weighed with the kernel's task events: the latest wins.
  * Only about the provider's own threads. */
@@ -561,6 +609,7 @@ int main(void) {
   test_bound();
   test_records();
   test_note_run();
+  test_run_may_teach();
   test_stop_names();
   test_thread_not_process();
   test_reused_pid();
