@@ -433,13 +433,14 @@ static int64_t copy_framed(archive_emit_t* e, const void* data, size_t bytes, bo
                            uint64_t* records) {
   output_t* o = e->out;
   out_chunk_t* t = NULL;
-  /* What is queued goes into the ring first, as far as it has room: a
-   * save of many pieces then keeps the archive thread fed instead of
-   * queueing all of them until the save ends (the ring ran dry meanwhile),
-   * and its copies go straight into the ring again once the queue is empty.
-   * Order is kept: the queue drains in order, and nothing goes straight in
-   * while anything is queued. */
-  if (o->has_sink && o->queued != 0 && !output__flush(o)) return -1;
+  /* What is queued goes out first, as far as the ring or the pipe (or
+   * socket) takes it without blocking: a save of many pieces then keeps
+   * its reader fed instead of queueing all of them until the save ends
+   * (the reader ran dry meanwhile), and with the in-process ring its copies
+   * go straight in again once the queue is empty. Order is kept: the queue
+   * drains in order, and nothing goes straight in while anything is
+   * queued. A full pipe costs one write that fails with EAGAIN per piece. */
+  if (o->queued != 0 && (o->has_sink || o->pollable) && !output__flush(o)) return -1;
   uint8_t* copy = direct_room(o, bytes);
   if (!copy) {
     if (!(t = room_for(o, bytes))) return -1;
