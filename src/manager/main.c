@@ -34,6 +34,9 @@ static void usage(FILE* out) {
       "                          declare a known category (repeatable): listed by\n"
       "                          `trace list-categories` as the manager's own\n"
       "  --stop-timeout-ms N     how long a provider may take to stop (default 60000)\n"
+      "  --archive-queue-mb N    archive a session may queue for a slow client, in MiB\n"
+      "                          (default 256; past it the session is aborted); streaming\n"
+      "                          saves wait to be acknowledged past N/2 or 32, the lower\n"
       "  --log-level LEVEL       error, warn, info (default) or debug\n"
       "  --syslog                log to syslog instead of stderr\n"
       "  --help                  this text\n"
@@ -80,6 +83,7 @@ int main(int argc, char** argv) {
       {"group", required_argument, NULL, 'g'},
       {"category", required_argument, NULL, 'c'},
       {"stop-timeout-ms", required_argument, NULL, 't'},
+      {"archive-queue-mb", required_argument, NULL, 'q'},
       {"log-level", required_argument, NULL, 'l'},
       {"syslog", no_argument, NULL, 'y'},
       {"help", no_argument, NULL, 'h'},
@@ -107,6 +111,18 @@ int main(int argc, char** argv) {
           return 2;
         }
         config.stop_timeout_ms = v;
+        break;
+      }
+      case 'q': {
+        char* end;
+        errno = 0;
+        unsigned long long v = strtoull(optarg, &end, 10);
+        if (errno || *end || end == optarg || v == 0 || v > 65536 || optarg[0] == '-') {
+          fprintf(stderr, "trace_manager: --archive-queue-mb: not a number from 1 to 65536: %s\n",
+                  optarg);
+          return 2;
+        }
+        config.max_output_queue = (size_t)v << 20;
         break;
       }
       case 'l':

@@ -652,6 +652,8 @@ void session__output_drained(session_t* s) {
   for (tracee_t* t = s->tracees; t; t = t->next) {
     if (!t->ack_pending) continue;
     t->ack_pending = false;
+    LOGD(m, "provider #%u \"%s\": acknowledgement of save %u released (archive queue %zu bytes)",
+         t->provider_id, t->name, t->ack.data32, s->out->queued);
     send_buffer_saved(m, t, t->ack.data32, t->ack.data64);
   }
 }
@@ -707,6 +709,9 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
      * every other segment waits too. BUFFER_SAVED is cumulative, so the
      * held one is the latest save's: the queue grows by at most the
      * provider's other segments. */
+    if (!t->ack_pending)
+      LOGD(m, "provider #%u \"%s\": acknowledgement of save %u held (archive queue %zu bytes)",
+           t->provider_id, t->name, w, s->out->queued);
     t->ack_pending = true;
     t->ack = (fifo_packet_t){FIFO_BUFFER_SAVED, 0, w, d};
     return;

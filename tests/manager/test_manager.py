@@ -310,6 +310,85 @@ def test_each_mode_one_provider():
     m.stop()
 
 
+class PausedArchive(Archive):
+    """An archive whose reader reads nothing until resume(): the client that stopped reading."""
+
+    def __init__(self):
+        self.go = threading.Event()
+        super().__init__()
+
+    def _read(self):
+        self.go.wait()
+        super()._read()
+
+    def resume(self):
+        self.go.set()
+
+
+def wait_log(m, pattern, timeout=20):
+    deadline = time.time() + timeout
+    while True:
+        found = re.search(pattern, m.logs())
+        if found:
+            return found
+        check(time.time() < deadline, 'no log line matching %r within %ss:\n%s'
+              % (pattern, timeout, m.logs()[-2000:]))
+        time.sleep(0.05)
+
+
+def test_streaming_ack_held_then_released():
+    """Streaming, a client that stops reading (docs/manager.md): once the archive queue passes
+    its high water (half of --archive-queue-mb, 4 MiB here) the manager holds the provider's
+    save acknowledgement, so the provider drops records instead of the queue growing without
+    bound, and saves nothing more; when the client reads again the acknowledgement is released
+    and saves resume. Every record the engine wrote is in the archive."""
+    for bad in ('0', '-1', '65537', 'x'):
+        r = subprocess.run([MANAGER, '--archive-queue-mb', bad], capture_output=True, text=True)
+        check(r.returncode == 2 and '--archive-queue-mb' in r.stderr,
+              '--archive-queue-mb %s: %d %r' % (bad, r.returncode, r.stderr))
+    m = Manager('--archive-queue-mb', '8')
+    p = Provider(m, 'held', '--continuous')
+    p.wait_for('registered')
+    c = m.controller()
+    a = PausedArchive()
+    c.initialize(a.give(), mode=STREAMING, buffer_mb=4)
+    a.sent()
+    p.wait_for('initialized mode=%d' % STREAMING)
+    check(c.start() == 0, 'start')
+    held = wait_log(m, r'acknowledgement of save (\d+) held \(archive queue (\d+) bytes\)')
+    held_save, queued = int(held.group(1)), int(held.group(2))
+    check(4 << 20 <= queued < 8 << 20, 'held at %d bytes queued (high water 4 MiB)' % queued)
+    time.sleep(0.5)
+    saves = [int(x) for x in re.findall(r'"held": save (\d+):', m.logs())]
+    # BUFFER_SAVED is cumulative: the provider may still fill and save its other segments (a
+    # 4 MiB buffer has 8), and then must wait for the held one
+    check(max(saves) <= held_save + 7,
+          'saves went on while the acknowledgement was held: %d after %d' % (max(saves), held_save))
+    time.sleep(0.3)
+    check(max(int(x) for x in re.findall(r'"held": save (\d+):', m.logs())) == max(saves),
+          'a save while every segment waited for the held acknowledgement')
+    check(m.alive(), 'trace_manager died')
+    a.resume()
+    released = wait_log(m, r'acknowledgement of save (\d+) released')
+    check(int(released.group(1)) == max(saves), 'released %s, the latest save was %d'
+          % (released.group(1), max(saves)))
+    wait_log(m, r'"held": save %d:' % (max(saves) + 1))
+    stats = c.stop(write_results=True)
+    stopped = p.wait_for('stopped')
+    written, dropped = field(stopped, 'written'), field(stopped, 'dropped')
+    check(dropped > 0 and stats[0]['dropped'] == dropped, 'dropped %d, stats %s' % (dropped, stats))
+    c.terminate(write_results=True)
+    p.wait_for('terminated')
+    x = Checked(a.wait(timeout=60))
+    recs = x.records(p.name)
+    # (the emitter's own count also takes the attempts between the stop and its handler)
+    check(len(recs) == written, '%d records in the archive, the engine wrote %d'
+          % (len(recs), written))
+    c.close()
+    p.close()
+    m.stop()
+
+
 def mapping_kb(pid, name):
     """(Size, Rss) in kB of the mapping of `name` in process `pid` (/proc/PID/smaps)."""
     size = rss = None
