@@ -716,7 +716,10 @@ static void handle_save(manager_t* m, tracee_t* t, const fifo_packet_t* p) {
     t->ack = (fifo_packet_t){FIFO_BUFFER_SAVED, 0, w, d};
     return;
   }
-  t->ack_pending = false; /* a held one is covered: BUFFER_SAVED is cumulative */
+  if (t->ack_pending) /* covered by this one: BUFFER_SAVED is cumulative */
+    LOGD(m, "provider #%u \"%s\": acknowledgement of save %u released (archive queue %zu bytes)",
+         t->provider_id, t->name, w, s->out->queued);
+  t->ack_pending = false;
   send_buffer_saved(m, t, w, d);
 }
 
@@ -851,7 +854,8 @@ static void progress(manager_t* m, session_t* s) {
   /* A held acknowledgement is released when the queue drains (output__event
    * does it when the output becomes writable again). A queue drained
    * without that event, by this flush or by another provider's save moving
-   * it into the in-process ring piece by piece (archive.c, copy_framed),
+   * it into the in-process ring or the pipe piece by piece (archive.c,
+   * copy_framed, which leaves EPOLLOUT unasked for when it empties it),
    * would otherwise keep the hold until that provider's next save, which
    * never comes while every one of its segments waits for this one. */
   if (s->out->queued < m->config.streaming_high_water / 2) session__output_drained(s);

@@ -425,12 +425,25 @@ static void test_run_may_teach(void) {
   add_task(b, trace_make_indexed_string_ref(2), 100, 200, "not-a-task");
   add_task(b, trace_make_indexed_string_ref(2), 110, 201, "not-a-task");
   ASSERT_TRUE(!may_teach(s, b, from));
+  /* and indeed the pass learns nothing from such a run */
+  names__note_run(n, s, b->words + from, (b->used - from) * 8);
+  ASSERT_TRUE(names__get(n, true, 200) == NULL && names__get(n, true, 201) == NULL);
   size_t inline_from = b->used;
   add_task(b, trace_make_inline_c_string_ref("kernel:task"), 120, 202, "inline");
   ASSERT_TRUE(may_teach(s, b, from)); /* an inline category among them */
   names__note_run(n, s, b->words + inline_from, (b->used - inline_from) * 8);
   ASSERT_STREQ(names__get(n, true, 202), "inline");
-  ASSERT_TRUE(names__get(n, true, 200) == NULL);
+  /* a kernel-object record among indexed events */
+  from = b->used;
+  add_task(b, trace_make_indexed_string_ref(2), 125, 204, "not-a-task");
+  trace_string_ref_t thread_name = trace_make_inline_c_string_ref("worker");
+  size_t words = fxt_kernel_object_record_words(&thread_name, NULL, 0);
+  fxt_write_kernel_object_record(b->words + b->used, words, 205, FXT_KOBJ_THREAD, &thread_name,
+                                 NULL, 0);
+  b->used += words;
+  ASSERT_TRUE(may_teach(s, b, from));
+  names__note_run(n, s, b->words + from, (b->used - from) * 8);
+  ASSERT_STREQ(names__get(n, true, 205), "worker");
   /* "kernel:task" defined in one run, used by index in the next */
   from = b->used;
   add_string(b, 3, "kernel:task");
