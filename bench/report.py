@@ -560,7 +560,8 @@ class Report:
              "in parentheses, 1 thread / 2 threads). Scaling = aggregate rate at 2 threads / rate "
              "at 1 thread: the median over the rounds of each round's ratio (in parentheses, the "
              "ratio of the medians). × floor = fxtrace over its floor (see the scenario). Paths "
-             "users run: the slowest of `trace record` and file mode, circular and streaming, over "
+             "users run: the slowest of `trace record` (its own manager or a daemon) and file mode, "
+             "circular and streaming, over "
              "the in-process engine in the same round (see The paths users run).",
              "",
              "| scenario | fxtrace ns | fxtrace streaming ns (dropped) | paths users run: slowest × "
@@ -590,7 +591,7 @@ class Report:
             stream_c = "—" if sc == "off" else f"{' / '.join(st_c)} ({' / '.join(st_d)})"
             paths_c = []
             for t in self.threads:
-                xs = [self.round_ratio(system, sc, t) for system, _ in self.PATHS[2:6]]
+                xs = [self.round_ratio(system, sc, t) for system, _ in self.PATHS[self.USER_PATHS]]
                 xs = [x for x in xs if x is not None]
                 paths_c.append(fmt_x(max(xs)) if xs else "n/a")
             paths_c = "—" if sc == "off" else " / ".join(paths_c)
@@ -1026,15 +1027,20 @@ class Report:
         ("fxtrace-stream", "`trace record --buffering-mode=streaming`"),
         ("fxtrace-file-circular", "file mode, `FXTRACE_BUFFERING_MODE=circular`"),
         ("fxtrace-file-streaming", "file mode, `FXTRACE_BUFFERING_MODE=streaming`"),
+        ("fxtrace-daemon-circular", "`trace record --buffering-mode=circular` through a "
+                                    "`trace_manager` daemon"),
+        ("fxtrace-daemon-streaming", "`trace record --buffering-mode=streaming` through a "
+                                     "`trace_manager` daemon"),
         ("lttng", "LTTng-UST (its session, as above)"),
     ]
+    USER_PATHS = slice(2, -1)  # the paths users run: neither in-process row nor LTTng-UST
     PATH_TARGET = 1.1
     PATH_SCALING_TARGET = 1.8
 
     def path_scenarios(self):
         want = (self.a.path_scenarios or "").split()
         return [sc for sc in want
-                if any(self.get(sys, sc, t) for sys, _ in self.PATHS[2:6] for t in self.threads)]
+                if any(self.get(sys, sc, t) for sys, _ in self.PATHS[self.USER_PATHS] for t in self.threads)]
 
     def round_ratio(self, system, sc, t, key="ns", base="fxtrace"):
         """Median over the rounds of system's `key` over the base's in the same round."""
@@ -1050,7 +1056,7 @@ class Report:
         """(worst ratio to the in-process engine, where, oks), (worst scaling, where, oks)."""
         ratio, scal = [None, None, []], [None, None, []]
         for sc in self.path_scenarios():
-            for system, label in self.PATHS[2:6]:
+            for system, label in self.PATHS[self.USER_PATHS]:
                 for t in self.threads:
                     x = self.round_ratio(system, sc, t)
                     if x is None:
@@ -1074,7 +1080,9 @@ class Report:
              "The same loops (`bench_fxtrace --mode provider`) run the way users run them, each in the "
              "same round as the in-process engine above (A B C …, one process each): under `trace "
              f"record --buffering-mode=MODE --buffer-size={mb}` (its in-process manager, a memfd the "
-             "provider writes once before it reports started) and in file mode "
+             "provider writes once before it reports started), the same through a `trace_manager` "
+             "daemon started for the measurement (the archive crosses a pipe to `trace record`), "
+             "and in file mode "
              f"(`FXTRACE_OUTPUT=FILE FXTRACE_BUFFERING_MODE=MODE FXTRACE_BUFFER_SIZE={mb}`, no daemon: "
              "the live buffer in /dev/shm, touched before the start up to 64 MiB); each archive "
              "is written to a file, counted and removed. Cells are 1 thread / 2 threads. **× "
@@ -1135,7 +1143,7 @@ class Report:
             L.append("")
         like = []
         for sc in scs:
-            for system, label in self.PATHS[2:6]:
+            for system, label in self.PATHS[self.USER_PATHS]:
                 if "circular" not in system:
                     continue
                 xs = [self.round_ratio(system, sc, t, base="fxtrace-wrap") for t in self.threads]
