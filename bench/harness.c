@@ -29,7 +29,12 @@ static void usage(const char* prog, const char* extra) {
           "  --threads N   threads, each pinned to its own CPU (1..%d, default 1)\n"
           "  --events N    timed iterations per thread (default 10000000)\n"
           "  --warmup N    untimed iterations per thread before the barrier (default 10000)\n"
-          "  --rate N      paced scenarios: events per second per thread, in 1 ms bursts\n",
+          "  --rate N      paced scenarios: events per second per thread, in 1 ms bursts\n"
+          "  --busy-cpus N also keep N other CPUs busy through the timed loop, a thread pinned\n"
+          "                to each (default 0): what other threads' activity costs the loops\n"
+          "  --busy-work W what those threads do: pause (spin on the pause instruction, the\n"
+          "                default) or copy (copy 1 MiB from one buffer to another, over and\n"
+          "                over, as a streaming save copies a provider's buffer)\n",
           prog, extra ? extra : "", BENCH_MAX_THREADS);
   exit(2);
 }
@@ -65,10 +70,15 @@ void bench_parse_options(int argc, char** argv, bench_options_t* o, const char* 
       o->rate = parse_u64(argv[0], usage_extra, v);
     else if (!strcmp(a, "--mode"))
       o->mode = v;
+    else if (!strcmp(a, "--busy-cpus"))
+      o->busy_cpus = (int)parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--busy-work") && (!strcmp(v, "pause") || !strcmp(v, "copy")))
+      o->busy_copy = !strcmp(v, "copy");
     else
       usage(argv[0], usage_extra);
   }
-  if (!o->scenario || o->threads < 1 || o->threads > BENCH_MAX_THREADS || o->events == 0)
+  if (!o->scenario || o->threads < 1 || o->threads > BENCH_MAX_THREADS || o->events == 0 ||
+      o->busy_cpus < 0 || o->busy_cpus > BENCH_MAX_THREADS)
     usage(argv[0], usage_extra);
 }
 
@@ -105,6 +115,7 @@ typedef struct shared_state {
   void* arg;
   int ready; /* threads past their warm-up; atomic, written by each thread */
   int go;    /* set once by the main thread when all are ready; atomic */
+  int done;  /* set once by the main thread when all loops ended: busy threads stop; atomic */
 } shared_state_t;
 
 /* One per thread, on its own cache line; read by main after join. */
@@ -171,6 +182,37 @@ static void* thread_main(void* p) {
   slot->cpu1 = thread_cpu_ns();
   slot->minflt1 = thread_minflt();
   slot->delay1 = thread_run_delay();
+  return NULL;
+}
+
+/* --busy-cpus: a thread pinned to a CPU no loop runs on, working until the
+ * loops end. pause is the gentlest work a CPU can do, yet on a virtual
+ * machine whose CPUs share a physical core (or its power budget) it still
+ * slows the loops on the others; copy adds what a save's copy does to the
+ * caches and the memory bus. Its CPU time is this process's, so other_cpu
+ * does not count it. */
+enum { BUSY_COPY_BYTES = 1 << 20 };
+
+typedef struct busy_slot {
+  shared_state_t* s;
+  int cpu;
+  uint8_t* from; /* --busy-work copy: 2 x BUSY_COPY_BYTES, else NULL */
+} busy_slot_t;
+
+static void* busy_main(void* p) {
+  busy_slot_t* b = p;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(b->cpu, &set);
+  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) return NULL;
+  if (b->from) {
+    while (!__atomic_load_n(&b->s->done, __ATOMIC_ACQUIRE)) {
+      memcpy(b->from + BUSY_COPY_BYTES, b->from, BUSY_COPY_BYTES);
+      __asm__ volatile("" : : "r"(b->from) : "memory"); /* the copy is not dead */
+    }
+  } else {
+    while (!__atomic_load_n(&b->s->done, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+  }
   return NULL;
 }
 
@@ -252,6 +294,14 @@ int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timin
   int ncpus = allowed_cpus(cpus, BENCH_MAX_THREADS * 4);
   if (o->threads > ncpus)
     fprintf(stderr, "warning: %d threads on %d CPUs: some share a CPU\n", o->threads, ncpus);
+  if (o->busy_cpus > 0 && o->threads + o->busy_cpus > ncpus) {
+    fprintf(stderr, "--busy-cpus %d: %d threads leave only %d of %d CPUs free\n", o->busy_cpus,
+            o->threads, ncpus > o->threads ? ncpus - o->threads : 0, ncpus);
+    return -1;
+  }
+  busy_slot_t busy[BENCH_MAX_THREADS];
+  pthread_t busy_tids[BENCH_MAX_THREADS];
+  int busy_started = 0;
   int started = 0, rc = 0;
   for (int i = 0; i < o->threads; i++) {
     slots[i] = (thread_slot_t){.s = &s, .index = i, .cpu = ncpus ? cpus[i % ncpus] : -1};
@@ -265,12 +315,37 @@ int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timin
   }
   if (rc == 0)
     while (__atomic_load_n(&s.ready, __ATOMIC_ACQUIRE) < o->threads) sched_yield();
+  for (int i = 0; rc == 0 && i < o->busy_cpus; i++) {
+    busy[i] = (busy_slot_t){.s = &s, .cpu = cpus[o->threads + i]};
+    if (o->busy_copy) {
+      busy[i].from = malloc(2 * BUSY_COPY_BYTES);
+      if (!busy[i].from) {
+        fprintf(stderr, "--busy-work copy: out of memory\n");
+        rc = -1;
+        break;
+      }
+      memset(busy[i].from, 0x5a, 2 * BUSY_COPY_BYTES); /* no page faults in the timed loop */
+    }
+    int err = pthread_create(&busy_tids[i], NULL, busy_main, &busy[i]);
+    if (err) {
+      fprintf(stderr, "pthread_create: %s\n", strerror(err));
+      free(busy[i].from);
+      rc = -1;
+      break;
+    }
+    busy_started++;
+  }
   cpu_sample_t before, after;
   cpu_sample(&before);
   uint64_t t_go = bench_now_ns();
   __atomic_store_n(&s.go, 1, __ATOMIC_RELEASE); /* also releases threads after a failure */
   for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
   uint64_t t_joined = bench_now_ns();
+  __atomic_store_n(&s.done, 1, __ATOMIC_RELEASE);
+  for (int i = 0; i < busy_started; i++) {
+    pthread_join(busy_tids[i], NULL);
+    free(busy[i].from);
+  }
   cpu_sample(&after);
   if (rc) return rc;
 
@@ -319,6 +394,7 @@ void bench_print_result(const char* system, const bench_options_t* o, const benc
   printf(" other_cpu=%.2f wait=%.3f", t->other_cpu, t->wait);
   printf(" cpu_ns=%.3f minflt=%" PRIu64,
          (double)t->cpu_ns / ((double)t->events * (t->threads > 0 ? t->threads : 1)), t->minflt);
+  if (o->busy_cpus) printf(" busy_cpus=%d busy_work=%s", o->busy_cpus, o->busy_copy ? "copy" : "pause");
   if (extra && *extra) printf(" %s", extra);
   printf("\n");
   fflush(stdout);

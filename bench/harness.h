@@ -24,6 +24,8 @@ typedef struct bench_options {
   uint64_t buffer_mib;   /* --buffer-mib (fxtrace; 0 = computed) */
   uint64_t rate;         /* --rate events/s per thread (paced scenarios; 0 = unpaced) */
   const char* mode;      /* --mode (bench_fxtrace: local or provider), default "local" */
+  int busy_cpus;         /* --busy-cpus: CPUs kept busy beside the loops, default 0 */
+  int busy_copy;         /* --busy-work copy (1) or pause (0, the default) */
 } bench_options_t;
 
 /* Parses argv into *o (defaults first). Unknown options print usage to
@@ -61,8 +63,9 @@ typedef struct bench_timing {
 } bench_timing_t;
 
 /* Runs fn(warmup) then, after all threads are warm, fn(events) on `threads`
- * threads pinned to distinct CPUs. Returns 0, or -1 (message on stderr) if a
- * thread could not be created. */
+ * threads pinned to distinct CPUs, with `busy_cpus` more CPUs spinning on
+ * pause meanwhile. Returns 0, or -1 (message on stderr) if a thread could not
+ * be created or too few CPUs are left for the busy ones. */
 int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timing_t* out);
 
 /* Mean over threads of thread_ns / events. */

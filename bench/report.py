@@ -1023,6 +1023,8 @@ class Report:
         ("fxtrace", "in-process engine (circular, buffer written before the loop, no wrap)"),
         ("fxtrace-wrap", "in-process engine on a buffer of the paths' size (circular: wraps as "
                          "theirs do)"),
+        ("fxtrace-busy", "in-process engine while the other CPU copies memory (1 MiB memcpy over "
+                         "and over, as a streaming save does; 1 thread)"),
         ("fxtrace-record-circular", "`trace record --buffering-mode=circular`"),
         ("fxtrace-stream", "`trace record --buffering-mode=streaming`"),
         ("fxtrace-file-circular", "file mode, `FXTRACE_BUFFERING_MODE=circular`"),
@@ -1033,7 +1035,7 @@ class Report:
                                      "`trace_manager` daemon"),
         ("lttng", "LTTng-UST (its session, as above)"),
     ]
-    USER_PATHS = slice(2, -1)  # the paths users run: neither in-process row nor LTTng-UST
+    USER_PATHS = slice(3, -1)  # the paths users run: neither in-process row nor LTTng-UST
     PATH_TARGET = 1.1
     PATH_SCALING_TARGET = 1.8
 
@@ -1155,6 +1157,28 @@ class Report:
         if like:
             L += ["Circular paths over the in-process engine on a buffer of their size (same round, "
                   "1 thread / 2 threads): " + "; ".join(like) + ".", ""]
+        busy = []
+        for sc in scs:
+            b = self.round_ratio("fxtrace-busy", sc, 1)
+            if b is None:
+                continue
+            cell = (f"{sc}: the engine itself {fmt_x(b)} (CPU "
+                    f"{fmt_x(self.round_ratio('fxtrace-busy', sc, 1, 'cpu_ns'))})")
+            for system, label in self.PATHS[self.USER_PATHS]:
+                if "stream" not in system:
+                    continue
+                x = self.round_ratio(system, sc, 1, base="fxtrace-busy")
+                if x is not None:
+                    cell += (f"; {label} {fmt_x(x)} (CPU "
+                             f"{fmt_x(self.round_ratio(system, sc, 1, 'cpu_ns', base='fxtrace-busy'))})")
+            busy.append(cell)
+        if busy:
+            L += ["The other CPU's activity: a streaming path's saves (the manager's copy, the kernel's "
+                  "write) keep the second CPU busy, which on some machines slows a writer on the first "
+                  "by itself (CPUs that share a core or its power budget; caches and the memory bus). "
+                  "The in-process engine while a thread on the other CPU copies memory, over the "
+                  "in-process engine alone, and the streaming paths over it (1 thread, same round, "
+                  "ns and CPU ns): " + "; ".join(busy) + ".", ""]
         (w, at, oks), (ws, wat, soks) = self.path_results()
         if oks:
             L += [f"Worst path / in-process ratio (ns, same round): {fmt_x(w)} ({at}): "
