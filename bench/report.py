@@ -780,7 +780,8 @@ class Report:
              "arguments (fxtrace `TRACE_INSTANT` with 2 × `TA_INT64`, LTTng-UST `fxbench:instant2`), "
              "sent in bursts, one burst per millisecond of CLOCK_MONOTONIC (rate / 1000 events each), "
              "after 1,000 unpaced warm-up events. Search: probes of "
-             f"{probe} s doubling the rate from the start rate until one fails, then full-length trials: "
+             f"{probe} s doubling the rate from the start rate until one fails twice in a row (a failed "
+             "probe is repeated once, for both systems), then full-length trials: "
              "the last rate that passed a probe, then bisection (geometric) between the highest full "
              "trial that passed and the lowest rate that failed. A trial passes when nothing is lost "
              "and the producer kept at least 97% of the rate.", ""]
