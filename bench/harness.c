@@ -113,9 +113,10 @@ typedef struct shared_state {
   const bench_options_t* o;
   bench_loop_fn fn;
   void* arg;
-  int ready; /* threads past their warm-up; atomic, written by each thread */
-  int go;    /* set once by the main thread when all are ready; atomic */
-  int done;  /* set once by the main thread when all loops ended: busy threads stop; atomic */
+  int ready;      /* threads past their warm-up; atomic, written by each thread */
+  int go;         /* set once by the main thread when all are ready; atomic */
+  int done;       /* set once by the main thread when all loops ended: busy threads stop; atomic */
+  int busy_ready; /* busy threads running on their CPUs; atomic */
 } shared_state_t;
 
 /* One per thread, on its own cache line; read by main after join. */
@@ -185,9 +186,9 @@ static void* thread_main(void* p) {
   return NULL;
 }
 
-/* --busy-cpus: a thread pinned to a CPU no loop runs on, working until the
- * loops end. pause is the gentlest work a CPU can do, yet on a virtual
- * machine whose CPUs share a physical core (or its power budget) it still
+/* --busy-cpus: a thread pinned to a CPU no loop runs on, working from
+ * before the loops start until they end. pause is the gentlest work a CPU
+ * can do, yet where CPUs share a physical core or a power budget even that
  * slows the loops on the others; copy adds what a save's copy does to the
  * caches and the memory bus. Its CPU time is this process's, so other_cpu
  * does not count it. */
@@ -201,10 +202,7 @@ typedef struct busy_slot {
 
 static void* busy_main(void* p) {
   busy_slot_t* b = p;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(b->cpu, &set);
-  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) return NULL;
+  __atomic_add_fetch(&b->s->busy_ready, 1, __ATOMIC_ACQ_REL);
   if (b->from) {
     while (!__atomic_load_n(&b->s->done, __ATOMIC_ACQUIRE)) {
       memcpy(b->from + BUSY_COPY_BYTES, b->from, BUSY_COPY_BYTES);
@@ -326,7 +324,15 @@ int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timin
       }
       memset(busy[i].from, 0x5a, 2 * BUSY_COPY_BYTES); /* no page faults in the timed loop */
     }
-    int err = pthread_create(&busy_tids[i], NULL, busy_main, &busy[i]);
+    /* pinned from its first instruction: a busy thread must never take a loop's CPU */
+    pthread_attr_t attr;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(busy[i].cpu, &set);
+    int err = pthread_attr_init(&attr);
+    if (!err) err = pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    if (!err) err = pthread_create(&busy_tids[i], &attr, busy_main, &busy[i]);
+    pthread_attr_destroy(&attr);
     if (err) {
       fprintf(stderr, "pthread_create: %s\n", strerror(err));
       free(busy[i].from);
@@ -335,6 +341,7 @@ int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timin
     }
     busy_started++;
   }
+  while (__atomic_load_n(&s.busy_ready, __ATOMIC_ACQUIRE) < busy_started) sched_yield();
   cpu_sample_t before, after;
   cpu_sample(&before);
   uint64_t t_go = bench_now_ns();
@@ -394,7 +401,8 @@ void bench_print_result(const char* system, const bench_options_t* o, const benc
   printf(" other_cpu=%.2f wait=%.3f", t->other_cpu, t->wait);
   printf(" cpu_ns=%.3f minflt=%" PRIu64,
          (double)t->cpu_ns / ((double)t->events * (t->threads > 0 ? t->threads : 1)), t->minflt);
-  if (o->busy_cpus) printf(" busy_cpus=%d busy_work=%s", o->busy_cpus, o->busy_copy ? "copy" : "pause");
+  if (o->busy_cpus)
+    printf(" busy_cpus=%d busy_work=%s", o->busy_cpus, o->busy_copy ? "copy" : "pause");
   if (extra && *extra) printf(" %s", extra);
   printf("\n");
   fflush(stdout);
