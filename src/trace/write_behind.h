@@ -5,7 +5,11 @@
  * instead of dirty pages piling up until the kernel stalls the writer for
  * long stretches (balance_dirty_pages): during such a stall the trace
  * manager cannot hand the archive on, streaming saves wait, and providers
- * drop records. It also keeps a multi-gigabyte trace out of the page cache.
+ * drop records. It also keeps a multi-gigabyte trace out of the page cache,
+ * and where a page the cache takes fresh is expensive (a VM whose pages are
+ * first touched through the host) the recycled pages keep the write 7-10x
+ * cheaper per byte than a growing cache (bench_archive_write_cost; O_DIRECT,
+ * cheaper still in CPU, blocks for the disk: bench/RESULTS.md, session 19).
  * Anything but a regular file is left alone. All of it is advice: a failed
  * call changes nothing, and write errors still surface from write(2). */
 #ifndef FXTRACE_TRACE_WRITE_BEHIND_H_
