@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   memset(ring, 0x11, RING_BYTES); /* written once: no first-touch cost in the loop */
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | (direct ? O_DIRECT : 0), 0600);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (direct ? O_DIRECT : 0), 0600);
   if (fd < 0) {
     fprintf(stderr, "bench_archive_write_cost: %s: %s\n", path, strerror(errno));
     return 1;
