@@ -61,13 +61,14 @@ int main(int argc, char** argv) {
        keep = !strcmp(mode, "keep");
   if (!direct && !behind && !keep && strcmp(mode, "plain")) usage();
   size_t piece = argc > 2 ? strtoull(argv[2], NULL, 10) : (1u << 20);
-  uint64_t total = (argc > 3 ? strtoull(argv[3], NULL, 10) : 2) << 30;
+  uint64_t gib = argc > 3 ? strtoull(argv[3], NULL, 10) : 2;
+  uint64_t total = gib <= 1024 ? gib << 30 : 0; /* 0: refused below */
   const char* path = argc > 4 ? argv[4] : "archive_write_cost.bin";
   if (piece == 0 || piece > RING_BYTES || RING_BYTES % piece || total == 0 ||
       (direct && piece % 4096)) {
     fprintf(stderr,
             "bench_archive_write_cost: PIECE_BYTES must divide 8 MiB (and be a "
-            "multiple of 4096 for direct), GIB at least 1\n");
+            "multiple of 4096 for direct), GIB 1 to 1024\n");
     return 2;
   }
   uint8_t* ring = mmap(NULL, RING_BYTES, PROT_READ | PROT_WRITE,

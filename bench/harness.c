@@ -330,9 +330,11 @@ int bench_run(const bench_options_t* o, bench_loop_fn fn, void* arg, bench_timin
     CPU_ZERO(&set);
     CPU_SET(busy[i].cpu, &set);
     int err = pthread_attr_init(&attr);
-    if (!err) err = pthread_attr_setaffinity_np(&attr, sizeof set, &set);
-    if (!err) err = pthread_create(&busy_tids[i], &attr, busy_main, &busy[i]);
-    pthread_attr_destroy(&attr);
+    if (!err) {
+      err = pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+      if (!err) err = pthread_create(&busy_tids[i], &attr, busy_main, &busy[i]);
+      pthread_attr_destroy(&attr); /* only once initialized */
+    }
     if (err) {
       fprintf(stderr, "pthread_create: %s\n", strerror(err));
       free(busy[i].from);
