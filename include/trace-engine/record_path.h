@@ -136,7 +136,7 @@ struct trace_context {
   uint64_t chunk_epoch; /* engine epoch the chunk belongs to */
   uint32_t chunk;       /* first owned chunk (index over all rolling segments) or NO_CHUNK */
   uint32_t nesting;     /* contexts held by the thread (atomic); > 0 = inside a record */
-  uint32_t chunk_count; /* owned chunks from `chunk` on (> 1 for a large record) */
+  uint32_t chunk_count; /* owned chunks from `chunk` on: the run (below) */
   uint32_t reserving;   /* 1 while pos/end/chunk change (signal-handler guard) */
   const trace_engine_hot_t* hot; /* its session's line of trace_engine__hot */
   uint64_t generation;           /* trace the caches below belong to */
@@ -181,6 +181,12 @@ struct trace_context {
   /* Oneshot mode: the TRACE_EVENT() ids whose format this writer wrote in
    * its own chunks (tracepoints.c); reset with the caches. Engine-only. */
   uint64_t formats_written[TRACE_ENGINE_WRITER_FORMAT_IDS / 64];
+  /* The run of chunks claimed at once (src/engine/writer.c, "runs"): how
+   * many of `chunk_count` the writer has entered (the current chunk is the
+   * last of them; all of them for a record larger than a chunk), and how
+   * many the next claim asks for (0 counts as 1). Engine-only. */
+  uint32_t run_entered;
+  uint32_t run_want;
 } __attribute__((aligned(64)));
 
 /* The calling thread's writer in each session, or NULL before its first

@@ -314,6 +314,7 @@ static int initialize_locked(engine_t* e, trace_handler_t* handler, trace_buffer
   e->rolling_size = g.rolling_size;
   e->chunk_size = g.chunk_size;
   e->chunks_per_buffer = per_buffer;
+  e->run_max = writer__run_max(per_buffer);
   e->owners = owners;
   e->wake_fd = fd;
   if (!zeroed) memset(buffer, 0, size);

@@ -47,6 +47,10 @@ enum {
   WRITER_SITE_CACHE_SIZE = TRACE_ENGINE_SITE_CACHE_SIZE,
   WRITER_VTHREAD_CACHE_SIZE = TRACE_ENGINE_VTHREAD_CACHE_SIZE,
   NO_CHUNK = UINT32_MAX,
+  /* a run is at most this many chunks, and at most 1/WRITER_RUNS_PER_SEGMENT
+   * of a segment (writer.c, runs) */
+  WRITER_MAX_RUN_CHUNKS = 16,
+  WRITER_RUNS_PER_SEGMENT = 32,
 };
 
 /* The writer (struct trace_context), its caches and the record path the
@@ -71,6 +75,7 @@ typedef struct engine {
     uint32_t segments;          /* rolling segments (header segment_count) */
     uint16_t* owners;           /* chunk tokens, private memory: segments * chunks_per_buffer */
     uint32_t chunks_per_buffer; /* per segment */
+    uint32_t run_max;           /* chunks a writer claims at once, at most (writer.c, runs) */
   } __attribute__((aligned(64)));
 
   /* Written by the switch winner (atomics). */
@@ -141,6 +146,9 @@ bool writer__handler_enables(engine_t* e, const char* category);
  * not: their users fall back to inline references). */
 uint64_t* writer__reserve_durable(trace_context_t* w, size_t words);
 void writer__release_chunk(trace_context_t* w);
+/* The longest run (chunks a writer claims at once) for segments of
+ * `chunks_per_segment` chunks (writer.c, runs). */
+uint32_t writer__run_max(uint32_t chunks_per_segment);
 /* memset(p, 0, bytes), out of line (zero_piece.c). */
 void writer__zero_piece(void* p, size_t bytes);
 /* Whether w, if it is inside its outermost record now, cannot write into a

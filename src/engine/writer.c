@@ -103,12 +103,12 @@ static void scrub(uint8_t* chunk, uint64_t bytes) {
 }
 
 static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
-                  uint64_t generation_bits);
+                  uint64_t generation_bits, bool run);
 
 /* Clears one chunk this thread was handed but does not use (unless a stale
  * writer owns it, or the round is over). */
 static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
-  if (claim(w, sw, offset, engine__of(w)->chunk_size, 0)) writer__release_chunk(w);
+  if (claim(w, sw, offset, engine__of(w)->chunk_size, 0, false)) writer__release_chunk(w);
 }
 
 /* Takes chunks [offset, offset + bytes) of the buffer of switch count `sw`,
@@ -124,7 +124,7 @@ static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
  *     token. At least one of the two sees the other, and backs off.
  * false: nothing owned, nothing written. */
 static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
-                  uint64_t generation_bits) {
+                  uint64_t generation_bits, bool run) {
   engine_t* e = engine__of(w);
   uint32_t b = engine__segment(e, sw);
   uint32_t C = e->chunk_size;
@@ -148,7 +148,15 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
       for (uint32_t i = 0; i < n; i++) clear_chunk(w, sw, offset + (uint64_t)i * C);
     return false;
   }
-  if (ATOMIC_LOAD(&e->dirty[b])) scrub(base, bytes);
+  if (ATOMIC_LOAD(&e->dirty[b])) {
+    if (run) { /* a run of small records: see "runs" below */
+      scrub(base, C);
+      for (uint64_t at = C; at < bytes; at += C)
+        ATOMIC_RELEASE((uint64_t*)(base + at), buffer__provisional_header(C / 8));
+    } else {
+      scrub(base, bytes);
+    }
+  }
   w->chunk = first;
   w->chunk_count = n;
   w->owners = e->owners;
@@ -219,14 +227,82 @@ static uint64_t* take(trace_context_t* w, size_t words) {
   return p;
 }
 
-/* The start of a fresh run. A record spanning several chunks gets a
- * provisional header first (a large record of reserved type 15, as long as
- * the record), which scans skip: if the writer dies before the commit replaces it,
- * a scan must not jump to the next chunk boundary, which is the middle of
- * this record's body. */
-static uint64_t* take_run(trace_context_t* w, size_t words, uint64_t run_bytes) {
+/* ---- runs ----
+ * A writer claims a run of consecutive chunks at once and fills them one
+ * after the other: a record of up to one chunk never crosses a chunk
+ * boundary (the chunk's remainder stays zero, where a scan moves on to the
+ * next chunk), so the layout and its readers are those of single chunks.
+ * Why: on a virtual machine of this project's benchmarks (bench/RESULTS.md,
+ * "Runs of chunks"), two threads writing interleaved 16 KiB chunks paid
+ * 3-7 ns more per 48-byte record than two threads each writing a region of
+ * its own, and nothing at 1 thread; 256 KiB runs cut that to about 1 ns.
+ * The run's length adapts: it doubles (up to run_max) each time the writer
+ * fills a whole run in the segment it still writes, and halves when the
+ * writer leaves a run at a switch having entered only its first chunk, so
+ * that a thread that records little holds one chunk, as before, and does
+ * not take a segment's space from the others. In a dirty segment the claim
+ * clears the run's first chunk and stores a provisional header at the
+ * start of each other one, which a scan skips whole (scrub): a scan never
+ * finds an earlier round's records in a chunk not entered yet, and each
+ * chunk is cleared when the writer enters it, while its lines are about to
+ * be written (clearing the whole run at the claim cost a thread 1-3% per
+ * event on a wrapping buffer: the run's lines left the nearest cache
+ * before the records reached them). */
+
+uint32_t writer__run_max(uint32_t chunks_per_segment) {
+  uint32_t n = chunks_per_segment / WRITER_RUNS_PER_SEGMENT;
+  return n < 1 ? 1 : n > WRITER_MAX_RUN_CHUNKS ? WRITER_MAX_RUN_CHUNKS : n;
+}
+
+/* The length of the next run, in chunks. */
+static uint32_t run_length(const trace_context_t* w) {
+  uint32_t want = w->run_want == 0 ? 1 : w->run_want;
+  uint32_t max = engine__of(w)->run_max;
+  return want < max ? want : max;
+}
+
+/* The run w leaves (before its release): `current` when it is in the
+ * segment now being written. */
+static void adapt_run(trace_context_t* w, bool current) {
+  if (w->chunk == NO_CHUNK) return;
+  uint32_t want = run_length(w);
+  if (current && w->run_entered >= w->chunk_count)
+    want = want * 2 <= engine__of(w)->run_max ? want * 2 : engine__of(w)->run_max;
+  else if (!current && w->chunk_count > 1 && w->run_entered <= 1)
+    want = want > 1 ? want / 2 : 1;
+  w->run_want = want;
+}
+
+/* The next chunk of w's run, for a record of up to one chunk. The run lies
+ * in one segment (claims never cross a segment's end). */
+static uint64_t* next_in_run(trace_context_t* w, size_t words) {
+  engine_t* e = engine__of(w);
+  uint32_t chunk = w->chunk + w->run_entered++;
+  uint8_t* base = engine__segment_base(e, chunk / e->chunks_per_buffer) +
+                  (uint64_t)(chunk % e->chunks_per_buffer) * e->chunk_size;
+  /* in a dirty segment, cleared now: it holds a provisional header */
+  if (ATOMIC_LOAD((uint64_t*)base) != 0) scrub(base, e->chunk_size);
+  w->pos = (uint64_t*)base;
+  w->end = (uint64_t*)(base + e->chunk_size);
+  return take(w, words);
+}
+
+/* The first record of a run just claimed: a record of up to one chunk
+ * starts the run's first chunk; a larger one takes the whole run and first
+ * gets a provisional header (a large record of reserved type 15, as long as
+ * the record), which scans skip: if the writer dies before the commit
+ * replaces it, a scan must not jump to the next chunk boundary, which is
+ * the middle of this record's body. */
+static uint64_t* start_run(trace_context_t* w, size_t words) {
+  uint64_t C = engine__of(w)->chunk_size;
+  if ((uint64_t)words * 8 <= C) {
+    w->end = w->pos + C / 8;
+    w->run_entered = 1;
+    return take(w, words);
+  }
+  w->run_entered = w->chunk_count;
   uint64_t* p = take(w, words);
-  if (run_bytes > engine__of(w)->chunk_size) ATOMIC_RELEASE(p, buffer__provisional_header(words));
+  ATOMIC_RELEASE(p, buffer__provisional_header(words));
   return p;
 }
 
@@ -290,6 +366,7 @@ static __attribute__((noinline)) uint64_t* reserve_chunk(trace_context_t* w, siz
   uint64_t need = (bytes + C - 1) & ~(C - 1); /* C is a power of two */
   if (words == 0 || bytes > TRACE_ENCODED_INLINE_LARGE_RECORD_MAX_SIZE || need > e->rolling_size)
     goto drop;
+  bool small = need == C; /* a record of one chunk at most: runs */
   for (;;) {
     uint64_t epoch = ATOMIC_LOAD(&e->hot->epoch);
     if (epoch == 0) goto drop;
@@ -299,19 +376,27 @@ static __attribute__((noinline)) uint64_t* reserve_chunk(trace_context_t* w, siz
     uint64_t offset = cur & TRACE_BUFFER_ALLOC_OFFSET_MASK;
     /* The epoch may lag the allocation word for a moment after a switch;
      * a chunk of the current round is still good. */
-    if (w->chunk != NO_CHUNK && w->chunk_epoch == (generation_bits | (sw & 0xffffff)) &&
-        words <= (size_t)(w->end - w->pos))
-      return take(w, words);
+    bool current = w->chunk != NO_CHUNK && w->chunk_epoch == (generation_bits | (sw & 0xffffff));
+    if (current && words <= (size_t)(w->end - w->pos)) return take(w, words);
+    if (current && small && w->run_entered < w->chunk_count) return next_in_run(w, words);
+    adapt_run(w, current);
     writer__release_chunk(w);
+    /* A run of chunks for a record of up to one chunk, else the chunks
+     * the record takes. */
+    uint64_t ask = small ? (uint64_t)run_length(w) * C : need;
     /* Allocate while any room is left, even too little for this record: the
-     * tail is then taken and cleared below, so that every chunk under the
-     * end of a full buffer holds this round's data or nothing. */
+     * tail is then taken (a shorter run) or cleared below, so that every
+     * chunk under the end of a full buffer holds this round's data or
+     * nothing. */
     if (offset < e->rolling_size) {
-      uint64_t prev = __atomic_fetch_add(&h->rolling_alloc, need, __ATOMIC_ACQ_REL);
+      uint64_t prev = __atomic_fetch_add(&h->rolling_alloc, ask, __ATOMIC_ACQ_REL);
       uint64_t psw = prev >> TRACE_BUFFER_ALLOC_OFFSET_BITS;
       uint64_t poff = prev & TRACE_BUFFER_ALLOC_OFFSET_MASK;
-      if (poff + need <= e->rolling_size) {
-        if (claim(w, psw, poff, need, generation_bits)) return take_run(w, words, need);
+      if (poff + ask <= e->rolling_size) {
+        if (claim(w, psw, poff, ask, generation_bits, small)) return start_run(w, words);
+      } else if (small && poff < e->rolling_size) {
+        if (claim(w, psw, poff, e->rolling_size - poff, generation_bits, true))
+          return start_run(w, words);
       } else {
         for (uint64_t off = poff; off < e->rolling_size; off += C) clear_chunk(w, psw, off);
       }
@@ -333,15 +418,15 @@ static __attribute__((noinline)) uint64_t* reserve_chunk(trace_context_t* w, siz
       return NULL;
     }
     ATOMIC_STORE(&e->dirty[engine__segment(e, sw)], true); /* before anyone can come back to it */
-    uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | need;
+    uint64_t next = ((sw + 1) << TRACE_BUFFER_ALLOC_OFFSET_BITS) | ask;
     if (__atomic_compare_exchange_n(&h->rolling_alloc, &cur, next, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_RELAXED)) {
       switched(e, sw, generation_bits);
-      bool claimed = claim(w, sw + 1, 0, need, generation_bits);
+      bool claimed = claim(w, sw + 1, 0, ask, generation_bits, small);
       /* after the claim: the save need not wait for this thread, now in
        * the new segment (engine__wait_writers_quiet) */
       if (e->mode == TRACE_BUFFERING_MODE_STREAMING) engine__request_save(e, sw);
-      if (claimed) return take_run(w, words, need);
+      if (claimed) return start_run(w, words);
     }
   }
 drop:
@@ -562,6 +647,7 @@ static trace_context_t* new_writer(engine_t* e) {
     ATOMIC_STORE(&w->nesting, 0);
     w->reserving = 0;
     w->open_allocs = 0; /* the thread before may have exited holding one */
+    w->run_want = 0;    /* a new thread starts with runs of one chunk */
     w->thread_registered = false;
     w->cache_epoch = 0; /* a new thread: its caches start empty */
   }
