@@ -20,6 +20,12 @@
  *                     a string event's floor: any recorder measures and
  *                     copies the string)
  *
+ * --interleave BYTES (record, record_str): the threads' records go into one
+ * region in pieces of BYTES taken in turn (thread t's k-th piece at piece
+ * k * threads + t), as writers claiming chunks one at a time lay them out,
+ * instead of a region per thread; records never cross a piece's end. A
+ * multiple of 4096; 0 (the default): a region per thread.
+ *
  * --record-bytes must be a multiple of 8 between 8 and 256. */
 #include <stdio.h>
 #include <string.h>
@@ -80,7 +86,21 @@ typedef struct store_args {
   uint64_t region;                     /* bytes per thread */
   uint64_t words;                      /* per record */
   uint64_t* cursor[BENCH_MAX_THREADS]; /* where thread t's next record goes */
+  uint64_t piece;                      /* --interleave in words, 0 = off */
+  uint64_t skip;                       /* words from a piece's end to the thread's next */
+  uint64_t* piece_end[BENCH_MAX_THREADS];
 } store_args_t;
+
+/* Where the next record of `w` words goes (--interleave: the thread's next
+ * piece when this one has no room). */
+static inline uint64_t* next_record(store_args_t* a, int t, uint64_t* p, uint64_t w,
+                                    uint64_t piece) {
+  if (piece != 0 && p + w > a->piece_end[t]) {
+    p = a->piece_end[t] + a->skip;
+    a->piece_end[t] = p + piece;
+  }
+  return p;
+}
 
 /* The record's words are stored one by one, as a writer fills a record; the
  * compiler barrier keeps them from being merged into a memset or vectorized
@@ -102,8 +122,9 @@ static void loop_store(uint64_t n, int t, void* arg) {
 static void loop_record(uint64_t n, int t, void* arg) {
   store_args_t* a = arg;
   uint64_t* p = a->cursor[t];
-  const uint64_t w = a->words;
+  const uint64_t w = a->words, piece = a->piece;
   for (uint64_t i = 0; i < n; i++) {
+    p = next_record(a, t, p, w, piece);
     uint64_t ts = trace_clock__now_ns();
     for (uint64_t k = 2; k < w; k++) p[k] = i + k;
     p[1] = ts;
@@ -137,7 +158,9 @@ char g_floor_string[17] = "0123456789abcdef";
 static void loop_record_str(uint64_t n, int t, void* arg) {
   store_args_t* a = arg;
   uint64_t* p = a->cursor[t];
+  const uint64_t piece = a->piece;
   for (uint64_t i = 0; i < n; i++) {
+    p = next_record(a, t, p, 6, piece); /* the record below: 48 bytes */
     uint64_t ts = trace_clock__now_ns();
     const char* s = g_floor_string;
     __asm__("" : "+r"(s)); /* a string the compiler does not know */
@@ -162,11 +185,14 @@ static void loop_record_str(uint64_t n, int t, void* arg) {
 
 int main(int argc, char** argv) {
   bench_options_t o;
-  bench_parse_options(argc, argv, &o,
-                      " [--record-bytes N]\n"
-                      "  scenarios: load_branch clock clock_vdso fetch_add fetch_add_shared\n"
-                      "             store record record2 record_str\n"
-                      "  --record-bytes N  record size for store/record/record2 (default 24)");
+  bench_parse_options(
+      argc, argv, &o,
+      " [--record-bytes N] [--interleave BYTES]\n"
+      "  scenarios: load_branch clock clock_vdso fetch_add fetch_add_shared\n"
+      "             store record record2 record_str\n"
+      "  --record-bytes N  record size for store/record/record2 (default 24)\n"
+      "  --interleave BYTES  record/record_str: threads take pieces of one region\n"
+      "                    in turn (as chunks), not a region each (default 0: off)");
   trace_clock__init();
   static const struct {
     const char* name;
@@ -200,8 +226,19 @@ int main(int argc, char** argv) {
       fprintf(stderr, "bench_floor: bad --record-bytes %llu\n", (unsigned long long)o.record_bytes);
       return 2;
     }
+    bool interleavable = !strcmp(o.scenario, "record") || !strcmp(o.scenario, "record_str");
+    if (o.interleave && (!interleavable || o.interleave % 4096 || o.interleave < o.record_bytes)) {
+      fprintf(stderr,
+              "bench_floor: bad --interleave %llu (record, record_str; a multiple of 4096)\n",
+              (unsigned long long)o.interleave);
+      return 2;
+    }
     sa.words = o.record_bytes / 8;
     sa.region = ((o.warmup + o.events) * o.record_bytes + 4095) & ~UINT64_C(4095);
+    if (o.interleave) { /* whole pieces, each holding as many whole records as fit */
+      uint64_t per_piece = o.interleave / o.record_bytes;
+      sa.region = ((o.warmup + o.events + per_piece - 1) / per_piece + 1) * o.interleave;
+    }
     sa.base = bench_map_buffer(sa.region * (uint64_t)o.threads);
     if (!sa.base) {
       perror("bench_floor: mmap");
@@ -215,7 +252,16 @@ int main(int argc, char** argv) {
     memset(sa.base, 0, sa.region * (uint64_t)o.threads);
     for (int i = 0; i < o.threads; i++)
       sa.cursor[i] = (uint64_t*)(sa.base + (uint64_t)i * sa.region);
-    snprintf(extra, sizeof extra, "record_bytes=%llu", (unsigned long long)o.record_bytes);
+    if (o.interleave) {
+      sa.piece = o.interleave / 8;
+      sa.skip = (uint64_t)(o.threads - 1) * sa.piece;
+      for (int i = 0; i < o.threads; i++) {
+        sa.cursor[i] = (uint64_t*)(sa.base + (uint64_t)i * o.interleave);
+        sa.piece_end[i] = sa.cursor[i] + sa.piece;
+      }
+    }
+    snprintf(extra, sizeof extra, "record_bytes=%llu interleave=%llu",
+             (unsigned long long)o.record_bytes, (unsigned long long)o.interleave);
   }
   if (!strcmp(o.scenario, "clock") || !strcmp(o.scenario, "record") ||
       !strcmp(o.scenario, "record2") || !strcmp(o.scenario, "record_str"))

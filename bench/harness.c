@@ -64,6 +64,8 @@ void bench_parse_options(int argc, char** argv, bench_options_t* o, const char* 
       o->warmup = parse_u64(argv[0], usage_extra, v);
     else if (!strcmp(a, "--record-bytes"))
       o->record_bytes = parse_u64(argv[0], usage_extra, v);
+    else if (!strcmp(a, "--interleave"))
+      o->interleave = parse_u64(argv[0], usage_extra, v);
     else if (!strcmp(a, "--buffer-mib"))
       o->buffer_mib = parse_u64(argv[0], usage_extra, v);
     else if (!strcmp(a, "--rate"))

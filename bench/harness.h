@@ -21,6 +21,7 @@ typedef struct bench_options {
   uint64_t events;       /* --events per thread, default 10M */
   uint64_t warmup;       /* --warmup per thread (untimed), default 10000 */
   uint64_t record_bytes; /* --record-bytes (floor scenarios), default 24 */
+  uint64_t interleave;   /* --interleave (floor record scenarios): piece bytes, 0 = off */
   uint64_t buffer_mib;   /* --buffer-mib (fxtrace; 0 = computed) */
   uint64_t rate;         /* --rate events/s per thread (paced scenarios; 0 = unpaced) */
   const char* mode;      /* --mode (bench_fxtrace: local or provider), default "local" */

@@ -183,8 +183,9 @@ struct trace_context {
   uint64_t formats_written[TRACE_ENGINE_WRITER_FORMAT_IDS / 64];
   /* The run of chunks claimed at once (src/engine/writer.c, "runs"): how
    * many of `chunk_count` the writer has entered (the current chunk is the
-   * last of them; all of them for a record larger than a chunk), and how
-   * many the next claim asks for (0 counts as 1). Engine-only. */
+   * last of them; chunk_count + 1 for the chunks of a record larger than a
+   * chunk), and how many the next claim asks for (0 counts as 1).
+   * Engine-only. */
   uint32_t run_entered;
   uint32_t run_want;
 } __attribute__((aligned(64)));

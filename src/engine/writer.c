@@ -30,7 +30,9 @@ static void scrub(uint8_t* chunk, uint64_t bytes);
  * first chunk may have been skipped by the allocator (this thread owned it)
  * while the others get handed out once released, and then the large record
  * at its start would claim chunks that now hold someone else's records. So
- * the run is cleared, while this thread still owns it, before release. */
+ * the run is cleared, while this thread still owns it, before release (a
+ * run of small records too: its old records would otherwise show in the
+ * current round). */
 static void clear_stale_run(trace_context_t* w) {
   engine_t* e = engine__of(w);
   uint64_t epoch = ATOMIC_LOAD(&e->hot->epoch);
@@ -39,7 +41,10 @@ static void clear_stale_run(trace_context_t* w) {
   /* the segment is reused `segments` switches after it was filled */
   if (((now - w->chunk_epoch) & 0xffffff) < e->segments) return; /* the data is still current */
   uint32_t C = e->chunk_size;
-  for (uint32_t i = 0; i < w->chunk_count; i++) {
+  /* a run of small records: only the chunks entered hold records (the
+   * others hold zeros or a provisional header) */
+  uint32_t n = w->run_entered < w->chunk_count ? w->run_entered : w->chunk_count;
+  for (uint32_t i = 0; i < n; i++) {
     uint32_t chunk = w->chunk + i;
     if (ATOMIC_LOAD(&e->owners[chunk]) != w->token) continue;
     uint32_t b = chunk / e->chunks_per_buffer;
@@ -102,20 +107,52 @@ static void scrub(uint8_t* chunk, uint64_t bytes) {
   ATOMIC_RELEASE((uint64_t*)chunk, 0);
 }
 
-static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t bytes,
-                  uint64_t generation_bits, bool run);
+/* Whether the segment of switch count `sw` is in use again (read after
+ * this thread published tokens in it: see claim). */
+static bool reused_since(const engine_t* e, uint64_t sw) {
+  uint64_t now = __atomic_load_n(&e->header->rolling_alloc, __ATOMIC_SEQ_CST);
+  return (now >> TRACE_BUFFER_ALLOC_OFFSET_BITS) >= sw + e->segments;
+}
 
-/* Clears one chunk this thread was handed but does not use (unless a stale
- * writer owns it, or the round is over). */
-static void clear_chunk(trace_context_t* w, uint64_t sw, uint64_t offset) {
-  if (claim(w, sw, offset, engine__of(w)->chunk_size, 0, false)) writer__release_chunk(w);
+/* Clears the chunks [offset, offset + count * C) of the buffer of switch
+ * count `sw` that this thread was handed but does not use, unless a stale
+ * writer owns one (it keeps it) or the round is over: takes each free one,
+ * marks them all with a provisional header, then zeroes each and lets it
+ * go (so that a scan meanwhile, or after a kill, skips them whole). */
+static void clear_chunks(trace_context_t* w, uint64_t sw, uint64_t offset, uint32_t count) {
+  engine_t* e = engine__of(w);
+  uint32_t b = engine__segment(e, sw);
+  uint32_t C = e->chunk_size;
+  uint32_t first = b * e->chunks_per_buffer + (uint32_t)(offset / C);
+  uint8_t* base = engine__segment_base(e, b) + offset;
+  bool any = false;
+  for (uint32_t i = 0; i < count; i++) {
+    uint16_t expected = 0;
+    any |= __atomic_compare_exchange_n(&e->owners[first + i], &expected, w->token, false,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+  if (!any) return;
+  bool clear = !reused_since(e, sw) && ATOMIC_LOAD(&e->dirty[b]);
+  for (int pass = clear ? 0 : 2; pass < 3; pass++)
+    for (uint32_t i = 0; i < count; i++) {
+      if (ATOMIC_LOAD(&e->owners[first + i]) != w->token) continue; /* a stale writer's */
+      uint8_t* chunk = base + (uint64_t)i * C;
+      if (pass == 0)
+        ATOMIC_RELEASE((uint64_t*)chunk, buffer__provisional_header(C / 8));
+      else if (pass == 1)
+        scrub(chunk, C);
+      else
+        ATOMIC_RELEASE(&e->owners[first + i], 0);
+    }
 }
 
 /* Takes chunks [offset, offset + bytes) of the buffer of switch count `sw`,
  * which this thread got from the allocation word. Two races make this more
  * than setting owner words:
  *   - a stale writer (circular) may still own one of them: that chunk keeps
- *     its owner's records, and the run is given up;
+ *     its owner's records; a large record's run is then given up, while a
+ *     run of small records (`run`) becomes its longest stretch of free
+ *     chunks from the first free one (those after it are cleared);
  *   - this thread may have been preempted between the fetch-add and here for
  *     two whole switches, so that the buffer is in use again and the chunks
  *     were handed out anew. Dekker-style, with sequentially consistent
@@ -130,35 +167,42 @@ static bool claim(trace_context_t* w, uint64_t sw, uint64_t offset, uint64_t byt
   uint32_t C = e->chunk_size;
   uint32_t first = b * e->chunks_per_buffer + (uint32_t)(offset / C);
   uint32_t n = (uint32_t)(bytes / C);
-  uint8_t* base = engine__segment_base(e, b) + offset;
-  uint32_t taken = 0;
-  for (; taken < n; taken++) {
+  uint32_t from = 0, taken = 0; /* the stretch [from, from + taken) */
+  while (from + taken < n) {
     uint16_t expected = 0;
-    if (!__atomic_compare_exchange_n(&e->owners[first + taken], &expected, w->token, false,
-                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    if (__atomic_compare_exchange_n(&e->owners[first + from + taken], &expected, w->token, false,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      taken++;
+    else if (run && taken == 0)
+      from++; /* a stale writer's, before the stretch */
+    else
       break;
   }
-  uint64_t now = __atomic_load_n(&e->header->rolling_alloc, __ATOMIC_SEQ_CST);
-  bool reused = (now >> TRACE_BUFFER_ALLOC_OFFSET_BITS) >= sw + e->segments;
-  if (taken < n || reused) {
-    for (uint32_t i = 0; i < taken; i++) ATOMIC_RELEASE(&e->owners[first + i], 0);
+  bool reused = reused_since(e, sw);
+  if (reused || taken == 0 || (!run && taken < n)) {
+    for (uint32_t i = 0; i < taken; i++) ATOMIC_RELEASE(&e->owners[first + from + i], 0);
     /* chunks handed to this thread that it will not use must not show a
      * scan records from an earlier round: clear each free one */
-    if (!reused && n > 1)
-      for (uint32_t i = 0; i < n; i++) clear_chunk(w, sw, offset + (uint64_t)i * C);
+    if (!reused && n > 1) clear_chunks(w, sw, offset, n);
     return false;
   }
+  /* past the stretch: a stale writer's chunk, then ones to clear */
+  if (from + taken + 1 < n)
+    clear_chunks(w, sw, offset + (uint64_t)(from + taken + 1) * C, n - (from + taken + 1));
+  first += from;
+  uint8_t* base = engine__segment_base(e, b) + offset + (uint64_t)from * C;
+  bytes = (uint64_t)taken * C;
   if (ATOMIC_LOAD(&e->dirty[b])) {
     if (run) { /* a run of small records: see "runs" below */
-      scrub(base, C);
       for (uint64_t at = C; at < bytes; at += C)
         ATOMIC_RELEASE((uint64_t*)(base + at), buffer__provisional_header(C / 8));
+      scrub(base, C); /* after the marks: a scan never meets the others' old records */
     } else {
       scrub(base, bytes);
     }
   }
   w->chunk = first;
-  w->chunk_count = n;
+  w->chunk_count = taken;
   w->owners = e->owners;
   w->pos = (uint64_t*)base;
   w->end = (uint64_t*)(base + bytes);
@@ -262,13 +306,15 @@ static uint32_t run_length(const trace_context_t* w) {
 }
 
 /* The run w leaves (before its release): `current` when it is in the
- * segment now being written. */
+ * segment now being written. A large record's chunks (run_entered past
+ * chunk_count) change nothing; a run left in its segment before its end
+ * (for a large record) halves the next, as its rest is lost. */
 static void adapt_run(trace_context_t* w, bool current) {
-  if (w->chunk == NO_CHUNK) return;
+  if (w->chunk == NO_CHUNK || w->run_entered > w->chunk_count) return;
   uint32_t want = run_length(w);
-  if (current && w->run_entered >= w->chunk_count)
+  if (current && w->run_entered == w->chunk_count)
     want = want * 2 <= engine__of(w)->run_max ? want * 2 : engine__of(w)->run_max;
-  else if (!current && w->chunk_count > 1 && w->run_entered <= 1)
+  else if (current || (w->chunk_count > 1 && w->run_entered <= 1))
     want = want > 1 ? want / 2 : 1;
   w->run_want = want;
 }
@@ -300,7 +346,7 @@ static uint64_t* start_run(trace_context_t* w, size_t words) {
     w->run_entered = 1;
     return take(w, words);
   }
-  w->run_entered = w->chunk_count;
+  w->run_entered = w->chunk_count + 1; /* a large record's: not a run (adapt_run) */
   uint64_t* p = take(w, words);
   ATOMIC_RELEASE(p, buffer__provisional_header(words));
   return p;
@@ -397,8 +443,8 @@ static __attribute__((noinline)) uint64_t* reserve_chunk(trace_context_t* w, siz
       } else if (small && poff < e->rolling_size) {
         if (claim(w, psw, poff, e->rolling_size - poff, generation_bits, true))
           return start_run(w, words);
-      } else {
-        for (uint64_t off = poff; off < e->rolling_size; off += C) clear_chunk(w, psw, off);
+      } else if (poff < e->rolling_size) {
+        clear_chunks(w, psw, poff, (uint32_t)((e->rolling_size - poff) / C));
       }
       continue;
     }
@@ -721,6 +767,7 @@ static trace_context_t* attach(engine_t* e, uint64_t generation) {
     ATOMIC_STORE(&w->records_written, 0);
     ATOMIC_STORE(&w->records_dropped, 0);
     w->open_allocs = 0; /* an earlier trace's record never committed */
+    w->run_want = 0;    /* runs start again at one chunk */
     ATOMIC_RELEASE(&w->generation, generation);
   }
   return w;
