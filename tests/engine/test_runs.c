@@ -85,6 +85,13 @@ static void check_in_order(const archive_summary_t* s, uint64_t tid, uint64_t fr
   ASSERT_EQ(next, from + n);
 }
 
+/* Runs fn(arg) on a thread of its own, to its end. */
+static void on_thread(void* (*fn)(void*), void* arg) {
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, NULL, fn, arg), 0);
+  pthread_join(t, NULL);
+}
+
 static void* record_once(void* arg) {
   (void)arg;
   emit_seq(7);
@@ -97,9 +104,7 @@ static void test_runs_grow(void) {
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, BIG_BUFFER, NULL), 0);
   /* another thread's chunk first: the runs below then do not end exactly
    * at the segment's end (991 chunks: 1 + 15 + 16 k + 15) */
-  pthread_t t;
-  ASSERT_EQ(pthread_create(&t, NULL, record_once, NULL), 0);
-  pthread_join(t, NULL);
+  on_thread(record_once, NULL);
   uint64_t seq = 0;
   emit_seq(seq++);
   ASSERT_EQ(my_run().count, 1u); /* a thread starts with one chunk */
@@ -144,17 +149,12 @@ static void test_sparse_threads_take_one_chunk(void) {
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, BIG_BUFFER, NULL), 0);
   /* one busy thread first, whose writer the later threads reuse: its run
    * length must not carry over to them */
-  pthread_t t;
   uint64_t seq = 0;
-  ASSERT_EQ(pthread_create(&t, NULL, record_busy, &seq), 0);
-  pthread_join(t, NULL);
+  on_thread(record_busy, &seq);
   uint64_t before = alloc_offset(&h);
   uint32_t C = header_of(&h)->chunk_size;
   enum { THREADS = 24 };
-  for (int i = 0; i < THREADS; i++) {
-    ASSERT_EQ(pthread_create(&t, NULL, record_once, NULL), 0);
-    pthread_join(t, NULL);
-  }
+  for (int i = 0; i < THREADS; i++) on_thread(record_once, NULL);
   ASSERT_EQ(alloc_offset(&h) - before, (uint64_t)THREADS * C);
   harness_finish(&h, &s);
   ASSERT_EQ(s.skipped, 0u);
@@ -184,9 +184,7 @@ static void test_run_halves_after_switch(void) {
   run_t r = my_run();
   ASSERT_EQ(r.count, max);
   ASSERT_EQ(r.entered, 1u);
-  pthread_t t;
-  ASSERT_EQ(pthread_create(&t, NULL, record_until_switch, &h), 0);
-  pthread_join(t, NULL);
+  on_thread(record_until_switch, &h);
   emit_seq(seq++); /* leaves the old run: the next is half as long */
   ASSERT_EQ(my_run().count, max / 2);
   ASSERT_EQ(my_run().entered, 1u);
