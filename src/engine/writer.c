@@ -285,8 +285,8 @@ static uint64_t* take(trace_context_t* w, size_t words) {
  * writer leaves a run at a switch having entered only its first chunk, so
  * that a thread that records little holds one chunk, as before, and does
  * not take a segment's space from the others. In a dirty segment the claim
- * clears the run's first chunk and stores a provisional header at the
- * start of each other one, which a scan skips whole (scrub): a scan never
+ * stores a provisional header at the start of each chunk but the first,
+ * which a scan skips whole (scrub), then clears the first: a scan never
  * finds an earlier round's records in a chunk not entered yet, and each
  * chunk is cleared when the writer enters it, while its lines are about to
  * be written (clearing the whole run at the claim cost a thread 1-3% per
