@@ -32,6 +32,7 @@ static const char* const kSlots[][8] = {
     [KEV_IRQ_EXIT] = {"irq"},
     [KEV_SOFTIRQ_ENTRY] = {"vec"},
     [KEV_SOFTIRQ_EXIT] = {"vec"},
+    [KEV_NEWTASK] = {"pid", "clone_flags"},
 };
 
 kev_desc_t* kev_table__add(kev_table_t* t, const char* system, const char* event, kev_kind_t kind,

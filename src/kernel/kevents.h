@@ -28,6 +28,7 @@ typedef enum {
   KEV_IRQ_EXIT,      /* irq_handler_exit */
   KEV_SOFTIRQ_ENTRY, /* softirq_entry */
   KEV_SOFTIRQ_EXIT,  /* softirq_exit */
+  KEV_NEWTASK,       /* task_newtask: a task's process at its birth (kbirths.h) */
 } kev_kind_t;
 
 #define KEV_MAX_FIELDS 15 /* FXT's argument count */
@@ -75,6 +76,7 @@ enum { KF_EXIT_COMM = 0, KF_EXIT_PID };
 enum { KF_RENAME_PID = 0, KF_RENAME_NEWCOMM };
 enum { KF_IRQ_IRQ = 0, KF_IRQ_NAME };
 enum { KF_SOFTIRQ_VEC = 0 };
+enum { KF_NEWTASK_PID = 0, KF_NEWTASK_CLONE_FLAGS };
 
 void kev_table__init(kev_table_t* t, struct tep_handle* tep);
 void kev_table__free(kev_table_t* t); /* frees the tep too */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "engine/engine_internal.h"
+#include "kernel/kahead.h"
 #include "kernel/kcleanup.h"
 #include "kernel/kconvert.h"
 #include "kernel/kcpu.h"
@@ -62,6 +63,8 @@ typedef struct kinstance {
   struct tracefs_instance* instance;
   kev_table_t table; /* the union of the sessions' events: only grows */
   kconv_t conv;
+  kahead_t ahead;     /* pages read ahead of their turn for a thread's birth */
+  int converting_cpu; /* whose page conv holds now; -1: none */
   kwriter_t writer;
   int cpus;
   size_t drain_pages;   /* a drain's bound per CPU (read_cpus) */
@@ -144,6 +147,11 @@ static const wanted_t kTaskEvents[] = {
     {"sched", "sched_process_exec", KEV_EXEC},
     {"sched", "sched_process_exit", KEV_EXIT},
     {"task", "task_rename", KEV_RENAME},
+};
+/* With kernel:sched or kernel:task: the births that give short-lived
+ * threads their process (kbirths.h); no record unless named generically */
+static const wanted_t kBirthEvents[] = {
+    {"task", "task_newtask", KEV_NEWTASK},
 };
 static const wanted_t kIrqEvents[] = {
     {"irq", "irq_handler_entry", KEV_IRQ_ENTRY},
@@ -268,6 +276,9 @@ static bool extend_table(kinstance_t* k, const kwcats_t* c, const char* tracing_
     list_add(&events, kSchedEvents[i].system, kSchedEvents[i].event);
   for (size_t i = 0; c->task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
     list_add(&events, kTaskEvents[i].system, kTaskEvents[i].event);
+  for (size_t i = 0; (c->sched || c->task) && i < sizeof(kBirthEvents) / sizeof(kBirthEvents[0]);
+       i++)
+    list_add(&events, kBirthEvents[i].system, kBirthEvents[i].event);
   for (size_t i = 0; c->irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
     list_add(&events, kIrqEvents[i].system, kIrqEvents[i].event);
   for (size_t i = 0; i < c->generic_count; i++) list_add(&events, c->generic[i], NULL);
@@ -288,6 +299,10 @@ static bool extend_table(kinstance_t* k, const kwcats_t* c, const char* tracing_
                    "kernel:sched");
   for (size_t i = 0; ok && c->task && i < sizeof(kTaskEvents) / sizeof(kTaskEvents[0]); i++)
     kev_table__add(&k->table, kTaskEvents[i].system, kTaskEvents[i].event, kTaskEvents[i].kind,
+                   "kernel:task");
+  for (size_t i = 0;
+       ok && (c->sched || c->task) && i < sizeof(kBirthEvents) / sizeof(kBirthEvents[0]); i++)
+    kev_table__add(&k->table, kBirthEvents[i].system, kBirthEvents[i].event, kBirthEvents[i].kind,
                    "kernel:task");
   for (size_t i = 0; ok && c->irq && i < sizeof(kIrqEvents) / sizeof(kIrqEvents[0]); i++)
     kev_table__add(&k->table, kIrqEvents[i].system, kIrqEvents[i].event, kIrqEvents[i].kind,
@@ -382,29 +397,53 @@ static size_t read_cpus(kinstance_t* k, size_t rounds, bool flush) {
   for (int cpu = 0; cpu < k->cpus; cpu++) {
     if (k->cpu[cpu].fd < 0) continue;
     bool flushed = false;
-    for (size_t i = 0; i < rounds; i++) {
+    for (size_t i = 0; i < rounds;) {
       /* another thread waits for mu: let it in between two pages */
       if (!flush && (atomic_load(&k->wanted) != 0 || !wait_for_save(k, &waited_ms))) return pages;
-      /* Whole pages only between drains (spliced through a pipe, as
-       * trace-cmd does): fewer reads. The partial last page of each CPU
-       * comes with a drain. */
-      /* read straight into the converter's padded buffer: no copy of the page */
+      /* read straight into the converter's padded buffer: no copy of the
+       * page. Pages read ahead come first, in order, and outside the
+       * bound: they were in the kernel's buffer when the read began. */
       void* page = kconv__page_buffer(&k->conv);
-      int n = kcpu__read(&k->cpu[cpu], page);
-      if (n <= 0 && flush && !flushed) {
-        n = kcpu__flush(&k->cpu[cpu], page);
-        flushed = true;
+      int n = kahead__take(&k->ahead, cpu, page);
+      if (n <= 0) {
+        /* Whole pages only between drains (spliced through a pipe, as
+         * trace-cmd does): fewer reads. The partial last page of each
+         * CPU comes with a drain. */
+        n = kcpu__read(&k->cpu[cpu], page);
+        if (n <= 0 && flush && !flushed) {
+          n = kcpu__flush(&k->cpu[cpu], page);
+          flushed = true;
+        }
+        if (n <= 0) break;
+        i++;
       }
-      if (n <= 0) break;
       if (kwriter__begin(&k->writer)) {
+        k->converting_cpu = cpu;
         kconv__page(&k->conv, &k->table, (uint32_t)cpu, page, (size_t)n, kwriter__event,
                     &k->writer);
+        k->converting_cpu = -1;
       }
       kwriter__end(&k->writer);
       pages++;
     }
   }
   return pages;
+}
+
+/* kconv_sink_t of a read-ahead: notes the births, writes nothing. */
+static void note_birth(void* arg, const kconv_event_t* e) {
+  kwriter_t* w = arg;
+  if (e->desc->kind == KEV_NEWTASK) kbirths__note(&w->births, w->table, e->desc, e->data, e->size);
+}
+
+/* kbirths_ahead_fn, on the reader thread while it converts a page of
+ * converting_cpu: the other CPUs' pages, scanned for births and queued for
+ * their turn. */
+static void read_ahead(void* arg) {
+  kinstance_t* k = arg;
+  for (int cpu = 0; cpu < k->cpus; cpu++)
+    if (cpu != k->converting_cpu)
+      kahead__read(&k->ahead, &k->cpu[cpu], cpu, k->drain_pages, &k->table, note_birth, &k->writer);
 }
 
 /* Under mu, on the reader thread: the sessions that leave and join. What
@@ -538,6 +577,12 @@ static void instance_free(kinstance_t* k) {
             (unsigned long long)k->conv.unknown, (unsigned long long)k->conv.damaged_pages,
             (unsigned long long)k->conv.missed, (unsigned long long)k->writer.written,
             (unsigned long long)k->writer.lane_gaps);
+  if (getenv("FXTRACE_KERNEL_DEBUG"))
+    fprintf(stderr,
+            "fxtrace: kernel provider: %llu task births noted, %llu lookups read ahead (%llu "
+            "pages)\n",
+            (unsigned long long)k->writer.births.noted,
+            (unsigned long long)k->writer.births.read_aheads, (unsigned long long)k->ahead.pages);
   /* no handler on this thread between the two: it would wait for closes
    * that come after it */
   sigset_t all, old;
@@ -561,6 +606,7 @@ static void instance_free(kinstance_t* k) {
   kwriter__free(&k->writer);
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) kwsession__free(k->slots[i].joining);
   kconv__free(&k->conv);
+  kahead__free(&k->ahead);
   kev_table__free(&k->table);
   free(k->kernel_enabled);
   if (k->wake_fd >= 0) close(k->wake_fd);
@@ -618,12 +664,15 @@ static kinstance_t* instance_create(const kwcats_t* c, char* error, size_t error
     snprintf(error, error_size, "interrupted: the process is ending on a signal");
     goto fail;
   }
-  if (kconv__init(&k->conv, page_size) != 0 ||
+  if (kconv__init(&k->conv, page_size) != 0 || kahead__init(&k->ahead, k->cpus, page_size) != 0 ||
       kwriter__init(&k->writer, &k->table, strcmp(k->clock, "x86-tsc") == 0, (uint32_t)k->cpus) !=
           0) {
     snprintf(error, error_size, "out of memory");
     goto fail;
   }
+  k->converting_cpu = -1;
+  k->writer.births.ahead = read_ahead;
+  k->writer.births.ahead_arg = k;
   k->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   sigset_t all, old;
   sigfillset(&all);

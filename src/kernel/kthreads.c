@@ -113,24 +113,30 @@ static uint32_t saved_tgid(const kthreads_t* t, uint32_t tid) {
   return hit ? hit[1] : 0;
 }
 
-uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
-  kthread_entry_t* e = kthreads__get(t, tid);
-  if (e && e->tgid) return e->tgid;
+uint32_t kthreads__proc_tgid(uint32_t tid) {
   uint32_t tgid = 0;
   char path[64], line[128];
   snprintf(path, sizeof(path), "/proc/%u/status", tid);
   FILE* f = fopen(path, "re");
-  if (f) {
-    while (fgets(line, sizeof(line), f))
-      if (strncmp(line, "Tgid:", 5) == 0) {
-        unsigned long v = strtoul(line + 5, NULL, 10);
-        if (v > 0 && v <= UINT32_MAX) tgid = (uint32_t)v;
-        break;
-      }
-    fclose(f);
-  }
-  if (tgid == 0) { /* gone already: the kernel's map, as fresh as the rate allows (an older
-                    * one may hold a recycled pid's process) */
+  if (!f) return 0;
+  while (fgets(line, sizeof(line), f))
+    if (strncmp(line, "Tgid:", 5) == 0) {
+      unsigned long v = strtoul(line + 5, NULL, 10);
+      if (v > 0 && v <= UINT32_MAX) tgid = (uint32_t)v;
+      break;
+    }
+  fclose(f);
+  return tgid;
+}
+
+uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
+  kthread_entry_t* e = kthreads__get(t, tid);
+  if (e && e->tgid) return e->tgid;
+  uint32_t tgid = kthreads__proc_tgid(tid);
+  /* gone already: its birth in this trace, read ahead if need be */
+  if (tgid == 0 && t->births) tgid = kbirths__tgid(t->births, tid, true);
+  if (tgid == 0) { /* born before the trace: the kernel's map, as fresh as the rate allows (an
+                    * older one may hold a recycled pid's process) */
     load_saved_tgids(t);
     tgid = saved_tgid(t, tid);
   }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/kbirths.h"
+
 enum { KTHREAD_NAMED = 1, KPROCESS_NAMED = 2 };
 
 /* The kernel's comm: at most 15 bytes and its NUL (TASK_COMM_LEN). */
@@ -39,6 +41,7 @@ typedef struct kthreads {
   uint32_t (*saved)[2];
   size_t saved_count;
   uint64_t saved_ns; /* CLOCK_MONOTONIC of the last read; 0 never */
+  kbirths_t* births; /* the tasks born during the trace (shared by the sessions); NULL: none */
 } kthreads_t;
 
 void kthreads__free(kthreads_t* t);
@@ -48,10 +51,14 @@ void kthreads__clear(kthreads_t* t);
  * NULL only when out of memory. */
 kthread_entry_t* kthreads__get(kthreads_t* t, uint32_t tid);
 
-/* The process of tid: known, else from /proc/TID/status, else from the
- * kernel's saved_tgids (a thread gone already, when the instance records
- * tgids), else tid itself; remembered. */
+/* The process of tid: known, else from /proc/TID/status, else (a thread
+ * gone already) from its birth in this trace (kbirths.h), else from the
+ * kernel's saved_tgids (when the instance records tgids), else tid itself;
+ * remembered. */
 uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid);
+
+/* tid's process from /proc/TID/status; 0 when it is gone. */
+uint32_t kthreads__proc_tgid(uint32_t tid);
 
 /* Remembers name as the one the last thread record written gave e, from an
  * event at ftrace time ts. */

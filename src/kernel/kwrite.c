@@ -20,7 +20,7 @@ int kwriter__init(kwriter_t* w, kev_table_t* table, bool tsc, uint32_t cpus) {
   w->table = table;
   w->tsc = tsc;
   w->cpus = cpus ? cpus : 1;
-  return 0;
+  return kbirths__init(&w->births);
 }
 
 void kwcats__free(kwcats_t* c) {
@@ -63,6 +63,7 @@ void kwsession__free(kwsession_t* s) {
 
 void kwriter__free(kwriter_t* w) {
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) kwsession__free(w->sessions[i]);
+  kbirths__free(&w->births);
   memset(w, 0, sizeof(*w));
 }
 
@@ -70,6 +71,7 @@ kwsession_t* kwriter__remove_session(kwriter_t* w, unsigned session) {
   if (session >= TRACE_ENGINE_MAX_SESSIONS) return NULL;
   kwsession_t* s = w->sessions[session];
   w->sessions[session] = NULL;
+  if (s) s->threads.births = NULL;
   return s;
 }
 
@@ -108,6 +110,11 @@ static bool names_generic(const kwcats_t* c, const kev_desc_t* d) {
 uint8_t kwcats__mode(const kwcats_t* c, const kev_desc_t* d) {
   bool native = false;
   switch (d->kind) {
+    case KEV_NEWTASK:
+      /* kept for the processes of short-lived threads (kbirths.h) by both
+       * categories that name threads; it writes a record only when named */
+      if (names_generic(c, d)) return KWMODE_GENERIC;
+      return c->sched || c->task ? KWMODE_NATIVE : KWMODE_NONE;
     case KEV_SWITCH:
     case KEV_WAKEUP:
       native = c->sched;
@@ -617,11 +624,14 @@ static void write_event(const kwriter_t* w, kwsession_t* s, const kconv_event_t*
     case KEV_GENERIC:
       write_generic(w, s, e, v);
       break;
+    case KEV_NEWTASK: /* noted for every session (kwriter__event), no record */
+      break;
   }
 }
 
 void kwriter__event(void* arg, const kconv_event_t* e) {
   kwriter_t* w = arg;
+  if (e->desc->kind == KEV_NEWTASK) kbirths__note(&w->births, w->table, e->desc, e->data, e->size);
   /* each session that takes part and holds its context: one write each */
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
     kwsession_t* s = w->sessions[i];
@@ -737,6 +747,7 @@ bool kwriter__add_session(kwriter_t* w, kwsession_t* s, const char* tracing_dir)
   write_formats(w, s, tracing_dir);
   trace_release_context(s->ctx);
   s->ctx = NULL;
+  s->threads.births = &w->births;
   w->sessions[s->session] = s;
   return true;
 }

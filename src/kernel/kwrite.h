@@ -89,8 +89,10 @@ typedef struct kwriter {
   uint32_t cpus;
   kwsession_t* sessions[TRACE_ENGINE_MAX_SESSIONS]; /* by engine session; NULL: none */
   uint64_t written, truncated, lane_gaps;           /* over every session */
+  kbirths_t births; /* the tasks born during the trace, for every session's kthreads */
 } kwriter_t;
 
+/* 0, or -1 when out of memory. */
 int kwriter__init(kwriter_t* w, kev_table_t* table, bool tsc, uint32_t cpus);
 void kwriter__free(kwriter_t* w); /* frees every session left too */
 

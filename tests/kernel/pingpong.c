@@ -14,6 +14,12 @@
  *                      a few times there and ends; prints "mover=TID" (its
  *                      name's records come from two CPUs' pages, the newer
  *                      from the one the provider converts first)
+ *   pingpong threads N from the last CPU, N threads one after another, each
+ *                      on CPU 0, spinning 0.2 ms and ending before the next
+ *                      begins; prints "pid=PID" and "threads=TID,..." (their
+ *                      births come in the last CPU's pages, their events in
+ *                      CPU 0's, which the provider converts first, and by
+ *                      then /proc knows none of them)
  * Each mode records a few events in category "pingpong", and waits (at most
  * 5 s) for tracing to be enabled first, so its events are in the trace. */
 #include <fcntl.h>
@@ -138,6 +144,41 @@ static int migrate_mode(void) {
   return 0;
 }
 
+static pid_t short_tids[1000];
+
+static void* short_lived(void* arg) {
+  short_tids[(size_t)arg] = gettid_();
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000);
+  return NULL;
+}
+
+static int threads_mode(int n) {
+  if (n < 1 || n > (int)(sizeof(short_tids) / sizeof(short_tids[0]))) return 2;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t last, first;
+  CPU_ZERO(&last);
+  CPU_SET(cpus > 1 ? (int)cpus - 1 : 0, &last);
+  CPU_ZERO(&first);
+  CPU_SET(0, &first);
+  if (sched_setaffinity(0, sizeof(last), &last) != 0) return 1;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setaffinity_np(&attr, sizeof(first), &first);
+  for (int i = 0; i < n; i++) {
+    pthread_t t;
+    if (pthread_create(&t, &attr, short_lived, (void*)(size_t)i) != 0) return 1;
+    pthread_join(t, NULL);
+  }
+  pthread_attr_destroy(&attr);
+  printf("pid=%d\nthreads=", (int)getpid());
+  for (int i = 0; i < n; i++) printf("%s%d", i ? "," : "", (int)short_tids[i]);
+  printf("\n");
+  return 0;
+}
+
 static int open_mode(const char* path) {
   prctl(PR_SET_NAME, "opener");
   TRACE_INSTANT("pingpong", "open", TRACE_SCOPE_THREAD);
@@ -149,7 +190,7 @@ static int open_mode(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: pingpong token N | sleep | open PATH | migrate\n");
+    fprintf(stderr, "usage: pingpong token N | sleep | open PATH | migrate | threads N\n");
     return 2;
   }
   bool started = false;
@@ -167,6 +208,8 @@ int main(int argc, char** argv) {
     rc = open_mode(argv[2]);
   else if (strcmp(argv[1], "migrate") == 0)
     rc = migrate_mode();
+  else if (strcmp(argv[1], "threads") == 0 && argc == 3)
+    rc = threads_mode(atoi(argv[2]));
   fflush(stdout);
   trace_provider_destroy(provider);
   return rc;

@@ -1,0 +1,72 @@
+/* Pages read ahead of their turn (see kahead.h). */
+#include "kernel/kahead.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int kahead__init(kahead_t* a, int cpus, size_t page_size) {
+  memset(a, 0, sizeof(*a));
+  a->cpus = cpus;
+  a->page_size = page_size;
+  a->head = calloc((size_t)cpus, sizeof(*a->head));
+  a->tail = calloc((size_t)cpus, sizeof(*a->tail));
+  if (!a->head || !a->tail || kconv__init(&a->scan, page_size) != 0) {
+    kahead__free(a);
+    return -1;
+  }
+  return 0;
+}
+
+void kahead__free(kahead_t* a) {
+  for (int cpu = 0; a->head && cpu < a->cpus; cpu++)
+    while (a->head[cpu]) {
+      kahead_page_t* p = a->head[cpu];
+      a->head[cpu] = p->next;
+      free(p);
+    }
+  free(a->head);
+  free(a->tail);
+  kconv__free(&a->scan);
+  memset(a, 0, sizeof(*a));
+}
+
+size_t kahead__read(kahead_t* a, kcpu_t* c, int cpu, size_t max_pages, const kev_table_t* table,
+                    kconv_sink_t sink, void* arg) {
+  size_t pages = 0;
+  if (!a->head || cpu < 0 || cpu >= a->cpus || c->fd < 0) return 0;
+  for (bool flushed = false; pages < max_pages;) {
+    kahead_page_t* p = malloc(sizeof(*p) + a->page_size);
+    if (!p) break;
+    int n = kcpu__read(c, p->data);
+    if (n <= 0 && !flushed) { /* the page the kernel is writing: a birth just now */
+      n = kcpu__flush(c, p->data);
+      flushed = true;
+    }
+    if (n <= 0) {
+      free(p);
+      break;
+    }
+    p->size = (size_t)n;
+    p->next = NULL;
+    if (a->tail[cpu])
+      a->tail[cpu]->next = p;
+    else
+      a->head[cpu] = p;
+    a->tail[cpu] = p;
+    kconv__page(&a->scan, table, (uint32_t)cpu, p->data, p->size, sink, arg);
+    pages++;
+    a->pages++;
+  }
+  return pages;
+}
+
+int kahead__take(kahead_t* a, int cpu, void* page) {
+  if (!a->head || cpu < 0 || cpu >= a->cpus || !a->head[cpu]) return 0;
+  kahead_page_t* p = a->head[cpu];
+  a->head[cpu] = p->next;
+  if (!a->head[cpu]) a->tail[cpu] = NULL;
+  memcpy(page, p->data, p->size);
+  int n = (int)p->size;
+  free(p);
+  return n;
+}
