@@ -1,29 +1,29 @@
 /* TRACE_NONCE() (src/engine/nonce.c): never zero, one more each call, the
  * process id above the counter, below 2^53, and different in a fork child,
  * which must not repeat the parent's ids. No engine initialization needed. */
-#include "trace/event.h"
-
-#include "test.h"
-
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test.h"
+#include "trace/event.h"
 
-static const uint64_t kPidMask = (UINT64_C(1) << 21) - 1;
+static const uint64_t kPidMask = (UINT64_C(1) << 22) - 1; /* PID_MAX_LIMIT: every pid */
 
 static void check_ids_of_this_process(const char* who) {
   uint64_t first = TRACE_NONCE();
   ASSERT_MSG(first != 0, "%s: a zero nonce", who);
   ASSERT_MSG(first < (UINT64_C(1) << 53), "%s: nonce %#llx not exact as a JSON number", who,
-        (unsigned long long)first);
-  ASSERT_MSG(first >> 32 == ((uint64_t)getpid() & kPidMask), "%s: nonce %#llx lacks pid %d", who,
-        (unsigned long long)first, (int)getpid());
+             (unsigned long long)first);
+  ASSERT_MSG((uint64_t)getpid() == ((uint64_t)getpid() & kPidMask), "%s: pid %d above 2^22", who,
+             (int)getpid());
+  ASSERT_MSG(first >> 31 == (uint64_t)getpid(), "%s: nonce %#llx lacks pid %d", who,
+             (unsigned long long)first, (int)getpid());
   uint64_t previous = first;
   for (int i = 0; i < 1000; i++) {
     uint64_t id = TRACE_NONCE();
     ASSERT_MSG(id == previous + 1, "%s: nonce %#llx after %#llx", who, (unsigned long long)id,
-          (unsigned long long)previous);
+               (unsigned long long)previous);
     previous = id;
   }
 }
@@ -46,9 +46,8 @@ int main(void) {
   waitpid(child, &status, 0);
   ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fork child's checks failed");
   ASSERT_MSG(n == (ssize_t)sizeof(child_id), "no id from the child");
-  if (((uint64_t)child & kPidMask) != ((uint64_t)getpid() & kPidMask))
-    ASSERT_MSG(child_id >> 32 != parent_next >> 32, "the child's ids %#llx share the parent's range",
-          (unsigned long long)child_id);
+  ASSERT_MSG(child_id >> 31 != parent_next >> 31, "the child's ids %#llx share the parent's range",
+             (unsigned long long)child_id);
   printf("ok: nonces (pid %d: %#llx...)\n", (int)getpid(), (unsigned long long)parent_next);
   return 0;
 }
