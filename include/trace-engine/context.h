@@ -145,7 +145,9 @@ TRACE_EXPORT void trace_context_write_context_switch_record(
     const trace_thread_ref_t* incoming_thread_ref, trace_thread_priority_t outgoing_priority,
     trace_thread_priority_t incoming_priority);
 
-/* NULL message: nothing; the length is capped at 0x7fff. */
+/* NULL message: nothing. A message longer than one record holds (32744
+ * bytes; 32728 with an inline thread) is cut there, at a UTF-8 character
+ * boundary. */
 TRACE_EXPORT void trace_context_write_log_record(trace_context_t* context, trace_ticks_t ticks,
                                                  const trace_thread_ref_t* thread_ref,
                                                  const char* message, size_t length);

@@ -253,7 +253,16 @@ void trace_context_write_log_record(trace_context_t* context, trace_ticks_t tick
                                     const trace_thread_ref_t* thread_ref, const char* message,
                                     size_t length) {
   if (message == NULL) return;
-  if (length > FXT_MAX_LOG_MESSAGE_LENGTH) length = FXT_MAX_LOG_MESSAGE_LENGTH;
+  /* Cut to what one record holds (FXT_MAX_LOG_MESSAGE_LENGTH, 0x7fff, is
+   * more than the 4095 words of a record leave after the header, time and
+   * thread: 32744 bytes, 32728 with an inline thread), at a UTF-8 character
+   * boundary: a long message loses its end, never the whole record. */
+  size_t room = (FXT_MAX_RECORD_WORDS - fxt_log_record_words(thread_ref, 0)) * 8;
+  if (length > room) {
+    length = room;
+    for (int back = 0; back < 3 && length > 0 && ((uint8_t)message[length] & 0xc0) == 0x80; back++)
+      length--;
+  }
   size_t words = fxt_log_record_words(thread_ref, length);
   uint64_t* p = reserve_if(context, words <= FXT_MAX_RECORD_WORDS, words);
   if (!p) return;

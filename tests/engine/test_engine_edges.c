@@ -13,7 +13,9 @@
  *     traces) gets its own header and argument names;
  *   - a record written from a signal handler that interrupts another record
  *     does not fill the thread's cache (it could mix its names into the
- *     interrupted fill). */
+ *     interrupted fill);
+ *   - a log message longer than a record holds is cut to fit, at a UTF-8
+ *     character boundary, not dropped (an independent FXT audit). */
 #include <pthread.h>
 
 #include "engine_test_util.h"
@@ -182,6 +184,63 @@ static void test_nested_record_does_not_fill(void) {
   harness_free(&h);
 }
 
+/* The log records' messages, in archive order (lengths and last bytes). */
+static size_t read_logs(const uint8_t* fxt, size_t length, size_t* lengths, char* last_bytes,
+                        size_t max) {
+  trace_reader_t* r = trace_reader_open_memory(fxt, length, NULL);
+  ASSERT_TRUE(r != NULL);
+  trace_record_t rec;
+  size_t n = 0;
+  int status;
+  while ((status = trace_reader_next(r, &rec)) != TRACE_READ_END) {
+    ASSERT_EQ(status, TRACE_READ_RECORD);
+    if (rec.type != 9 || n == max) continue;
+    lengths[n] = rec.log.message.length;
+    last_bytes[n++] = rec.log.message.length ? rec.log.message.data[rec.log.message.length - 1] : 0;
+  }
+  trace_reader_close(r);
+  return n;
+}
+
+static void test_long_log_message(void) {
+  harness_t h;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL), 0);
+  static char text[40000];
+  memset(text, 'a', sizeof(text));
+  /* "é" (0xc3 0xa9) from byte 32727 on: a cut at 32728 falls inside one */
+  static char accented[40000];
+  memset(accented, 'b', sizeof(accented));
+  for (size_t i = 32727; i + 1 < sizeof(accented); i += 2) {
+    accented[i] = (char)0xc3;
+    accented[i + 1] = (char)0xa9;
+  }
+  trace_context_t* c = trace_acquire_context();
+  ASSERT_TRUE(c != NULL);
+  trace_thread_ref_t inline_thread = trace_make_inline_thread_ref(100, 101);
+  trace_thread_ref_t indexed = trace_make_indexed_thread_ref(1);
+  trace_context_write_thread_record(c, 1, 100, 102);
+  trace_context_write_log_record(c, 1, &indexed, text, 32767); /* the 15-bit maximum */
+  trace_context_write_log_record(c, 2, &inline_thread, text, 32767);
+  trace_context_write_log_record(c, 3, &indexed, text, 32744); /* fits exactly */
+  trace_context_write_log_record(c, 4, &inline_thread, accented, 32767);
+  trace_context_write_log_record(c, 5, &indexed, text, 5);
+  trace_release_context(c);
+  harness_stop(&h);
+  size_t length;
+  const uint8_t* fxt = harness_archive(&h, &length);
+  size_t lengths[8];
+  char last[8];
+  ASSERT_EQ(read_logs(fxt, length, lengths, last, 8), 5u);
+  ASSERT_EQ(lengths[0], 32744u);
+  ASSERT_EQ(lengths[1], 32728u);
+  ASSERT_EQ(lengths[2], 32744u);
+  ASSERT_EQ(lengths[3], 32727u); /* before the "é" the cut would split */
+  ASSERT_EQ(last[3], 'b');
+  ASSERT_EQ(lengths[4], 5u);
+  ASSERT_EQ(h.stats.records_dropped, 0u);
+  harness_free(&h);
+}
+
 int main(void) {
   test_nested_contexts();
   test_thread_exit_holding_context();
@@ -189,6 +248,7 @@ int main(void) {
   test_uncommitted_large_record();
   test_site_record_per_trace();
   test_nested_record_does_not_fill();
+  test_long_log_message();
   printf("engine edges: ok\n");
   return 0;
 }
