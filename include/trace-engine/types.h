@@ -138,8 +138,7 @@ static inline bool trace_is_inline_string_ref(const trace_string_ref_t* ref) {
 }
 
 static inline bool trace_is_indexed_string_ref(const trace_string_ref_t* ref) {
-  return ref->encoded_value != TRACE_ENCODED_STRING_REF_EMPTY &&
-         !trace_is_inline_string_ref(ref);
+  return ref->encoded_value != TRACE_ENCODED_STRING_REF_EMPTY && !trace_is_inline_string_ref(ref);
 }
 
 static inline size_t trace_inline_string_ref_length(const trace_string_ref_t* ref) {
@@ -155,8 +154,7 @@ static inline trace_string_ref_t trace_make_empty_string_ref(void) {
 
 /* Lengths over TRACE_ENCODED_STRING_REF_MAX_LENGTH are truncated; 0 gives the
  * empty ref, as the FXT writers do. */
-static inline trace_string_ref_t trace_make_inline_string_ref(const char* string,
-                                                              size_t length) {
+static inline trace_string_ref_t trace_make_inline_string_ref(const char* string, size_t length) {
   if (length == 0 || string == NULL) return trace_make_empty_string_ref();
   if (length > TRACE_ENCODED_STRING_REF_MAX_LENGTH) length = TRACE_ENCODED_STRING_REF_MAX_LENGTH;
   trace_string_ref_t ref;
@@ -170,9 +168,12 @@ static inline trace_string_ref_t trace_make_inline_c_string_ref(const char* stri
   return trace_make_inline_string_ref(string, string ? strlen(string) : 0u);
 }
 
+/* An index outside 1..TRACE_ENCODED_STRING_REF_MAX_INDEX gives the empty
+ * string, never another entry's index. */
 static inline trace_string_ref_t trace_make_indexed_string_ref(trace_string_index_t index) {
   trace_string_ref_t ref;
-  ref.encoded_value = (trace_encoded_string_ref_t)(index & TRACE_ENCODED_STRING_REF_MAX_INDEX);
+  ref.encoded_value =
+      (trace_encoded_string_ref_t)(index <= TRACE_ENCODED_STRING_REF_MAX_INDEX ? index : 0u);
   ref.inline_string = NULL;
   return ref;
 }
@@ -205,9 +206,12 @@ static inline trace_thread_ref_t trace_make_unknown_thread_ref(void) {
   return trace_make_inline_thread_ref(0, 0);
 }
 
+/* An index outside 1..TRACE_ENCODED_THREAD_REF_MAX_INDEX gives the unknown
+ * thread (inline koids 0), never another entry's index. */
 static inline trace_thread_ref_t trace_make_indexed_thread_ref(trace_thread_index_t index) {
   trace_thread_ref_t ref;
-  ref.encoded_value = index & TRACE_ENCODED_THREAD_REF_MAX_INDEX;
+  ref.encoded_value =
+      (trace_encoded_thread_ref_t)(index <= TRACE_ENCODED_THREAD_REF_MAX_INDEX ? index : 0u);
   ref.inline_process_koid = 0;
   ref.inline_thread_koid = 0;
   return ref;

@@ -83,6 +83,10 @@ void trace_context_write_instant_event_record(trace_context_t* context, trace_ti
                                               const trace_string_ref_t* name_ref,
                                               trace_scope_t scope, const trace_arg_t* args,
                                               size_t num_args) {
+  if ((unsigned)scope > TRACE_SCOPE_GLOBAL) { /* no reader knows it (FXT.md §8.5) */
+    writer__count_dropped(context);
+    return;
+  }
   writer__write_event(context, FXT_EVENT_INSTANT, ticks, thread_ref, category_ref, name_ref, args,
                       num_args, (uint64_t)scope);
 }
@@ -196,9 +200,12 @@ void trace_context_write_blob_record(trace_context_t* context, trace_blob_type_t
                                      const trace_string_ref_t* name_ref, const void* blob,
                                      size_t blob_size) {
   size_t words = fxt_blob_record_words(name_ref, blob_size);
-  /* a long inline name could wrap the size field */
-  uint64_t* p =
-      reserve_if(context, blob_size <= TRACE_MAX_BLOB_SIZE && words <= FXT_MAX_RECORD_WORDS, words);
+  /* a long inline name could wrap the size field; the type is one FXT
+   * defines (its 8 bits would carry another value cut) */
+  bool known = type == TRACE_BLOB_TYPE_DATA || type == TRACE_BLOB_TYPE_LAST_BRANCH ||
+               type == TRACE_BLOB_TYPE_PERFETTO;
+  uint64_t* p = reserve_if(
+      context, known && blob_size <= TRACE_MAX_BLOB_SIZE && words <= FXT_MAX_RECORD_WORDS, words);
   if (!p) return;
   fxt_write_blob_record(p, words, type, name_ref, blob, blob_size);
   writer__count_written(context);
@@ -241,7 +248,10 @@ void trace_context_write_context_switch_record(trace_context_t* context, trace_t
                                                trace_thread_priority_t outgoing_priority,
                                                trace_thread_priority_t incoming_priority) {
   size_t words = fxt_legacy_context_switch_record_words(outgoing_thread_ref, incoming_thread_ref);
-  uint64_t* p = writer__reserve(context, words);
+  /* FXT.md §8.9.1: the outgoing state is a thread state (0 new .. 5 dead),
+   * any but 1, running */
+  bool valid = outgoing_thread_state <= 5 && outgoing_thread_state != 1;
+  uint64_t* p = reserve_if(context, valid, words);
   if (!p) return;
   fxt_write_legacy_context_switch_record(p, words, ticks, cpu_number, outgoing_thread_state,
                                          outgoing_thread_ref, incoming_thread_ref,
@@ -272,6 +282,10 @@ void trace_context_write_log_record(trace_context_t* context, trace_ticks_t tick
 
 void trace_context_write_initialization_record(trace_context_t* context,
                                                uint64_t ticks_per_second) {
+  if (ticks_per_second == 0) { /* no time could be read (readers reject it) */
+    writer__count_dropped(context);
+    return;
+  }
   uint64_t* p = writer__reserve_metadata(context, 2);
   if (!p) return;
   fxt_write_initialization_record(p, ticks_per_second);
@@ -281,7 +295,9 @@ void trace_context_write_initialization_record(trace_context_t* context,
 void trace_context_write_string_record(trace_context_t* context, trace_string_index_t index,
                                        const char* string, size_t length) {
   if (length > TRACE_ENCODED_STRING_REF_MAX_LENGTH) length = TRACE_ENCODED_STRING_REF_MAX_LENGTH;
-  uint64_t* p = writer__reserve(context, fxt_string_record_words(length));
+  /* an index outside 1..0x7fff would be cut into another entry's (FXT.md §8.3) */
+  bool valid = index != 0 && index <= TRACE_ENCODED_STRING_REF_MAX_INDEX;
+  uint64_t* p = reserve_if(context, valid, fxt_string_record_words(length));
   if (!p) return;
   fxt_write_string_record(p, index, string, length);
   writer__count_written(context);
@@ -289,6 +305,11 @@ void trace_context_write_string_record(trace_context_t* context, trace_string_in
 
 void trace_context_write_thread_record(trace_context_t* context, trace_thread_index_t index,
                                        trace_koid_t process_koid, trace_koid_t thread_koid) {
+  /* an index outside 1..255 would be cut into another entry's (FXT.md §5) */
+  if (index == 0 || index > TRACE_ENCODED_THREAD_REF_MAX_INDEX) {
+    writer__count_dropped(context);
+    return;
+  }
   uint64_t* p = writer__reserve_metadata(context, 3);
   if (!p) return;
   fxt_write_thread_record(p, index, process_koid, thread_koid);

@@ -15,7 +15,12 @@
  *     does not fill the thread's cache (it could mix its names into the
  *     interrupted fill);
  *   - a log message longer than a record holds is cut to fit, at a UTF-8
- *     character boundary, not dropped (an independent FXT audit). */
+ *     character boundary, not dropped (an independent FXT audit);
+ *   - values the format cannot carry, given to the record writers (a string
+ *     or thread index 0 or past its field, ticks per second 0, an unknown
+ *     scope, blob type or switch state), are dropped and counted, never
+ *     cut into another valid-looking value; an indexed ref past its field
+ *     becomes the empty string or the unknown thread (the same audit). */
 #include <pthread.h>
 
 #include "engine_test_util.h"
@@ -241,6 +246,46 @@ static void test_long_log_message(void) {
   harness_free(&h);
 }
 
+static void test_values_the_format_cannot_carry(void) {
+  harness_t h;
+  archive_summary_t s;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL), 0);
+  trace_string_ref_t past = trace_make_indexed_string_ref(0x8001);
+  ASSERT_EQ(past.encoded_value, 0u); /* the empty string, not index 1 */
+  trace_thread_ref_t far = trace_make_indexed_thread_ref(300);
+  ASSERT_TRUE(trace_is_unknown_thread_ref(&far)); /* not index 44 */
+  ASSERT_EQ(trace_make_indexed_string_ref(7).encoded_value, 7u);
+  ASSERT_EQ(trace_make_indexed_thread_ref(9).encoded_value, 9u);
+  trace_context_t* c = trace_acquire_context();
+  ASSERT_TRUE(c != NULL);
+  trace_context_write_string_record(c, 0, "zero", 4);
+  trace_context_write_string_record(c, 0x8001, "past", 4);
+  trace_context_write_thread_record(c, 0, 1, 2);
+  trace_context_write_thread_record(c, 256, 1, 2);
+  trace_context_write_initialization_record(c, 0);
+  trace_thread_ref_t t = trace_make_inline_thread_ref(1, 2);
+  trace_string_ref_t cat = trace_make_inline_c_string_ref("cat");
+  trace_string_ref_t name = trace_make_inline_c_string_ref("name");
+  trace_context_write_instant_event_record(c, 1, &t, &cat, &name, (trace_scope_t)7, NULL, 0);
+  trace_context_write_blob_record(c, (trace_blob_type_t)0, &name, "b", 1);
+  trace_context_write_blob_record(c, (trace_blob_type_t)300, &name, "b", 1);
+  trace_context_write_context_switch_record(c, 1, 0, 1, &t, &t, 0, 0); /* "running" */
+  trace_context_write_context_switch_record(c, 1, 0, 9, &t, &t, 0, 0);
+  size_t rejected = 10;
+  /* and the same writers with valid values */
+  trace_context_write_string_record(c, 0x7fff, "last", 4);
+  trace_context_write_thread_record(c, 255, 1, 2);
+  trace_context_write_initialization_record(c, 1000000000);
+  trace_context_write_instant_event_record(c, 1, &t, &cat, &name, TRACE_SCOPE_GLOBAL, NULL, 0);
+  trace_context_write_blob_record(c, TRACE_BLOB_TYPE_PERFETTO, &name, "b", 1);
+  trace_context_write_context_switch_record(c, 1, 0, 3, &t, &t, 0, 0);
+  trace_release_context(c);
+  harness_finish(&h, &s);
+  ASSERT_EQ(h.stats.records_dropped, rejected);
+  free(s.seqs);
+  harness_free(&h);
+}
+
 int main(void) {
   test_nested_contexts();
   test_thread_exit_holding_context();
@@ -249,6 +294,7 @@ int main(void) {
   test_site_record_per_trace();
   test_nested_record_does_not_fill();
   test_long_log_message();
+  test_values_the_format_cannot_carry();
   printf("engine edges: ok\n");
   return 0;
 }
