@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/stop_names.h"
+#include "fxt/fxt_blob_chain.h"
 #include "fxt/fxt_encode.h"
 #include "merge/merge.h"
 #include "trace/timestamp.h"
@@ -291,23 +292,54 @@ static bool write_kernel_object(merge_writer_t* w, const merge_host_t* h,
   return emit(w, fxt_write_kernel_object_record(w->words, words, koid, type, &name, w->args, n));
 }
 
+/* The continuations of a planned chain (fxt/fxt_blob_chain.h), after its
+ * head: one record each, from `rest`, the payload past the head's bytes. */
+static bool emit_continuations(merge_writer_t* w, const fxt_blob_chain_t* c,
+                               const trace_string_ref_t* name, const uint8_t* rest,
+                               size_t rest_size) {
+  for (size_t i = 0; i < c->pieces; i++) {
+    size_t n = rest_size < FXT_BLOB_CHAIN_PIECE ? rest_size : FXT_BLOB_CHAIN_PIECE;
+    if (!emit(w, fxt_write_blob_record(w->words, fxt_blob_record_words(name, n),
+                                       TRACE_BLOB_TYPE_DATA, name, rest, n)))
+      return false;
+    rest += n;
+    rest_size -= n;
+  }
+  return true;
+}
+
+/* A large blob, whole as the reader reassembled it, written again as a
+ * chain where it no longer fits one record: its strings are inline here, so
+ * a chain's head of 4095 words grows past the size field. */
 static bool write_large(merge_writer_t* w, const merge_host_t* h, const ordered_record_t* r) {
   const trace_record_t* rec = &r->record;
   if (rec->large.large_type != 0) return true;
   trace_string_ref_t cat = str(w, &rec->large.category);
   trace_string_ref_t name = str(w, &rec->large.name);
+  const uint8_t* data = rec->large.data;
+  fxt_blob_chain_t chain;
+  const uint64_t* end;
   if (rec->large.blob_format == TRACE_BLOB_FORMAT_EVENT) {
     trace_thread_ref_t th = thread(w, h, rec->large.process_koid, rec->large.thread_koid);
     size_t n = convert_args(w, h, &rec->large.args);
-    size_t words = fxt_large_blob_event_record_words(&cat, &name, &th, w->args, n, rec->large.size);
-    if (!fits(w, words)) return true;
-    return emit(w, fxt_write_large_blob_event_record(w->words, words, &cat, &name, r->ns, &th,
-                                                     w->args, n, rec->large.data, rec->large.size));
+    size_t meta = fxt_large_blob_event_record_words(&cat, &name, &th, w->args, n, 0);
+    if (!fxt_blob_chain_plan(&chain, meta, &name, rec->large.size)) {
+      w->counts.too_large++;
+      return true;
+    }
+    end = fxt_write_large_blob_event_record(w->words, chain.head_words, &cat, &name, r->ns, &th,
+                                            w->args, n, data, chain.head_bytes);
+  } else {
+    size_t meta = fxt_large_blob_attachment_record_words(&cat, &name, 0);
+    if (!fxt_blob_chain_plan(&chain, meta, &name, rec->large.size)) {
+      w->counts.too_large++;
+      return true;
+    }
+    end = fxt_write_large_blob_attachment_record(w->words, chain.head_words, &cat, &name, data,
+                                                 chain.head_bytes);
   }
-  size_t words = fxt_large_blob_attachment_record_words(&cat, &name, rec->large.size);
-  if (!fits(w, words)) return true;
-  return emit(w, fxt_write_large_blob_attachment_record(w->words, words, &cat, &name,
-                                                        rec->large.data, rec->large.size));
+  return emit(w, end) && emit_continuations(w, &chain, &name, data + chain.head_bytes,
+                                            rec->large.size - chain.head_bytes);
 }
 
 bool merge__write_record(merge_writer_t* w, const ordered_record_t* r) {
@@ -358,9 +390,15 @@ bool merge__write_record(merge_writer_t* w, const ordered_record_t* r) {
       return write_scheduling(w, h, r);
     case FXT_RECORD_LOG: {
       trace_thread_ref_t th = thread(w, h, rec->log.process_koid, rec->log.thread_koid);
+      /* what one record holds beside an inline thread (the source's may
+       * have been indexed: 16 bytes more room) */
+      size_t room = (FXT_MAX_RECORD_WORDS - fxt_log_record_words(&th, 0)) * 8;
       size_t len = rec->log.message.length;
-      if (len > FXT_MAX_LOG_MESSAGE_LENGTH) {
-        len = FXT_MAX_LOG_MESSAGE_LENGTH;
+      if (len > room) {
+        len = room;
+        for (int back = 0;
+             back < 3 && len > 0 && ((uint8_t)rec->log.message.data[len] & 0xc0) == 0x80; back++)
+          len--;
         w->counts.truncated++;
       }
       size_t words = fxt_log_record_words(&th, len);

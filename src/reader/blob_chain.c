@@ -36,10 +36,12 @@ static bool grow(unsigned char** buf, size_t* capacity, size_t need) {
   return true;
 }
 
-/* The head's name ref and, when inline, its bytes (inside the head copy). */
+/* The head's name ref and, when inline, where its bytes are in the head. */
 typedef struct chain_name {
   uint32_t ref;
-  const unsigned char* inline_bytes;
+  /* where its inline bytes are in r->chain_raw: an offset, as the copy
+   * moves when a continuation grows it */
+  size_t inline_at;
   size_t inline_words;
 } chain_name_t;
 
@@ -47,10 +49,10 @@ static chain_name_t head_name(const unsigned char* head) {
   uint64_t f;
   memcpy(&f, head + 8, 8);
   uint32_t category = (uint32_t)FXT_GET(f, 0, 15);
-  chain_name_t n = {(uint32_t)FXT_GET(f, 16, 31), NULL, 0};
+  chain_name_t n = {(uint32_t)FXT_GET(f, 16, 31), 0, 0};
   size_t at = 2 + ((category & 0x8000u) ? fxt_words_for_bytes(category & 0x7fffu) : 0);
   if (n.ref & 0x8000u) {
-    n.inline_bytes = head + at * 8;
+    n.inline_at = at * 8;
     n.inline_words = fxt_words_for_bytes(n.ref & 0x7fffu);
   }
   return n;
@@ -78,8 +80,8 @@ static const char* peek_continuation(trace_reader_t* r, const chain_name_t* name
   }
   have = input__ensure(in, words * 8);
   if (have < 0 || (size_t)have < words * 8) return "the input ends inside its next record";
-  if (name->inline_words &&
-      memcmp(in->buf + in->start + 8, name->inline_bytes, name->inline_words * 8) != 0) {
+  if (name->inline_words && memcmp(in->buf + in->start + 8, r->chain_raw + name->inline_at,
+                                   name->inline_words * 8) != 0) {
     snprintf(why, why_size, "the blob record at offset %llu has another name",
              (unsigned long long)in->offset);
     return why;

@@ -7,10 +7,13 @@
  * blob is read. The largest blob accepted is computed here from the
  * documented layout; one byte more is dropped and counted, as is a blob
  * larger than the buffer. In each buffering mode. Then chains cut short: the
- * bytes found come back with a warning and the record after is read. */
+ * bytes found come back with a warning and the record after is read; and a
+ * chain whose name is inline in every record (`trace merge` writes them so),
+ * long enough that the reader's copy of it moves, comes back whole. */
 #include <stdint.h>
 
 #include "../engine/harness.h"
+#include "fxt/fxt_blob_chain.h"
 #include "fxt/fxt_format.h"
 #include "trace-reader/reader.h"
 #include "trace/event.h"
@@ -241,8 +244,42 @@ static void test_cut_chains(void) {
   harness_free(&h);
 }
 
+static void test_inline_name_chain(void) {
+  enum { SIZE = 200000 };
+  trace_string_ref_t cat = trace_make_inline_c_string_ref("blob");
+  trace_string_ref_t name = trace_make_inline_c_string_ref("attachment");
+  fxt_blob_chain_t chain;
+  ASSERT_TRUE(fxt_blob_chain_plan(&chain, fxt_large_blob_attachment_record_words(&cat, &name, 0),
+                                  &name, SIZE));
+  ASSERT_TRUE(chain.pieces >= 3); /* past the reader's first 64 KiB of copy */
+  uint64_t* words = calloc(1 + chain.words, 8);
+  ASSERT_TRUE(words != NULL);
+  fxt_write_magic_record(words);
+  fxt_write_blob_chain_continuations(words + 1 + chain.head_words, &chain, &name,
+                                     g_blob + chain.head_bytes, SIZE - chain.head_bytes);
+  fxt_write_large_blob_attachment_record(words + 1, chain.head_words, &cat, &name, g_blob,
+                                         chain.head_bytes);
+  trace_reader_t* r = trace_reader_open_memory(words, (1 + chain.words) * 8, NULL);
+  trace_record_t rec;
+  int rc, blobs = 0;
+  while ((rc = trace_reader_next(r, &rec)) == TRACE_READ_RECORD) {
+    trace_reader_error_t w;
+    ASSERT_MSG(!trace_reader_warning(r, &w), "%s", w.message);
+    if (rec.type != 15) continue;
+    blobs++;
+    ASSERT_EQ(rec.large.size, (size_t)SIZE);
+    ASSERT_TRUE(memcmp(rec.large.data, g_blob, SIZE) == 0);
+    ASSERT_EQ(rec.size_words, chain.words);
+  }
+  ASSERT_EQ(rc, TRACE_READ_END);
+  ASSERT_EQ(blobs, 1);
+  trace_reader_close(r);
+  free(words);
+}
+
 int main(void) {
   fill();
+  test_inline_name_chain();
   size_t head_a = (MAX_RECORD - META_ATTACHMENT) * 8;
   size_t single_a = (MAX_RECORD - 1 - META_ATTACHMENT) * 8; /* the largest one-record blob */
   add(0);

@@ -14,7 +14,9 @@ and through `trace record`, each archive is checked:
     counted (the program's or trace record's report: 3 records);
   - `trace convert` leaves the 7 blobs out of the JSON and counts them, as before.
 Killed by SIGKILL instead of finishing (oneshot, streaming): `trace dump` of the raw buffer shows
-the same blobs, and the archive `trace recover` rebuilds passes the checks above.
+the same blobs, and the archive `trace recover` rebuilds passes the checks above. `trace merge`
+of two of the archives keeps every blob whole, written again as chains (its strings are inline,
+so a chain's head no longer fits 4095 words as it came): none left out.
 
 First, the checker itself is checked: on hand-made archives in the old form (one large record
 per blob), it loses the instant after a 40,000-byte blob and stops at a 64 KiB one of zeros.
@@ -137,6 +139,34 @@ def check_archive(trace, archive, what):
           % (what, len(ATTACHMENTS) + len(EVENTS), err[:300]))
 
 
+def check_merged(trace, a, b, merged):
+    """trace merge of archives a and b: every blob of both, whole, and no record a 12-bit
+    reader misframes."""
+    what = 'trace merge'
+    rc, out, err = run([trace, 'merge', a, b, '-o', merged, '--host-names=one,two'])
+    if not check(rc == 0, '%s: exit %d: %s' % (what, rc, err[:300])):
+        return
+    check('too large' not in err, '%s: left records out: %s' % (what, err[:300]))
+    with open(merged, 'rb') as f:
+        data = f.read()
+    r = fxt12_reader.read(data)
+    check(r['error'] is None and r['leftover'] == 0 and r['invalid'] == 0,
+          '%s: the 12-bit reader stopped (%s), left %d bytes, could not read %d records'
+          % (what, r['error'], r['leftover'], r['invalid']))
+    t = fxt.decode(data)
+    check(not t.errors, '%s: fxt_decode: %s' % (what, t.errors[:5]))
+    big = [(x['offset'], x['words']) for x in t.records if x['words'] >= 4096]
+    check(not big, '%s: records of 4096 words or more: %r' % (what, big))
+    rc, out, err = run([trace, 'dump', merged])
+    check(rc == 0, '%s: trace dump: exit %d, %s' % (what, rc, err[:300]))
+    attachments = sorted(int(m) for m in re.findall(r' blob-attachment .* size=(\d+)$', out, re.M))
+    events = sorted(int(m) for m in re.findall(r' blob-event .* size=(\d+)$', out, re.M))
+    check(attachments == sorted(ATTACHMENTS * 2), '%s: attachments of %r bytes, expected %r'
+          % (what, attachments, sorted(ATTACHMENTS * 2)))
+    check(events == sorted(EVENTS * 2), '%s: blob events of %r bytes, expected %r'
+          % (what, events, sorted(EVENTS * 2)))
+
+
 def main():
     writer, trace, work = sys.argv[1], sys.argv[2], sys.argv[3]
     shutil.rmtree(work, ignore_errors=True)
@@ -157,6 +187,9 @@ def main():
         check(re.search(r'fxtrace: %d trace records dropped' % DROPPED, err),
               '%s: the %d blobs too large are not counted as dropped: %s' % (what, DROPPED, err))
         check_archive(trace, archive, what)
+
+    check_merged(trace, os.path.join(work, 'oneshot.fxt'), os.path.join(work, 'circular.fxt'),
+                 os.path.join(work, 'merged.fxt'))
 
     # killed before the end: the raw buffer read by trace dump, then rebuilt by trace recover
     for mode in ('oneshot', 'streaming'):
