@@ -18,10 +18,25 @@ void kbirths__free(kbirths_t* b) {
   b->slots = NULL;
 }
 
-static uint32_t lookup(const kbirths_t* b, uint32_t tid) {
-  if (!b->slots || tid == 0) return 0;
+/* Whether tid's birth is noted: its process, or *creator for a link. */
+static bool lookup(const kbirths_t* b, uint32_t tid, uint32_t* process, uint32_t* creator) {
+  *process = *creator = 0;
+  if (!b->slots || tid == 0) return false;
   const uint32_t* slot = b->slots[tid % KBIRTHS_SLOTS];
-  return slot[0] == tid ? slot[1] : 0;
+  if (slot[0] != tid) return false;
+  if (slot[2])
+    *creator = slot[1];
+  else
+    *process = slot[1];
+  return true;
+}
+
+static void store(kbirths_t* b, uint32_t tid, uint32_t value, bool link) {
+  uint32_t* slot = b->slots[tid % KBIRTHS_SLOTS];
+  slot[0] = tid;
+  slot[1] = value;
+  slot[2] = link;
+  b->noted++;
 }
 
 void kbirths__note(kbirths_t* b, const kev_table_t* t, const kev_desc_t* d, const void* data,
@@ -31,27 +46,32 @@ void kbirths__note(kbirths_t* b, const kev_table_t* t, const kev_desc_t* d, cons
       !kev__int(d->f[KF_NEWTASK_CLONE_FLAGS], data, size, &flags) || child <= 0 ||
       child > UINT32_MAX)
     return;
-  uint32_t process = (uint32_t)child;
-  if ((uint64_t)flags & CLONE_THREAD_FLAG) {
-    /* a thread of its creator's process: the creator ran the clone, so it
-     * was alive then; if it is gone now, its own birth may say */
-    if (creator <= 0 || creator > UINT32_MAX) return;
-    process = lookup(b, (uint32_t)creator);
-    if (process == 0) process = kthreads__proc_tgid((uint32_t)creator);
-    if (process == 0) return;
+  if (!((uint64_t)flags & CLONE_THREAD_FLAG)) {
+    store(b, (uint32_t)child, (uint32_t)child, false); /* a process of its own */
+    return;
   }
-  uint32_t* slot = b->slots[(uint32_t)child % KBIRTHS_SLOTS];
-  slot[0] = (uint32_t)child;
-  slot[1] = process;
-  b->noted++;
+  if (creator <= 0 || creator > UINT32_MAX) return;
+  /* a thread of its creator's process: the creator ran the clone, so /proc
+   * knew it then and may still; else its own birth, or later the lookup */
+  uint32_t process, link;
+  if (!lookup(b, (uint32_t)creator, &process, &link) || process == 0)
+    process = kthreads__proc_tgid((uint32_t)creator);
+  if (process != 0)
+    store(b, (uint32_t)child, process, false);
+  else
+    store(b, (uint32_t)child, (uint32_t)creator, true);
 }
 
-uint32_t kbirths__tgid(kbirths_t* b, uint32_t tid, bool ahead) {
-  uint32_t process = lookup(b, tid);
-  if (process != 0 || !ahead || !b->ahead || b->in_ahead) return process;
-  b->in_ahead = true;
-  b->read_aheads++;
-  b->ahead(b->ahead_arg);
-  b->in_ahead = false;
-  return lookup(b, tid);
+uint32_t kbirths__find(kbirths_t* b, uint32_t tid, bool ahead, uint32_t* creator) {
+  uint32_t process;
+  if (lookup(b, tid, &process, creator) || !ahead || !b->ahead || !b->recording || b->in_ahead)
+    return process;
+  for (int partial = 0; partial < 2; partial++) {
+    b->in_ahead = true;
+    bool read = b->ahead(b->ahead_arg, partial != 0);
+    b->in_ahead = false;
+    b->read_aheads += read;
+    if (lookup(b, tid, &process, creator)) return process;
+  }
+  return 0;
 }

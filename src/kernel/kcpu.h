@@ -1,8 +1,9 @@
 /* Not part of the public API: one CPU's ftrace ring buffer in the kernel
  * provider's tracefs instance, read a sub-buffer (page) at a time. Whole
- * pages move through a pipe with splice(2) while tracing, so a page the
- * kernel is still writing is never copied; the partial last page comes with
- * kcpu__flush(). The provider's own reader rather than libtracefs's
+ * pages move through a pipe with splice(2) while tracing; the page the
+ * kernel is still writing comes with kcpu__flush(), as far as it is written
+ * (a drain, and a read-ahead for a thread's birth: kahead.h), and the kernel
+ * goes on writing after what it gave. The provider's own reader rather than libtracefs's
  * tracefs_cpu, whose trace_pipe_raw and pipes are opened without
  * close-on-exec: both descriptors here are close-on-exec, as the file of
  * raw ring-buffer pages must never reach a program `trace record` runs. */
@@ -32,8 +33,9 @@ int kcpu__open(kcpu_t* c, struct tracefs_instance* instance, int cpu, size_t pag
  * page is ready, -1 on an error (errno). */
 int kcpu__read(kcpu_t* c, void* page);
 
-/* At the end of tracing: a page still in the pipe, else what the buffer
- * holds, partial page included. Its length, 0 when empty, -1 on an error. */
+/* A page still in the pipe, else what the buffer holds, the page the
+ * kernel is writing included (as far as it is written). Its length, 0 when
+ * empty, -1 on an error. */
 int kcpu__flush(kcpu_t* c, void* page);
 
 /* Closes what is open; c->fd == -1 after (also safe then). */

@@ -65,6 +65,12 @@ typedef struct kinstance {
   kconv_t conv;
   kahead_t ahead;     /* pages read ahead of their turn for a thread's birth */
   int converting_cpu; /* whose page conv holds now; -1: none */
+  /* pages read from the kernel so far (each numbered), the number of the
+   * page being converted, and the count when the last read-ahead of whole
+   * pages [0] and of partial ones too [1] began: a read-ahead that began
+   * after a page was read already holds every birth its events can need
+   * (a task's birth is recorded before it first runs) */
+  uint64_t read_seq, converting_seq, ahead_seq[2];
   kwriter_t writer;
   int cpus;
   size_t drain_pages;   /* a drain's bound per CPU (read_cpus) */
@@ -110,7 +116,8 @@ static const kprovider_category_t kCategories[] = {
      "only when named as such, never through a pattern"},
     {"kernel:task",
      "Linux task life cycle (sched_process_fork/exec/exit, task_rename): process and thread "
-     "names"},
+     "names (it and kernel:sched also record task_newtask, unwritten: the process of a thread "
+     "that ends before its events are read)"},
     {"kernel:irq",
      "Linux hard IRQs and softirqs (irq_handler_entry/exit, softirq_entry/exit) as slices, one "
      "track per CPU"},
@@ -355,6 +362,8 @@ static void apply_events(kinstance_t* k, const kwcats_t* extra, bool prune) {
       ktracefs__disable(k->instance, d->event->system, d->event->name);
       k->kernel_enabled[i] = false;
     }
+    /* a read-ahead can find a birth only while the kernel records them */
+    if (d->kind == KEV_NEWTASK) k->writer.births.recording = k->kernel_enabled[i];
   }
 }
 
@@ -401,10 +410,12 @@ static size_t read_cpus(kinstance_t* k, size_t rounds, bool flush) {
       /* another thread waits for mu: let it in between two pages */
       if (!flush && (atomic_load(&k->wanted) != 0 || !wait_for_save(k, &waited_ms))) return pages;
       /* read straight into the converter's padded buffer: no copy of the
-       * page. Pages read ahead come first, in order, and outside the
-       * bound: they were in the kernel's buffer when the read began. */
+       * page. Pages read ahead come first, in order, outside the bound (a
+       * read-ahead reads at most a CPU's buffer, once per page converted) */
       void* page = kconv__page_buffer(&k->conv);
-      int n = kahead__take(&k->ahead, cpu, page);
+      uint64_t seq;
+      int n = kahead__take(&k->ahead, cpu, page, &seq);
+      bool scanned = n > 0; /* its births are noted */
       if (n <= 0) {
         /* Whole pages only between drains (spliced through a pipe, as
          * trace-cmd does): fewer reads. The partial last page of each
@@ -415,12 +426,16 @@ static size_t read_cpus(kinstance_t* k, size_t rounds, bool flush) {
           flushed = true;
         }
         if (n <= 0) break;
+        seq = ++k->read_seq;
         i++;
       }
       if (kwriter__begin(&k->writer)) {
         k->converting_cpu = cpu;
+        k->converting_seq = seq;
+        k->writer.births_scanned = scanned;
         kconv__page(&k->conv, &k->table, (uint32_t)cpu, page, (size_t)n, kwriter__event,
                     &k->writer);
+        k->writer.births_scanned = false;
         k->converting_cpu = -1;
       }
       kwriter__end(&k->writer);
@@ -438,12 +453,18 @@ static void note_birth(void* arg, const kconv_event_t* e) {
 
 /* kbirths_ahead_fn, on the reader thread while it converts a page of
  * converting_cpu: the other CPUs' pages, scanned for births and queued for
- * their turn. */
-static void read_ahead(void* arg) {
+ * their turn; none when a read-ahead as deep began after that page was
+ * read. */
+static bool read_ahead(void* arg, bool partial) {
   kinstance_t* k = arg;
+  if (k->ahead_seq[partial] >= k->converting_seq) return false;
+  k->ahead_seq[partial] = k->read_seq;
+  if (partial) k->ahead_seq[0] = k->read_seq; /* (it reads the whole pages first) */
   for (int cpu = 0; cpu < k->cpus; cpu++)
     if (cpu != k->converting_cpu)
-      kahead__read(&k->ahead, &k->cpu[cpu], cpu, k->drain_pages, &k->table, note_birth, &k->writer);
+      kahead__read(&k->ahead, &k->cpu[cpu], cpu, partial, &k->read_seq, &k->table, note_birth,
+                   &k->writer);
+  return true;
 }
 
 /* Under mu, on the reader thread: the sessions that leave and join. What
@@ -579,8 +600,7 @@ static void instance_free(kinstance_t* k) {
             (unsigned long long)k->writer.lane_gaps);
   if (getenv("FXTRACE_KERNEL_DEBUG"))
     fprintf(stderr,
-            "fxtrace: kernel provider: %llu task births noted, %llu lookups read ahead (%llu "
-            "pages)\n",
+            "fxtrace: kernel provider: %llu task births noted, %llu read-aheads (%llu pages)\n",
             (unsigned long long)k->writer.births.noted,
             (unsigned long long)k->writer.births.read_aheads, (unsigned long long)k->ahead.pages);
   /* no handler on this thread between the two: it would wait for closes
@@ -664,7 +684,8 @@ static kinstance_t* instance_create(const kwcats_t* c, char* error, size_t error
     snprintf(error, error_size, "interrupted: the process is ending on a signal");
     goto fail;
   }
-  if (kconv__init(&k->conv, page_size) != 0 || kahead__init(&k->ahead, k->cpus, page_size) != 0 ||
+  if (kconv__init(&k->conv, page_size) != 0 ||
+      kahead__init(&k->ahead, k->cpus, page_size, k->drain_pages) != 0 ||
       kwriter__init(&k->writer, &k->table, strcmp(k->clock, "x86-tsc") == 0, (uint32_t)k->cpus) !=
           0) {
     snprintf(error, error_size, "out of memory");

@@ -129,21 +129,28 @@ uint32_t kthreads__proc_tgid(uint32_t tid) {
   return tgid;
 }
 
-uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) {
+/* kthreads__tgid, `depth` creators deep: a thread whose creator's process
+ * was unknown at its birth shares its creator's, looked up the same way. */
+static uint32_t tgid_of(kthreads_t* t, uint32_t tid, int depth) {
   kthread_entry_t* e = kthreads__get(t, tid);
   if (e && e->tgid) return e->tgid;
-  uint32_t tgid = kthreads__proc_tgid(tid);
+  uint32_t tgid = kthreads__proc_tgid(tid), creator = 0;
   /* gone already: its birth in this trace, read ahead if need be */
-  if (tgid == 0 && t->births) tgid = kbirths__tgid(t->births, tid, true);
+  if (tgid == 0 && t->births) tgid = kbirths__find(t->births, tid, true, &creator);
+  if (tgid == 0 && creator != 0 && creator != tid && depth < 4)
+    tgid = tgid_of(t, creator, depth + 1);
   if (tgid == 0) { /* born before the trace: the kernel's map, as fresh as the rate allows (an
                     * older one may hold a recycled pid's process) */
     load_saved_tgids(t);
     tgid = saved_tgid(t, tid);
   }
   if (tgid == 0) tgid = tid;
+  e = kthreads__get(t, tid); /* (the creator's lookup may have grown the table) */
   if (e) e->tgid = tgid;
   return tgid;
 }
+
+uint32_t kthreads__tgid(kthreads_t* t, uint32_t tid) { return tgid_of(t, tid, 0); }
 
 void kthreads__set_name(kthread_entry_t* e, const char* name, size_t length, uint64_t ts) {
   if (length > sizeof(e->name)) length = sizeof(e->name);

@@ -631,7 +631,8 @@ static void write_event(const kwriter_t* w, kwsession_t* s, const kconv_event_t*
 
 void kwriter__event(void* arg, const kconv_event_t* e) {
   kwriter_t* w = arg;
-  if (e->desc->kind == KEV_NEWTASK) kbirths__note(&w->births, w->table, e->desc, e->data, e->size);
+  if (e->desc->kind == KEV_NEWTASK && !w->births_scanned)
+    kbirths__note(&w->births, w->table, e->desc, e->data, e->size);
   /* each session that takes part and holds its context: one write each */
   for (unsigned i = 0; i < TRACE_ENGINE_MAX_SESSIONS; i++) {
     kwsession_t* s = w->sessions[i];

@@ -89,7 +89,8 @@ typedef struct kwriter {
   uint32_t cpus;
   kwsession_t* sessions[TRACE_ENGINE_MAX_SESSIONS]; /* by engine session; NULL: none */
   uint64_t written, truncated, lane_gaps;           /* over every session */
-  kbirths_t births; /* the tasks born during the trace, for every session's kthreads */
+  kbirths_t births;    /* the tasks born during the trace, for every session's kthreads */
+  bool births_scanned; /* the page being converted was read ahead: its births are noted */
 } kwriter_t;
 
 /* 0, or -1 when out of memory. */

@@ -14,12 +14,15 @@
  *                      a few times there and ends; prints "mover=TID" (its
  *                      name's records come from two CPUs' pages, the newer
  *                      from the one the provider converts first)
- *   pingpong threads N from the last CPU, N threads one after another, each
- *                      on CPU 0, spinning 0.2 ms and ending before the next
- *                      begins; prints "pid=PID" and "threads=TID,..." (their
- *                      births come in the last CPU's pages, their events in
- *                      CPU 0's, which the provider converts first, and by
- *                      then /proc knows none of them)
+ *   pingpong threads N from the last CPU it may use, N threads one after
+ *                      another, each on the first, spinning 0.2 ms and ending
+ *                      before the next begins; prints "pid=PID" and
+ *                      "threads=TID,..." (their births come in the last CPU's
+ *                      pages, their events in the first's, which the provider
+ *                      converts first, and by then /proc knows none of them)
+ *   pingpong nested N  the same, but each thread is created by a thread that
+ *                      ends at once (a creator gone before the birth is
+ *                      converted); "threads=" lists the inner threads
  * Each mode records a few events in category "pingpong", and waits (at most
  * 5 s) for tracing to be enabled first, so its events are in the trace. */
 #include <fcntl.h>
@@ -145,6 +148,7 @@ static int migrate_mode(void) {
 }
 
 static pid_t short_tids[1000];
+static int short_done[1000]; /* release: its short_tids entry is written */
 
 static void* short_lived(void* arg) {
   short_tids[(size_t)arg] = gettid_();
@@ -152,25 +156,56 @@ static void* short_lived(void* arg) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   do clock_gettime(CLOCK_MONOTONIC, &t);
   while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000);
+  __atomic_store_n(&short_done[(size_t)arg], 1, __ATOMIC_RELEASE);
   return NULL;
 }
 
-static int threads_mode(int n) {
+/* nested: creates the short-lived thread, detached, and ends at once */
+static void* creator(void* arg) {
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&t, &attr, short_lived, arg) != 0)
+    __atomic_store_n(&short_done[(size_t)arg], 1, __ATOMIC_RELEASE);
+  pthread_attr_destroy(&attr);
+  return NULL;
+}
+
+/* The first and the last CPU this process may run on; false with fewer than two. */
+static bool two_cpus(int* first, int* last) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
+  *first = *last = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+    if (CPU_ISSET(cpu, &allowed)) {
+      if (*first < 0) *first = cpu;
+      *last = cpu;
+    }
+  return *first >= 0 && *last != *first;
+}
+
+static int threads_mode(int n, bool nested) {
   if (n < 1 || n > (int)(sizeof(short_tids) / sizeof(short_tids[0]))) return 2;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int first_cpu, last_cpu;
+  if (!two_cpus(&first_cpu, &last_cpu)) return 1;
   cpu_set_t last, first;
   CPU_ZERO(&last);
-  CPU_SET(cpus > 1 ? (int)cpus - 1 : 0, &last);
+  CPU_SET(last_cpu, &last);
   CPU_ZERO(&first);
-  CPU_SET(0, &first);
+  CPU_SET(first_cpu, &first);
   if (sched_setaffinity(0, sizeof(last), &last) != 0) return 1;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setaffinity_np(&attr, sizeof(first), &first);
   for (int i = 0; i < n; i++) {
     pthread_t t;
-    if (pthread_create(&t, &attr, short_lived, (void*)(size_t)i) != 0) return 1;
+    if (pthread_create(&t, &attr, nested ? creator : short_lived, (void*)(size_t)i) != 0) return 1;
     pthread_join(t, NULL);
+    while (!__atomic_load_n(&short_done[i], __ATOMIC_ACQUIRE)) {
+      struct timespec ts = {0, 100000};
+      nanosleep(&ts, NULL);
+    }
   }
   pthread_attr_destroy(&attr);
   printf("pid=%d\nthreads=", (int)getpid());
@@ -190,7 +225,8 @@ static int open_mode(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: pingpong token N | sleep | open PATH | migrate | threads N\n");
+    fprintf(stderr,
+            "usage: pingpong token N | sleep | open PATH | migrate | threads N | nested N\n");
     return 2;
   }
   bool started = false;
@@ -209,7 +245,9 @@ int main(int argc, char** argv) {
   else if (strcmp(argv[1], "migrate") == 0)
     rc = migrate_mode();
   else if (strcmp(argv[1], "threads") == 0 && argc == 3)
-    rc = threads_mode(atoi(argv[2]));
+    rc = threads_mode(atoi(argv[2]), false);
+  else if (strcmp(argv[1], "nested") == 0 && argc == 3)
+    rc = threads_mode(atoi(argv[2]), true);
   fflush(stdout);
   trace_provider_destroy(provider);
   return rc;

@@ -543,45 +543,55 @@ def part_rename(tmp):
 def part_births(tmp):
     """Short-lived threads, gone before their events are converted (/proc no longer knows
     them): each is a thread of the program's process in every record, never a process of its
-    own (docs/kernel-provider.md, "A thread's process"). Their births (task_newtask) come in
-    the last CPU's pages, their events in CPU 0's, which the provider converts first: it reads
-    the other CPUs ahead for them. With kernel:sched, its legacy form, and kernel:task."""
-    if (os.cpu_count() or 1) < 2:
+    own (docs/kernel-provider.md, "A thread's process"). `threads`: their births
+    (task_newtask) come in the last CPU's pages, their events in CPU 0's, which the provider
+    converts first: it reads the other CPUs ahead for them. `nested`: each is born of a thread
+    that has ended before the birth is converted, so the birth names the creator, whose own
+    birth gives the process. With kernel:sched, its legacy form, and kernel:task."""
+    if len(os.sched_getaffinity(0)) < 2:
         print('SKIP: one CPU: nothing to convert out of order')
         sys.exit(77)
-    for categories in ('kernel:sched', 'kernel:sched-legacy', 'kernel:task'):
-        out = os.path.join(tmp, 'births.fxt')
-        r = record(categories + ',pingpong', [PINGPONG, 'threads', '200'], out)
-        check(r.returncode == 0, 'trace record failed: %s' % r.stderr)
-        pid = program_output(r, 'pid')
-        m = re.search(r'^threads=([\d,]+)$', r.stdout, re.M)
-        check(m, 'no threads= line: %r' % r.stdout[-300:])
-        tids = {int(x) for x in m.group(1).split(',')}
-        check(len(tids) == 200 and pid not in tids, 'threads: %d distinct' % len(tids))
-        t = decode(out)
-        as_process = {r2['koid'] for r2 in t.records
-                      if r2['kind'] == 'kernel_object' and r2['obj_type'] == 1} & tids
-        records = [r2 for r2 in t.records
-                   if r2['kind'] == 'kernel_object' and r2['obj_type'] == 2 and r2['koid'] in tids]
-        elsewhere = sorted({r2['koid'] for r2 in records
-                            if (arg_of(r2, b'process') or {}).get('value') != pid})
-        named = {r2['koid'] for r2 in records}
-        # the inline thread refs of the scheduling records and task instants: (pid, tid)
-        refs = [(r2['out_thread'], r2['in_thread']) for r2 in switches(t)]
-        wrong_refs = sorted({tid for pair in refs for (p, tid) in pair if tid in tids and p != pid})
-        print('%s: %d threads, %d with thread records, %d written as processes, %d thread '
-              'records naming another process, %d in switches with another pid'
-              % (categories, len(tids), len(named), len(as_process), len(elsewhere),
-                 len(wrong_refs)))
-        check(not as_process, '%s: threads written as processes: %s'
-              % (categories, sorted(as_process)[:10]))
-        check(not elsewhere, '%s: thread records of another process: %s'
-              % (categories, elsewhere[:10]))
-        check(not wrong_refs, '%s: switches give threads another pid: %s'
-              % (categories, wrong_refs[:10]))
-        if categories != 'kernel:task':  # kernel:task writes no switches, names only some
-            check(len(named) == len(tids), '%s: %d of %d threads have thread records'
-                  % (categories, len(named), len(tids)))
+    for mode in ('threads', 'nested'):
+        for categories in ('kernel:sched', 'kernel:sched-legacy', 'kernel:task'):
+            check_births(tmp, mode, categories)
+
+
+def check_births(tmp, mode, categories):
+    what = '%s, %s' % (mode, categories)
+    out = os.path.join(tmp, 'births.fxt')
+    env = dict(os.environ, FXTRACE_KERNEL_DEBUG='1')
+    r = record(categories + ',pingpong', [PINGPONG, mode, '200'], out, env=env)
+    check(r.returncode == 0, '%s: trace record failed: %s' % (what, r.stderr))
+    pid = program_output(r, 'pid')
+    m = re.search(r'^threads=([\d,]+)$', r.stdout, re.M)
+    check(m, '%s: no threads= line: %r' % (what, r.stdout[-300:]))
+    tids = {int(x) for x in m.group(1).split(',')}
+    check(len(tids) == 200 and pid not in tids, '%s: threads: %d distinct' % (what, len(tids)))
+    ahead = re.search(r'(\d+) read-aheads', r.stderr)
+    t = decode(out)
+    as_process = {r2['koid'] for r2 in t.records
+                  if r2['kind'] == 'kernel_object' and r2['obj_type'] == 1} & tids
+    records = [r2 for r2 in t.records
+               if r2['kind'] == 'kernel_object' and r2['obj_type'] == 2 and r2['koid'] in tids]
+    elsewhere = sorted({r2['koid'] for r2 in records
+                        if (arg_of(r2, b'process') or {}).get('value') != pid})
+    named = {r2['koid'] for r2 in records}
+    # the (pid, tid) of the scheduling records (a sub-type 1 switch's from its thread
+    # records) and of the inline thread refs of the kernel's instants
+    refs = [pair for r2 in switches(t) for pair in (r2['out_thread'], r2['in_thread'])]
+    refs += [(e['pid'], e['tid']) for e in events(t) if e.get('category', b'').startswith(b'kernel:')
+             and 'tid' in e]
+    wrong_refs = sorted({tid for (p, tid) in refs if tid in tids and p != pid})
+    print('%s: %d threads, %d with thread records, %d written as processes, %d thread records '
+          'naming another process, %d in records with another pid (%s read-aheads)'
+          % (what, len(tids), len(named), len(as_process), len(elsewhere), len(wrong_refs),
+             ahead.group(1) if ahead else '?'))
+    check(not as_process, '%s: threads written as processes: %s' % (what, sorted(as_process)[:10]))
+    check(not elsewhere, '%s: thread records of another process: %s' % (what, elsewhere[:10]))
+    check(not wrong_refs, '%s: records give threads another pid: %s' % (what, wrong_refs[:10]))
+    if categories != 'kernel:task':  # kernel:task writes no switches, names only some
+        check(len(named) == len(tids), '%s: %d of %d threads have thread records'
+              % (what, len(named), len(tids)))
 
 
 def part_generic(tmp):
@@ -1055,6 +1065,7 @@ def part_sessions(tmp):
         clients.append(c)
         check(instance_enabled(instance, 'sched', 'sched_switch') and
               instance_enabled(instance, 'sched', 'sched_process_fork') and
+              instance_enabled(instance, 'task', 'task_newtask') and
               instance_enabled(instance, 'irq', 'irq_handler_entry') and
               not instance_enabled(instance, 'syscalls', 'sys_enter_openat'),
               'A (kernel:sched,kernel:task) and C (kernel:irq): the instance does not enable '
@@ -1072,6 +1083,7 @@ def part_sessions(tmp):
         err_b = stop_session(b, 'B')
         clients.remove(b)
         check(not instance_enabled(instance, 'sched', 'sched_switch') and
+              not instance_enabled(instance, 'task', 'task_newtask') and
               not instance_enabled(instance, 'syscalls', 'sys_enter_openat') and
               instance_enabled(instance, 'irq', 'irq_handler_entry'),
               'A and B stopped: the instance still records their events, or no longer irq')
