@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "engine/explicit_name.h"
 #include "trace/internal/event_record.h" /* the cached record path, per session below */
 
 /* ---- the record path of the event macros ----
@@ -436,6 +437,13 @@ static void kernel_object(trace_context_t* w, trace_koid_t pid, trace_koid_t tid
   if (tid != 0) /* a thread: the "process" argument readers need (READERS.md) */
     all[n++] =
         trace_make_arg(trace_internal_make_literal_ref("process"), trace_make_koid_arg_value(pid));
+  /* the program names its own process or thread: kept over the name /proc
+   * has at the end of the archive (explicit_name.h) */
+  if (pid == engine__of(w)->pid && name) {
+    all[n++] = trace_make_arg(trace_internal_make_literal_ref(EXPLICIT_NAME_ARG),
+                              trace_make_bool_arg_value(true));
+    explicit_name__note(pid, tid != 0, tid != 0 ? tid : pid, name, strlen(name));
+  }
   for (size_t i = 0; i < num_args && n < TRACE_MAX_ARGS; i++) all[n++] = args[i];
   writer__complete_args(w, all, n);
   trace_string_ref_t name_ref =

@@ -12,7 +12,9 @@
  *   3. a provider's program, read from /proc when it registered;
  *   4. the kernel's task events (category kernel:task: exec, rename, fork,
  *      exit), the latest timestamp winning;
- *   5. /proc at the end, for the processes and threads still alive.
+ *   5. /proc at the end, for the processes and threads still alive;
+ *   6. a name a program gave its own process or thread (TRACE_KERNEL_OBJECT:
+ *      its record carries the bool argument `explicit_name`).
  *
  * A stronger source replaces a weaker one; within one source, the latest
  * (task events: the latest timestamp; records: the last in the archive).
@@ -40,6 +42,7 @@ enum names_rank {
   NAMES_RANK_PROGRAM = 3,
   NAMES_RANK_TASK_EVENT = 4,
   NAMES_RANK_PROC = 5,
+  NAMES_RANK_EXPLICIT = 6,
 };
 
 typedef struct names names_t;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/explicit_name.h"
 #include "engine/stop_names.h"
 #include "fxt/fxt_format.h"
 #include "names/names_internal.h"
@@ -145,6 +146,9 @@ static bool take_arg(cursor_t* c, const names_source_t* s, arg_t* a) {
       a->is_int = true;
       a->value = (int64_t)FXT_GET(header, 32, 63);
       break;
+    case 9: /* bool */
+      a->value = (int64_t)FXT_GET(header, 32, 32);
+      break;
     case 3: /* int64 */
     case 4: /* uint64 */
     case 8: /* koid */
@@ -170,7 +174,7 @@ static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t hea
   str_t name;
   if (!take(c, &koid) || !take_string(c, s, (uint32_t)FXT_GET(header, 24, 39), &name)) return;
   uint64_t process = 0, name_at = 0;
-  bool at = false;
+  bool at = false, explicit_name = false;
   unsigned count = (unsigned)FXT_GET(header, 40, 43);
   arg_t a;
   for (unsigned i = 0; i < count && take_arg(c, s, &a); i++) {
@@ -179,11 +183,15 @@ static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t hea
       name_at = (uint64_t)a.value;
       at = true;
     }
+    if (a.type == 9 && a.value != 0 && str_is(a.name, EXPLICIT_NAME_ARG)) explicit_name = true;
   }
   bool thread = type == FXT_KOBJ_THREAD;
   /* the provider's own process and threads, or someone else's */
   bool own = s->pid != 0 && (thread ? process == s->pid : koid == s->pid);
-  if (own && thread && at) /* its engine's name at the stop: a name at a time, as a task event */
+  if (own && explicit_name) /* the program's own word for its own: above /proc */
+    names__set(n, thread, koid, process, name.data, name.length, NAMES_RANK_EXPLICIT, 0);
+  else if (own && thread &&
+           at) /* its engine's name at the stop: a name at a time, as a task event */
     names__set(n, true, koid, process, name.data, name.length, NAMES_RANK_TASK_EVENT, name_at);
   else
     names__set(n, thread, koid, process, name.data, name.length,

@@ -34,6 +34,7 @@
 #include "engine/buffer_scan.h"
 #include "engine/categories.h"
 #include "engine/engine.h"
+#include "engine/explicit_name.h"
 #include "engine/live_placeholder.h"
 #include "engine/thread_exits.h"
 #include "names/names.h"
@@ -426,6 +427,12 @@ static void note_thread(void* arg, uint64_t tid, const char* name, int alive) {
   names__set(arg, true, tid, (uint64_t)getpid(), name, strlen(name), NAMES_RANK_OWN_RECORD, 0);
 }
 
+/* A name the program gave its own process or thread: over /proc's. */
+static void note_explicit(void* arg, bool thread, uint64_t koid, const char* name) {
+  names__set(arg, thread, koid, thread ? (uint64_t)getpid() : 0, name, strlen(name),
+             NAMES_RANK_EXPLICIT, 0);
+}
+
 static bool names_sink(void* arg, const void* data, size_t bytes) {
   return stage_emit(arg, data, bytes) == 0;
 }
@@ -437,6 +444,7 @@ static void emit_names(stage_t* stage) {
   names__note_program(n, pid);
   thread_exits__each(note_thread, n);
   names__refresh_from_proc(n);
+  explicit_name__each(pid, note_explicit, n);
   names__write_section(n, names_sink, stage, NULL);
   names__free(n);
 }

@@ -403,13 +403,16 @@ static void check_blobs_and_objects(void) {
   c = &g_records[find_one(7, -1, "kobj_process")];
   ASSERT_EQ(c->object_type, 1u);
   ASSERT_EQ(c->koid, g_pid);
-  ASSERT_EQ(c->num_args, 0u);
+  /* the program's own process: marked as its explicit name (explicit_name.h) */
+  ASSERT_EQ(c->num_args, 1u);
+  ASSERT_EQ(arg_at(c, 0, "explicit_name", TRACE_ARG_BOOL)->bits, 1u);
   c = &g_records[find_one(7, -1, "kobj_thread")];
   ASSERT_EQ(c->object_type, 2u);
   ASSERT_EQ(c->koid, 4242u);
-  ASSERT_EQ(c->num_args, 2u);
+  ASSERT_EQ(c->num_args, 3u);
   ASSERT_EQ(arg_at(c, 0, "process", TRACE_ARG_KOID)->bits, g_pid);
-  ASSERT_EQ(arg_at(c, 1, "extra", TRACE_ARG_INT32)->bits, 5u);
+  ASSERT_EQ(arg_at(c, 1, "explicit_name", TRACE_ARG_BOOL)->bits, 1u);
+  ASSERT_EQ(arg_at(c, 2, "extra", TRACE_ARG_INT32)->bits, 5u);
 
   /* the calling thread has its thread-info record with "process" */
   bool found = false;

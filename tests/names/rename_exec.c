@@ -22,7 +22,15 @@
  * (part exec_full). A thread started before them waits until then, names
  * itself "t-kept", writes an event and ends (it never renames itself after
  * it wrote, but the kernel's fork event kept in the buffer names it after
- * the main thread); it prints "kept TID". */
+ * the main thread); it prints "kept TID".
+ *
+ *   names_rename_exec explicit   a provider that names its process
+ *                                "my-service (instance 3)", its main thread
+ *                                "main-loop-with-a-long-name" and a second
+ *                                thread "worker pool #2" with
+ *                                TRACE_KERNEL_OBJECT (longer than a comm;
+ *                                the thread after it first wrote), each
+ *                                writing an event; prints "thread TID". */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -89,7 +97,32 @@ static void* thread_main(void* arg) {
   return NULL;
 }
 
+static void* named_main(void* arg) {
+  (void)arg;
+  printf("thread %ld\n", (long)syscall(SYS_gettid));
+  fflush(stdout);
+  TRACE_INSTANT("names", "before", TRACE_SCOPE_THREAD);
+  TRACE_KERNEL_OBJECT(getpid(), syscall(SYS_gettid), "worker pool #2");
+  TRACE_INSTANT("names", "after", TRACE_SCOPE_THREAD);
+  return NULL;
+}
+
+static int explicit_names(void) {
+  bool started = false;
+  trace_provider_t* provider = trace_provider_create_synchronously("names", &started);
+  for (int i = 0; started && !TRACE_ENABLED() && i < 1000; i++) sleep_ms(1);
+  TRACE_KERNEL_OBJECT(getpid(), 0, "my-service (instance 3)");
+  TRACE_KERNEL_OBJECT(getpid(), syscall(SYS_gettid), "main-loop-with-a-long-name");
+  TRACE_INSTANT("names", "main", TRACE_SCOPE_THREAD);
+  pthread_t thread;
+  pthread_create(&thread, NULL, named_main, NULL);
+  pthread_join(thread, NULL);
+  trace_provider_destroy(provider);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && strcmp(argv[1], "explicit") == 0) return explicit_names();
   if (argc < 2 || strcmp(argv[1], "stage2") != 0) {
     prctl(PR_SET_NAME, "before-exec");
     sleep_ms(20);

@@ -25,6 +25,10 @@ PART: demo   the demo (process "demo", threads producer, worker-1, worker-2)
              provider's own names and its program, from the manager
       file   file mode (FXTRACE_OUTPUT, no manager): rename_exec's stage 2
              writes its own process and threads right last
+      explicit  rename_exec names its process and threads itself with
+             TRACE_KERNEL_OBJECT (longer than a comm): those names are last,
+             over the program's and /proc's, in the three modes, through
+             trace record and in file mode
 Parts demo, exec and exec_full exit 77 (skip) when not root or tracefs is unavailable.
 """
 
@@ -276,6 +280,37 @@ def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner,
           (mode, pid, processes.get(pid), threads.get(pid), tid, threads.get(tid)))
 
 
+def check_explicit(tmp, mode, file_mode=False):
+    out = os.path.join(tmp, 'explicit-%s%s.fxt' % (mode, '-file' if file_mode else ''))
+    if file_mode:
+        env = dict(os.environ, FXTRACE_OUTPUT=out, FXTRACE_BUFFERING_MODE=mode)
+        r = subprocess.run([RENAME_EXEC, 'explicit'], capture_output=True, text=True, timeout=60,
+                           env=env)
+        check(r.returncode == 0, 'file mode: exit %d: %s' % (r.returncode, r.stderr))
+        mode += ', file mode'
+    else:
+        r = record('names', mode, out, [RENAME_EXEC, 'explicit'])
+    if r.returncode != 0:
+        return
+    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
+    check(m, '%s: no thread in %r' % (mode, r.stdout[-300:]))
+    if not m:
+        return
+    tid = int(m.group(1))
+    conforms(out)
+    processes, threads, parent = last_names(out)
+    pid = parent.get(tid)
+    check(pid is not None, '%s: thread %d has no thread record with its process' % (mode, tid))
+    if pid is None:
+        return
+    expect = {None: 'my-service (instance 3)', pid: 'main-loop-with-a-long-name',
+              tid: 'worker pool #2'}
+    got = {None: processes.get(pid), pid: threads.get(pid), tid: threads.get(tid)}
+    check(got == expect, '%s: last names %r, not the program\'s own %r' % (mode, got, expect))
+    other_readers(out, pid, expect)
+    print('%s: %r' % (mode, got))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix='fxtrace-names-') as tmp:
         if PART == 'demo':
@@ -306,6 +341,10 @@ def main():
                 return r
             check_rename_exec(tmp, 'oneshot-full', None, 'main-renamed', 't-second', run,
                               kept=True)
+        elif PART == 'explicit':
+            for mode in MODES:
+                check_explicit(tmp, mode)
+                check_explicit(tmp, mode, file_mode=True)
         elif PART == 'user':
             for mode in MODES:
                 check_demo(tmp, mode, 'demo')
