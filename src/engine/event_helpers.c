@@ -438,11 +438,15 @@ static void kernel_object(trace_context_t* w, trace_koid_t pid, trace_koid_t tid
     all[n++] =
         trace_make_arg(trace_internal_make_literal_ref("process"), trace_make_koid_arg_value(pid));
   /* the program names its own process or thread: kept over the name /proc
-   * has at the end of the archive (explicit_name.h) */
+   * has at the end of the archive, from when it was given (explicit_name.h);
+   * marked only when the record has room left for the marker (the
+   * program's own arguments come first), remembered either way */
   if (pid == engine__of(w)->pid && name) {
-    all[n++] = trace_make_arg(trace_internal_make_literal_ref(EXPLICIT_NAME_ARG),
-                              trace_make_bool_arg_value(true));
-    explicit_name__note(pid, tid != 0, tid != 0 ? tid : pid, name, strlen(name));
+    uint64_t ns = trace_clock__now_ns();
+    if (n + num_args < TRACE_MAX_ARGS)
+      all[n++] = trace_make_arg(trace_internal_make_literal_ref(EXPLICIT_NAME_ARG),
+                                trace_make_uint64_arg_value(ns));
+    explicit_name__note(pid, tid != 0, tid != 0 ? tid : pid, name, strlen(name), ns);
   }
   for (size_t i = 0; i < num_args && n < TRACE_MAX_ARGS; i++) all[n++] = args[i];
   writer__complete_args(w, all, n);

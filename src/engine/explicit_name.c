@@ -1,40 +1,77 @@
 /* Names a program gave its own process and threads (explicit_name.h).
  * Noted from TRACE_KERNEL_OBJECT, which any thread may call between start
- * and stop: no lock, no system call, no allocation. A ring of slots, each
- * taken with a compare-and-swap; a note that finds its slot taken (another
- * note or the reader in it at that moment) is not kept. */
+ * and stop: no lock, no system call, no allocation. The slots form sets of
+ * EXPLICIT_NAME_WAYS, a koid always in the same set; each slot is taken
+ * with a compare-and-swap that never waits (a slot in use is passed over),
+ * and its fields are read and written only while taken. */
 #include "engine/explicit_name.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+enum {
+  EXPLICIT_NAME_WAYS = 4,
+  EXPLICIT_NAME_SETS = EXPLICIT_NAMES_MAX / EXPLICIT_NAME_WAYS,
+  EXPLICIT_NAME_TRIES = 64
+};
+
 typedef struct explicit_name {
   uint32_t busy;  /* atomic: a note or the reader is in it */
   uint64_t order; /* when noted (0: empty); the latest for a koid wins */
   bool thread;
-  uint64_t pid, koid;
+  uint64_t pid, koid, ns;
   char name[EXPLICIT_NAME_BYTES];
 } explicit_name_t;
 
 static explicit_name_t names[EXPLICIT_NAMES_MAX];
 static uint64_t noted; /* atomic */
 
-void explicit_name__note(uint64_t pid, bool thread, uint64_t koid, const char* name,
-                         size_t length) {
+static bool take(explicit_name_t* e) {
+  uint32_t free_slot = 0;
+  return __atomic_compare_exchange_n(&e->busy, &free_slot, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
+
+static void give_back(explicit_name_t* e) { __atomic_store_n(&e->busy, 0, __ATOMIC_RELEASE); }
+
+void explicit_name__note(uint64_t pid, bool thread, uint64_t koid, const char* name, size_t length,
+                         uint64_t ns) {
   if (length >= EXPLICIT_NAME_BYTES) length = EXPLICIT_NAME_BYTES - 1;
   uint64_t order = __atomic_add_fetch(&noted, 1, __ATOMIC_RELAXED);
-  explicit_name_t* e = &names[order % EXPLICIT_NAMES_MAX];
-  uint32_t free_slot = 0;
-  if (!__atomic_compare_exchange_n(&e->busy, &free_slot, 1, false, __ATOMIC_ACQUIRE,
-                                   __ATOMIC_RELAXED))
-    return;
-  e->thread = thread;
-  e->pid = pid;
-  e->koid = koid;
-  memcpy(e->name, name, length);
-  e->name[length] = '\0';
-  e->order = order;
-  __atomic_store_n(&e->busy, 0, __ATOMIC_RELEASE);
+  uint64_t key = koid * 2 + thread;
+  explicit_name_t* set = &names[((key * UINT64_C(0x9E3779B97F4A7C15)) >> 40) % EXPLICIT_NAME_SETS *
+                                EXPLICIT_NAME_WAYS];
+  /* the ways this note holds; of them, the koid's own slot, else an empty
+   * one, else the oldest */
+  bool held[EXPLICIT_NAME_WAYS];
+  explicit_name_t* pick = NULL;
+  int pick_rank = 0; /* 3: the koid's, 2: empty, 1: another koid's */
+  /* another note may hold the whole set for a moment: a few more tries
+   * (bounded; never a wait for it) */
+  for (int tries = 0; !pick && tries < EXPLICIT_NAME_TRIES; tries++)
+    for (int i = 0; i < EXPLICIT_NAME_WAYS; i++) {
+      explicit_name_t* e = &set[i];
+      held[i] = take(e);
+      if (!held[i]) continue;
+      int rank = e->order == 0                                               ? 2
+                 : (e->pid == pid && e->thread == thread && e->koid == koid) ? 3
+                                                                             : 1;
+      if (rank > pick_rank || (rank == 1 && pick_rank == 1 && e->order < pick->order)) {
+        pick = e;
+        pick_rank = rank;
+      }
+    }
+  if (pick) {
+    pick->thread = thread;
+    pick->pid = pid;
+    pick->koid = koid;
+    pick->ns = ns;
+    memcpy(pick->name, name, length);
+    pick->name[length] = '\0';
+    pick->order = order;
+  }
+  for (int i = 0; i < EXPLICIT_NAME_WAYS; i++)
+    if (held[i]) give_back(&set[i]);
 }
 
 static int by_order(const void* a, const void* b) {
@@ -42,22 +79,26 @@ static int by_order(const void* a, const void* b) {
   return x < y ? -1 : x > y;
 }
 
-void explicit_name__each(uint64_t pid,
-                         void (*fn)(void* arg, bool thread, uint64_t koid, const char* name),
-                         void* arg) {
+void explicit_name__each(uint64_t pid, explicit_name_fn fn, void* arg) {
   explicit_name_t* copy = malloc(sizeof(names));
   if (!copy) return;
   size_t count = 0;
   for (size_t i = 0; i < EXPLICIT_NAMES_MAX; i++) {
     explicit_name_t* e = &names[i];
-    uint32_t free_slot = 0;
-    if (!__atomic_compare_exchange_n(&e->busy, &free_slot, 1, false, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_RELAXED))
-      continue; /* a note in it right now */
-    if (e->order != 0 && e->pid == pid) copy[count++] = *e;
-    __atomic_store_n(&e->busy, 0, __ATOMIC_RELEASE);
+    if (!take(e)) continue; /* a note in it right now */
+    if (e->order != 0 && e->pid == pid) {
+      /* field by field: `busy` is read only atomically */
+      explicit_name_t* c = &copy[count++];
+      c->order = e->order;
+      c->thread = e->thread;
+      c->koid = e->koid;
+      c->ns = e->ns;
+      memcpy(c->name, e->name, sizeof(c->name));
+    }
+    give_back(e);
   }
   qsort(copy, count, sizeof(copy[0]), by_order); /* oldest first: the latest wins */
-  for (size_t i = 0; i < count; i++) fn(arg, copy[i].thread, copy[i].koid, copy[i].name);
+  for (size_t i = 0; i < count; i++)
+    fn(arg, copy[i].thread, copy[i].koid, copy[i].name, copy[i].ns);
   free(copy);
 }

@@ -4,10 +4,14 @@
  * has at the end (/proc's comm, the program's name: docs/manager.md, "The
  * names section"; docs/file-mode.md, "Names"); a name the program chose
  * itself wins over those:
- *   - its kernel-object record carries the bool argument EXPLICIT_NAME_ARG,
- *     which the trace manager's names rank above /proc (src/names);
- *   - the engine remembers the latest EXPLICIT_NAMES_MAX of them, which file
- *     mode's names section takes the same way.
+ *   - its kernel-object record carries the uint64 argument EXPLICIT_NAME_ARG,
+ *     the time (trace clock, ns) it was given, which the trace manager's
+ *     names rank above /proc until the process runs another program or
+ *     the koid is given to another task (src/names);
+ *   - the engine remembers the latest name of up to EXPLICIT_NAMES_MAX
+ *     koids: file mode's names section takes them the same way, and each
+ *     stop writes them again (stop_names.h), so a circular buffer that
+ *     wrapped past the record still ends with them.
  * Noting one takes no lock and makes no system call (TRACE_KERNEL_OBJECT may
  * run between start and stop, on the record path's rules). */
 #ifndef FXTRACE_ENGINE_EXPLICIT_NAME_H_
@@ -21,15 +25,20 @@
 
 enum { EXPLICIT_NAMES_MAX = 256, EXPLICIT_NAME_BYTES = 256 };
 
-/* Remembers `name` for process pid (thread false: koid is pid) or one of
- * its threads; the latest for a koid wins. A note that meets another in its
- * slot is not kept. */
-void explicit_name__note(uint64_t pid, bool thread, uint64_t koid, const char* name, size_t length);
+/* Remembers `name`, given at `ns`, for process pid (thread false: koid is
+ * pid) or one of its threads. A koid keeps one slot, its latest name: a
+ * thread that names itself over and over does not push out the others.
+ * When every slot its koid may take holds another koid, the oldest of
+ * them gives way; a note that finds all of them in use (other notes, or
+ * the reader) a few times running is not kept. */
+void explicit_name__note(uint64_t pid, bool thread, uint64_t koid, const char* name, size_t length,
+                         uint64_t ns);
 
 /* Calls fn for each name remembered for process pid (a fork child's table
- * also holds its parent's), oldest first. */
-void explicit_name__each(uint64_t pid,
-                         void (*fn)(void* arg, bool thread, uint64_t koid, const char* name),
-                         void* arg);
+ * also holds its parent's), oldest first. Not on the record path: it
+ * allocates. */
+typedef void (*explicit_name_fn)(void* arg, bool thread, uint64_t koid, const char* name,
+                                 uint64_t ns);
+void explicit_name__each(uint64_t pid, explicit_name_fn fn, void* arg);
 
 #endif /* FXTRACE_ENGINE_EXPLICIT_NAME_H_ */

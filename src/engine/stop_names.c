@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "engine/explicit_name.h"
 #include "engine/thread_exits.h"
 #include "fxt/fxt_encode.h"
 
@@ -60,6 +61,26 @@ static void put(void* arg, uint64_t tid, const char* name, uint64_t ns) {
   r->written++;
 }
 
+/* A name the program gave its own process or thread (explicit_name.h),
+ * again: in circular mode the record that gave it may have wrapped away. */
+static void put_explicit(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns) {
+  region_t* r = arg;
+  trace_string_ref_t name_ref = trace_make_inline_c_string_ref(name);
+  trace_arg_t args[2];
+  size_t n = 0;
+  if (thread)
+    args[n++] = trace_make_arg(trace_make_inline_c_string_ref("process"),
+                               trace_make_koid_arg_value(r->e->pid));
+  args[n++] = trace_make_arg(trace_make_inline_c_string_ref(EXPLICIT_NAME_ARG),
+                             trace_make_uint64_arg_value(ns));
+  size_t words = fxt_kernel_object_record_words(&name_ref, args, n);
+  uint64_t* p = reserve(r, words * 8);
+  if (!p) return; /* kept: the program's own record says the same */
+  fxt_write_kernel_object_record(p, words, koid, thread ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS,
+                                 &name_ref, args, n);
+  r->written++;
+}
+
 void stop_names__write(engine_t* e) {
   region_t r = {.e = e};
   if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
@@ -80,11 +101,12 @@ void stop_names__write(engine_t* e) {
   }
   /* the renamed threads first: their own records' names are stale */
   thread_exits__each_at_end(e, true, put, &r);
-  /* then the others, whose names the kernel's task events kept from before
-   * (an exec, when the rename came before the thread first wrote but after
-   * the kernel provider's buffer filled) would otherwise outrank: in
-   * oneshot mode the rest of chunk 0 (the engine's alone), otherwise at
-   * most half of the durable buffer's room (the next trace may keep it) */
+  /* then, in oneshot mode in the rest of chunk 0 (the engine's alone),
+   * otherwise in at most half of the durable buffer's room (the next trace
+   * may keep it): the names the program gave (explicit_name.h), and the
+   * others, whose names the kernel's task events kept from before (an exec,
+   * when the rename came before the thread first wrote but after the
+   * kernel provider's buffer filled) would otherwise outrank */
   r.kept = true;
   if (r.durable) {
     uint64_t at = ATOMIC_LOAD(&e->header->durable_alloc);
@@ -92,6 +114,7 @@ void stop_names__write(engine_t* e) {
   } else {
     r.kept_end = r.end;
   }
+  explicit_name__each(e->pid, put_explicit, &r);
   thread_exits__each_at_end(e, false, put, &r);
   pthread_mutex_lock(&e->lock);
   e->engine_written += r.written;

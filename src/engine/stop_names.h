@@ -13,9 +13,12 @@
  * They go where a full buffer cannot keep them out: oneshot, chunk 0 (the
  * engine's own, after the initialization and process records), otherwise
  * the durable buffer. The threads renamed since they first wrote come
- * first, and one of them that does not fit is counted as dropped; the
- * others follow while room is plentiful (the rest of chunk 0; at most half
- * of the durable buffer's room). Nothing here is on the record path. */
+ * first, and one of them that does not fit is counted as dropped; then,
+ * while room is plentiful (the rest of chunk 0; at most half of the durable
+ * buffer's room), the names the program gave its own process and threads
+ * (explicit_name.h: a circular buffer may have wrapped past the records
+ * that gave them) and the other threads. Nothing here is on the record
+ * path. */
 #ifndef FXTRACE_ENGINE_STOP_NAMES_H_
 #define FXTRACE_ENGINE_STOP_NAMES_H_
 

@@ -6,6 +6,7 @@
  * reusable by whatever else ends an archive's stretch of records. */
 #include <string.h>
 
+#include "anchor/clock_anchor.h"
 #include "fxt/fxt_encode.h"
 #include "manager/manager_internal.h"
 
@@ -19,7 +20,7 @@ static bool append(void* arg, const void* data, size_t bytes) {
 /* The section into `o`: a provider-info record for id 0 when `first`, else
  * a provider-section record, then the names. */
 static bool write_section(manager_t* m, names_t* names, output_t* o, bool first) {
-  names__refresh_from_proc(names);
+  names__refresh_from_proc(names, clock_anchor__monotonic_ns());
   uint64_t words[8];
   uint64_t* end = first ? fxt_write_provider_info_record(words, MANAGER_PROVIDER_ID, kManagerName,
                                                          sizeof(kManagerName) - 1)

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "anchor/clock_anchor.h"
 #include "engine/buffer_scan.h"
 #include "manager/manager_internal.h"
 
@@ -237,7 +238,7 @@ static tracee_t* add_tracee(manager_t* m, session_t* s, provider_t* p) {
     t->names = names__source_create_foreign();
   } else {
     t->names = names__source_create(t->pid);
-    names__note_program(s->names, t->pid);
+    names__note_program(s->names, t->pid, clock_anchor__monotonic_ns());
   }
   /* append: the archive and the stats follow registration order */
   tracee_t** pp = &s->tracees;

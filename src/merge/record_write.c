@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/explicit_name.h"
 #include "engine/stop_names.h"
 #include "fxt/fxt_blob_chain.h"
 #include "fxt/fxt_encode.h"
@@ -268,6 +269,10 @@ static bool write_scheduling(merge_writer_t* w, const merge_host_t* h, const ord
   }
 }
 
+static bool arg_is(const trace_reader_arg_t* a, const char* name) {
+  return a->name.length == strlen(name) && memcmp(a->name.data, name, a->name.length) == 0;
+}
+
 static bool write_kernel_object(merge_writer_t* w, const merge_host_t* h,
                                 const trace_record_t* rec) {
   uint32_t type = rec->kernel_object.object_type;
@@ -278,12 +283,12 @@ static bool write_kernel_object(merge_writer_t* w, const merge_host_t* h,
   if (type == 1) text = prefixed(w, h, &text); /* a process carries its host's name */
   trace_string_ref_t name = str(w, &text);
   size_t n = convert_args(w, h, &rec->kernel_object.args);
-  /* a thread's name at a stop (src/engine/stop_names.h): its `name_at` is
+  /* a thread's name at a stop (src/engine/stop_names.h: `name_at`) and a
+   * name a program gave (src/engine/explicit_name.h: `explicit_name`) carry
    * a time on the host's clock, mapped onto the output's as timestamps are */
-  for (size_t i = 0; type == 2 && i < n; i++) {
+  for (size_t i = 0; task && i < n; i++) {
     const trace_reader_arg_t* a = &rec->kernel_object.args.items[i];
-    if (a->type == TRACE_ARG_UINT64 && a->name.length == sizeof(STOP_NAMES_ARG) - 1 &&
-        memcmp(a->name.data, STOP_NAMES_ARG, a->name.length) == 0)
+    if (a->type == TRACE_ARG_UINT64 && (arg_is(a, STOP_NAMES_ARG) || arg_is(a, EXPLICIT_NAME_ARG)))
       w->args[i].value =
           trace_make_uint64_arg_value(ordered__clock_map(&h->clock, a->uint64_value));
   }

@@ -14,10 +14,14 @@
  *      exit), the latest timestamp winning;
  *   5. /proc at the end, for the processes and threads still alive;
  *   6. a name a program gave its own process or thread (TRACE_KERNEL_OBJECT:
- *      its record carries the bool argument `explicit_name`).
+ *      its record carries the uint64 argument `explicit_name`, when), until
+ *      the koid becomes another program or task (an exec, a fork that gives
+ *      it out, a second provider of the pid: names__program_changed); it
+ *      says nothing surer than rank 2 about a thread's process.
  *
  * A stronger source replaces a weaker one; within one source, the latest
- * (task events: the latest timestamp; records: the last in the archive).
+ * (task events and explicit names: the latest time; records: the last in
+ * the archive).
  * A process is named after its program (the executable's base name; else
  * argv[0]'s), never after its main thread's comm; a thread after its comm.
  * Used by one thread at a time. */
@@ -76,12 +80,17 @@ void names__note_run(names_t* n, names_source_t* s, const void* records, size_t 
  * spares the run a second pass. */
 bool names__run_may_teach(const names_source_t* s, uint64_t any, uint64_t all);
 
-/* Learns pid's program from /proc (rank 3): a provider that registered. */
-void names__note_program(names_t* n, uint64_t pid);
+/* Learns pid's program from /proc (rank 3): a provider that registered at
+ * now_ns (trace clock). A second provider of the same pid means it runs
+ * another program or is another process: the names the first gave itself
+ * (rank 6) then give way. */
+void names__note_program(names_t* n, uint64_t pid, uint64_t now_ns);
 
 /* Learns, for every process and thread known, its name from /proc if it is
- * still alive (rank 5). */
-void names__refresh_from_proc(names_t* n);
+ * still alive (rank 5). A process whose program is no longer the one
+ * names__note_program read (it exec'd) loses, for itself and its main
+ * thread, the names it gave itself before now_ns. */
+void names__refresh_from_proc(names_t* n, uint64_t now_ns);
 
 /* Sets a name directly (tests, and sources without records). For a thread,
  * process_koid 0 keeps the one known. */

@@ -7,7 +7,13 @@
 typedef struct names_entry {
   uint64_t koid;
   uint64_t process_koid; /* threads: 0 while unknown */
-  uint64_t ts;           /* of the task event that gave the name (rank 4) */
+  uint64_t ts;           /* when the name was given (ranks 4 and 6) */
+  /* when the koid last became another program or another task (an exec, a
+   * fork that gave it out, a second provider of the pid, /proc's program
+   * changed): a name the program gave before that (rank 6) no longer
+   * applies */
+  uint64_t changed_at;
+  uint64_t program_hash; /* processes: of the program names__note_program read; 0: none */
   uint64_t start_time;   /* processes: /proc/PID/stat's starttime when its program was
                           * read (names__note_program); 0: unknown */
   char* name;            /* NUL-terminated, at most NAMES_MAX_LENGTH bytes */
@@ -32,6 +38,14 @@ names_entry_t* names__entry(names_t* n, bool thread, uint64_t koid);
 
 /* The entry of (thread, koid), or NULL. */
 names_entry_t* names__lookup(const names_t* n, bool thread, uint64_t koid);
+
+/* koid became another program or another task at `ts` (see changed_at):
+ * names the program gave it (rank 6) before then give way to the sources
+ * that follow (their rank becomes NAMES_RANK_OWN_RECORD's); the thread
+ * entry of koid (a process's main thread has its pid) remembers the time. */
+void names__program_changed(names_t* n, uint64_t koid, uint64_t ts);
+/* The same for one entry (NULL: nothing), which it neither creates nor moves. */
+void names__entry_changed(names_entry_t* e, uint64_t ts);
 
 /* Marks (thread, koid), if known, as named from our pid namespace. */
 void names__mark_local(names_t* n, bool thread, uint64_t koid);

@@ -100,35 +100,66 @@ static bool same_process(names_entry_t* e) {
   return e->same;
 }
 
-void names__note_program(names_t* n, uint64_t pid) {
+/* Never 0 (0: no program read). */
+static uint64_t hash_of(const char* name) {
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  for (; *name; name++) h = (h ^ (unsigned char)*name) * UINT64_C(0x100000001b3);
+  return h ? h : 1;
+}
+
+void names__note_program(names_t* n, uint64_t pid, uint64_t now_ns) {
   char name[NAMES_MAX_LENGTH + 1];
   if (!n || pid == 0) return;
   uint64_t start_time = start_time_of(pid); /* first: the program read after is its own */
   if (!program_of(pid, name)) return;
-  names__set(n, false, pid, 0, name, strlen(name), NAMES_RANK_PROGRAM, 0);
+  /* a provider of this pid came before: the pid now runs another program
+   * (an exec) or is another process */
   names_entry_t* e = names__lookup(n, false, pid);
-  if (e) e->start_time = start_time;
+  if (e && e->start_time != 0) names__program_changed(n, pid, now_ns);
+  names__set(n, false, pid, 0, name, strlen(name), NAMES_RANK_PROGRAM, 0);
+  e = names__lookup(n, false, pid);
+  if (e) {
+    e->start_time = start_time;
+    e->program_hash = hash_of(name);
+  }
 }
 
-void names__refresh_from_proc(names_t* n) {
+/* /proc's name for thread t of process `process`, if it is still one of its
+ * threads (a tid reused by another process is not it). */
+static void refresh_thread(names_t* n, uint64_t process, uint64_t tid) {
+  char path[96], name[NAMES_MAX_LENGTH + 1];
+  snprintf(path, sizeof(path), "/proc/%" PRIu64 "/task/%" PRIu64 "/comm", process, tid);
+  if (read_small(path, name, sizeof(name)) > 0)
+    names__set(n, true, tid, 0, name, strlen(name), NAMES_RANK_PROC, 0);
+}
+
+void names__refresh_from_proc(names_t* n, uint64_t now_ns) {
   if (!n) return;
-  char name[NAMES_MAX_LENGTH + 1], path[96];
+  char name[NAMES_MAX_LENGTH + 1];
   for (size_t i = 0; i < n->capacity; i++) n->slots[i].checked = 0;
   for (size_t i = 0; i < n->capacity; i++) {
     names_entry_t* e = &n->slots[i];
     if (!e->used || !e->local) continue; /* another pid namespace's koid */
     if (!e->thread) {
-      if (same_process(e) && program_of(e->koid, name))
-        names__set(n, false, e->koid, 0, name, strlen(name), NAMES_RANK_PROC, 0);
+      if (!same_process(e) || !program_of(e->koid, name)) continue;
+      uint64_t hash = hash_of(name);
+      if (e->program_hash && hash != e->program_hash) {
+        /* it exec'd another program since its provider joined: what that
+         * program named (its main thread, the process) is no longer so;
+         * the table neither grows nor moves here */
+        e->program_hash = hash;
+        names__entry_changed(e, now_ns);
+        names_entry_t* main_thread = names__lookup(n, true, e->koid);
+        names__entry_changed(main_thread, now_ns);
+        if (main_thread) refresh_thread(n, e->koid, e->koid);
+      }
+      names__set(n, false, e->koid, 0, name, strlen(name), NAMES_RANK_PROC, 0);
       continue;
     }
     if (e->process_koid == 0) continue;
     names_entry_t* process = names__lookup(n, false, e->process_koid);
     if (process ? !same_process(process) : !is_process(e->process_koid)) continue;
     /* under its own process only: a tid reused by another process is not it */
-    snprintf(path, sizeof(path), "/proc/%" PRIu64 "/task/%" PRIu64 "/comm", e->process_koid,
-             e->koid);
-    if (read_small(path, name, sizeof(name)) > 0)
-      names__set(n, true, e->koid, 0, name, strlen(name), NAMES_RANK_PROC, 0);
+    refresh_thread(n, e->process_koid, e->koid);
   }
 }

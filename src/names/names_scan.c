@@ -173,7 +173,7 @@ static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t hea
   uint64_t koid;
   str_t name;
   if (!take(c, &koid) || !take_string(c, s, (uint32_t)FXT_GET(header, 24, 39), &name)) return;
-  uint64_t process = 0, name_at = 0;
+  uint64_t process = 0, name_at = 0, explicit_at = 0;
   bool at = false, explicit_name = false;
   unsigned count = (unsigned)FXT_GET(header, 40, 43);
   arg_t a;
@@ -183,13 +183,17 @@ static void note_kernel_object(names_t* n, const names_source_t* s, uint64_t hea
       name_at = (uint64_t)a.value;
       at = true;
     }
-    if (a.type == 9 && a.value != 0 && str_is(a.name, EXPLICIT_NAME_ARG)) explicit_name = true;
+    /* uint64: when; bool (archives before the time was added): no time */
+    if ((a.type == 4 || (a.type == 9 && a.value != 0)) && str_is(a.name, EXPLICIT_NAME_ARG)) {
+      explicit_name = true;
+      explicit_at = a.type == 4 ? (uint64_t)a.value : 0;
+    }
   }
   bool thread = type == FXT_KOBJ_THREAD;
   /* the provider's own process and threads, or someone else's */
   bool own = s->pid != 0 && (thread ? process == s->pid : koid == s->pid);
   if (own && explicit_name) /* the program's own word for its own: above /proc */
-    names__set(n, thread, koid, process, name.data, name.length, NAMES_RANK_EXPLICIT, 0);
+    names__set(n, thread, koid, process, name.data, name.length, NAMES_RANK_EXPLICIT, explicit_at);
   else if (own && thread &&
            at) /* its engine's name at the stop: a name at a time, as a task event */
     names__set(n, true, koid, process, name.data, name.length, NAMES_RANK_TASK_EVENT, name_at);
@@ -228,6 +232,7 @@ static void note_task_event(names_t* n, const names_source_t* s, uint64_t ts, st
   if (str_is(event, "sched_process_exec") && pid > 0 && filename.length > 0) {
     /* the process is named after its program; its (only) thread's comm is
      * the program's base name cut as the kernel cuts it */
+    names__program_changed(n, (uint64_t)pid, ts);
     str_t program = base_name(filename);
     names__set(n, false, (uint64_t)pid, 0, program.data, program.length, NAMES_RANK_TASK_EVENT, ts);
     names__set(n, true, (uint64_t)pid, (uint64_t)pid, program.data,
@@ -238,6 +243,7 @@ static void note_task_event(names_t* n, const names_source_t* s, uint64_t ts, st
   } else if (str_is(event, "sched_process_exit") && pid > 0) {
     names__set(n, true, (uint64_t)pid, 0, comm.data, comm.length, NAMES_RANK_TASK_EVENT, ts);
   } else if (str_is(event, "sched_process_fork") && child_pid > 0) {
+    names__program_changed(n, (uint64_t)child_pid, ts); /* a new task: the koid given out again */
     names__set(n, true, (uint64_t)child_pid, 0, child_comm.data, child_comm.length,
                NAMES_RANK_TASK_EVENT, ts);
   }

@@ -79,6 +79,25 @@ size_t names__bound(const char* name, size_t length) {
   return kept;
 }
 
+static uint64_t changed_at(const names_t* n, bool thread, const names_entry_t* e) {
+  if (thread) return e->changed_at;
+  const names_entry_t* main_thread = names__lookup(n, true, e->koid);
+  uint64_t t = main_thread ? main_thread->changed_at : 0;
+  return e->changed_at > t ? e->changed_at : t;
+}
+
+void names__entry_changed(names_entry_t* e, uint64_t ts) {
+  if (!e) return;
+  if (ts > e->changed_at) e->changed_at = ts;
+  if (e->rank == NAMES_RANK_EXPLICIT && e->ts < ts) e->rank = NAMES_RANK_OWN_RECORD;
+}
+
+void names__program_changed(names_t* n, uint64_t koid, uint64_t ts) {
+  if (koid == 0) return;
+  names__entry_changed(names__entry(n, true, koid), ts); /* first: it may grow the table */
+  names__entry_changed(names__lookup(n, false, koid), ts);
+}
+
 void names__set(names_t* n, bool thread, uint64_t koid, uint64_t process_koid, const char* name,
                 size_t length, int rank, uint64_t ts) {
   if (koid == 0) return;
@@ -86,16 +105,24 @@ void names__set(names_t* n, bool thread, uint64_t koid, uint64_t process_koid, c
   if (!e) return;
   /* a provider of ours about itself, /proc, the kernel: our pid namespace */
   if (rank >= NAMES_RANK_OWN_RECORD) e->local = 1;
+  /* a name the program gave before the koid became another program or
+   * task: only as strong as any record of its own */
+  if (rank == NAMES_RANK_EXPLICIT && ts < changed_at(n, thread, e)) rank = NAMES_RANK_OWN_RECORD;
   /* its process, as its name: from the strongest source (a kernel provider
-   * that guessed a gone thread's process must not move a provider's own) */
-  if (thread && process_koid != 0 && rank >= e->process_rank) {
+   * that guessed a gone thread's process must not move a provider's own);
+   * a program's explicit name says nothing surer about a thread's process
+   * than its other records (it may name any tid) */
+  int process_rank = rank == NAMES_RANK_EXPLICIT ? NAMES_RANK_OWN_RECORD : rank;
+  if (thread && process_koid != 0 && process_rank >= e->process_rank) {
     e->process_koid = process_koid;
-    e->process_rank = (uint8_t)rank;
+    e->process_rank = (uint8_t)process_rank;
   }
   length = names__bound(name, length);
   if (length == 0) return; /* nothing to name it with */
-  /* a stronger source wins; within a source, the latest */
-  if (rank < e->rank || (rank == e->rank && rank == NAMES_RANK_TASK_EVENT && ts < e->ts)) return;
+  /* a stronger source wins; within a source, the latest (by time where
+   * names have one, else in the order read) */
+  bool timed = rank == NAMES_RANK_TASK_EVENT || rank == NAMES_RANK_EXPLICIT;
+  if (rank < e->rank || (rank == e->rank && timed && ts < e->ts)) return;
   char* copy = malloc(length + 1);
   if (!copy) return;
   memcpy(copy, name, length);

@@ -428,9 +428,9 @@ static void note_thread(void* arg, uint64_t tid, const char* name, int alive) {
 }
 
 /* A name the program gave its own process or thread: over /proc's. */
-static void note_explicit(void* arg, bool thread, uint64_t koid, const char* name) {
+static void note_explicit(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns) {
   names__set(arg, thread, koid, thread ? (uint64_t)getpid() : 0, name, strlen(name),
-             NAMES_RANK_EXPLICIT, 0);
+             NAMES_RANK_EXPLICIT, ns);
 }
 
 static bool names_sink(void* arg, const void* data, size_t bytes) {
@@ -441,9 +441,10 @@ static void emit_names(stage_t* stage) {
   names_t* n = names__create();
   if (!n) return; /* out of memory: the names the records carry stay */
   uint64_t pid = (uint64_t)getpid();
-  names__note_program(n, pid);
+  uint64_t now = trace_clock__now_ns();
+  names__note_program(n, pid, now);
   thread_exits__each(note_thread, n);
-  names__refresh_from_proc(n);
+  names__refresh_from_proc(n, now);
   explicit_name__each(pid, note_explicit, n);
   names__write_section(n, names_sink, stage, NULL);
   names__free(n);

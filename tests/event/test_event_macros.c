@@ -136,6 +136,11 @@ static void emit_all(void) {
 
   TRACE_KERNEL_OBJECT(g_pid, 0, "kobj_process");
   TRACE_KERNEL_OBJECT(g_pid, 4242, "kobj_thread", "extra", 5);
+  /* a thread's record with 14 arguments of its own: with "process" the
+   * record is full, so the marker gives way (the program's come first) */
+  TRACE_KERNEL_OBJECT(g_pid, 4243, "kobj_full", "a1", 1, "a2", 2, "a3", 3, "a4", 4, "a5", 5, "a6",
+                      6, "a7", 7, "a8", 8, "a9", 9, "a10", 10, "a11", 11, "a12", 12, "a13", 13,
+                      "a14", 14);
 
   g_vthread_ts = trace_context_ticks_now();
   TRACE_VTHREAD_DURATION_BEGIN("cat", "vdur", "gpu-queue", 3, g_vthread_ts, "a", 1);
@@ -380,6 +385,23 @@ static void check_async_and_flows(void) {
   }
 }
 
+/* The two kernel-object records named `name`: at[0] the macro's (it has
+ * more arguments, or is first), at[1] the stop's. */
+static void kobj_pair(const char* name, size_t at[2]) {
+  size_t found = 0;
+  for (size_t i = 0; i < g_count; i++) {
+    if (g_records[i].type != 7 || strcmp(g_records[i].name, name) != 0) continue;
+    if (found < 2) at[found] = i;
+    found++;
+  }
+  if (found != 2) TEST_FAIL("%zu kernel-object records named \"%s\", expected 2", found, name);
+  if (g_records[at[1]].num_args > g_records[at[0]].num_args) {
+    size_t t = at[0];
+    at[0] = at[1];
+    at[1] = t;
+  }
+}
+
 static void check_blobs_and_objects(void) {
   const rec_copy_t* c = &g_records[find_one(15, -1, "blob_event")];
   ASSERT_EQ(c->blob_format, 0u);
@@ -400,19 +422,51 @@ static void check_blobs_and_objects(void) {
   ASSERT_EQ(c->size, 7u);
   ASSERT_BYTES_EQ(c->data, g_blob, 7);
 
-  c = &g_records[find_one(7, -1, "kobj_process")];
+  /* The program's own process and threads: each record marked as its
+   * explicit name, with the time it was given (explicit_name.h), and the
+   * stop writes each such name again (stop_names.h): two records each,
+   * the stop's with only "process" (threads) and the marker. */
+  size_t at[2];
+  kobj_pair("kobj_process", at);
+  c = &g_records[at[0]];
   ASSERT_EQ(c->object_type, 1u);
   ASSERT_EQ(c->koid, g_pid);
-  /* the program's own process: marked as its explicit name (explicit_name.h) */
   ASSERT_EQ(c->num_args, 1u);
-  ASSERT_EQ(arg_at(c, 0, "explicit_name", TRACE_ARG_BOOL)->bits, 1u);
-  c = &g_records[find_one(7, -1, "kobj_thread")];
+  uint64_t named_at = arg_at(c, 0, "explicit_name", TRACE_ARG_UINT64)->bits;
+  ASSERT_TRUE(named_at != 0 && named_at <= trace_clock__now_ns());
+  c = &g_records[at[1]];
+  ASSERT_EQ(c->object_type, 1u);
+  ASSERT_EQ(c->koid, g_pid);
+  ASSERT_EQ(c->num_args, 1u);
+  ASSERT_EQ(arg_at(c, 0, "explicit_name", TRACE_ARG_UINT64)->bits, named_at);
+
+  kobj_pair("kobj_thread", at);
+  c = &g_records[at[0]];
   ASSERT_EQ(c->object_type, 2u);
   ASSERT_EQ(c->koid, 4242u);
   ASSERT_EQ(c->num_args, 3u);
   ASSERT_EQ(arg_at(c, 0, "process", TRACE_ARG_KOID)->bits, g_pid);
-  ASSERT_EQ(arg_at(c, 1, "explicit_name", TRACE_ARG_BOOL)->bits, 1u);
+  /* named after the process, in the same thread */
+  uint64_t thread_named_at = arg_at(c, 1, "explicit_name", TRACE_ARG_UINT64)->bits;
+  ASSERT_TRUE(thread_named_at >= named_at);
   ASSERT_EQ(arg_at(c, 2, "extra", TRACE_ARG_INT32)->bits, 5u);
+  c = &g_records[at[1]];
+  ASSERT_EQ(c->koid, 4242u);
+  ASSERT_EQ(c->num_args, 2u);
+  ASSERT_EQ(arg_at(c, 0, "process", TRACE_ARG_KOID)->bits, g_pid);
+  ASSERT_EQ(arg_at(c, 1, "explicit_name", TRACE_ARG_UINT64)->bits, thread_named_at);
+
+  /* no room for the marker in its own record; the stop's says it */
+  kobj_pair("kobj_full", at);
+  c = &g_records[at[0]];
+  ASSERT_EQ(c->num_args, 15u);
+  ASSERT_EQ(arg_at(c, 0, "process", TRACE_ARG_KOID)->bits, g_pid);
+  ASSERT_EQ(arg_at(c, 1, "a1", TRACE_ARG_INT32)->bits, 1u);
+  ASSERT_EQ(arg_at(c, 14, "a14", TRACE_ARG_INT32)->bits, 14u);
+  c = &g_records[at[1]];
+  ASSERT_EQ(c->koid, 4243u);
+  ASSERT_EQ(c->num_args, 2u);
+  ASSERT_TRUE(arg_at(c, 1, "explicit_name", TRACE_ARG_UINT64)->bits >= thread_named_at);
 
   /* the calling thread has its thread-info record with "process" */
   bool found = false;

@@ -30,7 +30,15 @@
  *                                thread "worker pool #2" with
  *                                TRACE_KERNEL_OBJECT (longer than a comm;
  *                                the thread after it first wrote), each
- *                                writing an event; prints "thread TID". */
+ *                                writing an event; prints "thread TID".
+ *                                With NAMES_FILL=N it then writes N events
+ *                                (a small circular buffer wraps past the
+ *                                names); with NAMES_EXEC=plain or bare it
+ *                                then execs itself with that argument:
+ *   names_rename_exec plain      a provider that writes an event and names
+ *                                nothing (its names are its program's and
+ *                                /proc's);
+ *   names_rename_exec bare       no provider: sleeps 50 ms and ends. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -107,6 +115,8 @@ static void* named_main(void* arg) {
   return NULL;
 }
 
+static char* argv0;
+
 static int explicit_names(void) {
   bool started = false;
   trace_provider_t* provider = trace_provider_create_synchronously("names", &started);
@@ -117,12 +127,37 @@ static int explicit_names(void) {
   pthread_t thread;
   pthread_create(&thread, NULL, named_main, NULL);
   pthread_join(thread, NULL);
+  const char* fill = getenv("NAMES_FILL");
+  for (long i = 0, n = fill ? atol(fill) : 0; i < n; i++)
+    TRACE_INSTANT("names", "fill", TRACE_SCOPE_THREAD, "i", i, "n", n);
+  trace_provider_destroy(provider);
+  char* next = getenv("NAMES_EXEC");
+  if (next) {
+    char* args[] = {argv0, next, NULL};
+    execv(argv0, args);
+    perror("execv");
+    return 1;
+  }
+  return 0;
+}
+
+static int plain(void) {
+  bool started = false;
+  trace_provider_t* provider = trace_provider_create_synchronously("names", &started);
+  for (int i = 0; started && !TRACE_ENABLED() && i < 1000; i++) sleep_ms(1);
+  TRACE_INSTANT("names", "plain", TRACE_SCOPE_THREAD);
   trace_provider_destroy(provider);
   return 0;
 }
 
 int main(int argc, char** argv) {
+  argv0 = argv[0];
   if (argc >= 2 && strcmp(argv[1], "explicit") == 0) return explicit_names();
+  if (argc >= 2 && strcmp(argv[1], "plain") == 0) return plain();
+  if (argc >= 2 && strcmp(argv[1], "bare") == 0) {
+    sleep_ms(50);
+    return 0;
+  }
   if (argc < 2 || strcmp(argv[1], "stage2") != 0) {
     prctl(PR_SET_NAME, "before-exec");
     sleep_ms(20);

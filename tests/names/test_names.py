@@ -28,8 +28,13 @@ PART: demo   the demo (process "demo", threads producer, worker-1, worker-2)
       explicit  rename_exec names its process and threads itself with
              TRACE_KERNEL_OBJECT (longer than a comm): those names are last,
              over the program's and /proc's, in the three modes, through
-             trace record and in file mode
-Parts demo, exec and exec_full exit 77 (skip) when not root or tracefs is unavailable.
+             trace record and in file mode, and in a circular buffer that
+             wrapped past them; after an exec into a program that names
+             nothing, the process and main thread are the new program's
+      exec_explicit  the exec of part explicit, into a program that is not a
+             provider, with kernel:sched,kernel:task (the kernel's exec event
+             says it)
+Parts demo, exec, exec_full and exec_explicit exit 77 (skip) when not root or tracefs is unavailable.
 """
 
 import json
@@ -311,6 +316,82 @@ def check_explicit(tmp, mode, file_mode=False):
     print('%s: %r' % (mode, got))
 
 
+def instants_named(path, names):
+    """How many instant events of category "names" `trace dump` shows with
+    each of `names`."""
+    r = subprocess.run([TRACE, 'dump', path], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'trace dump %s: exit %d' % (path, r.returncode))
+    counts = dict.fromkeys(names, 0)
+    for line in r.stdout.splitlines():
+        m = re.search(r'cat="names" name="([^"]*)"', line)
+        if m and m.group(1) in counts:
+            counts[m.group(1)] += 1
+    return counts
+
+
+def check_explicit_wrap(tmp):
+    """A circular buffer that wrapped past the records that gave the names:
+    the names are still the program's (each stop writes them again)."""
+    out = os.path.join(tmp, 'explicit-wrap.fxt')
+    env = dict(os.environ, NAMES_FILL='300000')
+    r = record('names', 'circular', out, [RENAME_EXEC, 'explicit'], env=env, buffer_mb=1)
+    if r.returncode != 0:
+        return
+    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
+    check(m, 'wrap: no thread in %r' % r.stdout[-300:])
+    if not m:
+        return
+    tid = int(m.group(1))
+    conforms(out)
+    seen = instants_named(out, ['main', 'before', 'fill'])
+    # the events written with the names are gone: the buffer wrapped past them
+    check(seen['main'] == 0 and seen['before'] == 0 and 0 < seen['fill'] < 300000,
+          'wrap: the buffer did not wrap past the names: %r' % seen)
+    processes, threads, parent = last_names(out)
+    pid = parent.get(tid)
+    check(pid is not None, 'wrap: thread %d has no thread record with its process' % tid)
+    if pid is None:
+        return
+    expect = {None: 'my-service (instance 3)', pid: 'main-loop-with-a-long-name',
+              tid: 'worker pool #2'}
+    got = {None: processes.get(pid), pid: threads.get(pid), tid: threads.get(tid)}
+    check(got == expect, 'wrap: last names %r, not the program\'s own %r' % (got, expect))
+    print('circular, wrapped: %r' % got)
+
+
+def check_explicit_exec(tmp, mode, categories, then):
+    """The program names itself, then execs another, `then`: "plain", a
+    provider that names nothing (it registers again), or "bare", no provider
+    (only the kernel's exec event says it). The process ends named after the
+    new program and its main thread after the new comm, while the thread
+    that ended before the exec keeps the name it was given."""
+    out = os.path.join(tmp, 'explicit-exec-%s-%s.fxt' % (mode, then))
+    env = dict(os.environ, NAMES_EXEC=then)
+    r = record(categories, mode, out, [RENAME_EXEC, 'explicit'], env=env)
+    if r.returncode != 0:
+        return
+    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
+    check(m, 'exec: no thread in %r' % r.stdout[-300:])
+    if not m:
+        return
+    tid = int(m.group(1))
+    conforms(out)
+    seen = instants_named(out, ['main', 'plain'])
+    check(seen['main'] == 1 and seen['plain'] == (then == 'plain'),
+          '%s: the events of the programs: %r' % (mode, seen))
+    processes, threads, parent = last_names(out)
+    pid = parent.get(tid)
+    check(pid is not None, '%s: thread %d has no thread record with its process' % (mode, tid))
+    if pid is None:
+        return
+    comm = os.path.basename(RENAME_EXEC)[:15]
+    expect = {None: os.path.basename(RENAME_EXEC), pid: comm, tid: 'worker pool #2'}
+    got = {None: processes.get(pid), pid: threads.get(pid), tid: threads.get(tid)}
+    check(got == expect, '%s (%s), after an exec into %s: last names %r, not %r' %
+          (mode, categories, then, got, expect))
+    print('%s (%s), exec into %s: %r' % (mode, categories, then, got))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix='fxtrace-names-') as tmp:
         if PART == 'demo':
@@ -345,6 +426,12 @@ def main():
             for mode in MODES:
                 check_explicit(tmp, mode)
                 check_explicit(tmp, mode, file_mode=True)
+                check_explicit_exec(tmp, mode, 'names', 'plain')
+            check_explicit_wrap(tmp)
+        elif PART == 'exec_explicit':
+            skip_unless_tracefs('kernel categories need root (tracefs)')
+            for mode in MODES:
+                check_explicit_exec(tmp, mode, 'kernel:sched,kernel:task,names', 'bare')
         elif PART == 'user':
             for mode in MODES:
                 check_demo(tmp, mode, 'demo')

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "engine/explicit_name.h"
 #include "engine/stop_names.h"
 #include "fxt/fxt_encode.h"
 #include "fxt/fxt_format.h"
@@ -92,13 +93,13 @@ static void test_foreign(void) {
   fxt_write_kernel_object_record(words, w, 1, FXT_KOBJ_PROCESS, &ref, NULL, 0);
   names__note(n, foreign, words, w * 8);
   ASSERT_STREQ(names__get(n, false, 1), "container-init");
-  names__refresh_from_proc(n);
+  names__refresh_from_proc(n, 0);
   ASSERT_STREQ(names__get(n, false, 1), "container-init");
   /* the same record from a provider of ours: /proc names pid 1 */
   names_source_t* local = names__source_create(12345);
   ASSERT_TRUE(local);
   names__note(n, local, words, w * 8);
-  names__refresh_from_proc(n);
+  names__refresh_from_proc(n, 0);
   ASSERT_TRUE(strcmp(names__get(n, false, 1), "container-init") != 0);
   names__source_free(local);
   names__source_free(foreign);
@@ -568,7 +569,7 @@ static void test_reused_pid(void) {
   uint64_t self = (uint64_t)getpid();
   names__set(n, false, self, 0, "self-record", 11, NAMES_RANK_OWN_RECORD, 0);
   names__set(n, true, self, self, "main-record", 11, NAMES_RANK_OWN_RECORD, 0);
-  names__refresh_from_proc(n);
+  names__refresh_from_proc(n, 0);
   ASSERT_STREQ(names__get(n, false, gone), "names_rename_exec");
   ASSERT_STREQ(names__get(n, true, gone), "main-renamed");
   /* this process is alive and is itself: /proc names it and its thread */
@@ -593,7 +594,7 @@ static void test_same_process(void) {
   prctl(PR_GET_NAME, old_name);
   names_t* n = names__create();
   ASSERT_TRUE(n);
-  names__note_program(n, self);
+  names__note_program(n, self, 0);
   ASSERT_STREQ(names__get(n, false, self), "test_names_table");
   names_entry_t* e = names__lookup(n, false, self);
   ASSERT_TRUE(e && e->start_time != 0);
@@ -603,14 +604,153 @@ static void test_same_process(void) {
   prctl(PR_SET_NAME, "main-now");
   /* another process with this pid: another start time */
   e->start_time = start_time + 1;
-  names__refresh_from_proc(n);
+  names__refresh_from_proc(n, 0);
   ASSERT_STREQ(names__get(n, false, self), "program-then");
   ASSERT_STREQ(names__get(n, true, self), "main-then");
   /* the same process */
   e->start_time = start_time;
-  names__refresh_from_proc(n);
+  names__refresh_from_proc(n, 0);
   ASSERT_STREQ(names__get(n, false, self), "test_names_table");
   ASSERT_STREQ(names__get(n, true, self), "main-now");
+  names__free(n);
+  prctl(PR_SET_NAME, old_name);
+}
+
+/* A program's own name for its process or thread (rank 6): marked with its
+ * time, read through records as the manager reads them. */
+static void put_explicit(names_t* n, names_source_t* s, buf_t* b, bool thread, uint64_t koid,
+                         uint64_t process, const char* name, uint64_t ns) {
+  size_t from = b->used;
+  trace_string_ref_t ref = trace_make_inline_c_string_ref(name);
+  trace_arg_t args[2];
+  size_t count = 0;
+  if (thread)
+    args[count++] = trace_make_arg(trace_make_inline_c_string_ref("process"),
+                                   trace_make_koid_arg_value(process));
+  args[count++] = trace_make_arg(trace_make_inline_c_string_ref(EXPLICIT_NAME_ARG),
+                                 trace_make_uint64_arg_value(ns));
+  size_t words = fxt_kernel_object_record_words(&ref, args, count);
+  fxt_write_kernel_object_record(b->words + b->used, words, koid,
+                                 thread ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS, &ref, args, count);
+  b->used += words;
+  note_last(n, s, b, from);
+}
+
+/* Explicit names hold over /proc and task events until the koid becomes
+ * another program or task, in any file order; the latest given wins; they
+ * move no thread into the program's process over a stronger source. */
+static void test_explicit_times(void) {
+  names_t* n = names__create();
+  names_source_t* kernel = names__source_create(500);
+  names_source_t* app = names__source_create(100);
+  ASSERT_TRUE(n && kernel && app);
+  buf_t* b = calloc(1, sizeof(*b));
+  ASSERT_TRUE(b);
+  size_t words = fxt_string_record_words(11);
+  fxt_write_string_record(b->words + b->used, 1, "kernel:task", 11);
+  b->used += words;
+  note_last(n, kernel, b, 0);
+
+  /* given at 200; a rename at 300 does not replace it (rank 6 over 4) */
+  put_explicit(n, app, b, false, 100, 0, "my-service (3)", 200);
+  put_explicit(n, app, b, true, 100, 100, "main loop", 200);
+  trace_arg_t rename[] = {named_int("pid", 100), named_string("newcomm", "renamed")};
+  put_task(n, kernel, b, 300, "task_rename", rename, 2);
+  ASSERT_STREQ(names__get(n, false, 100), "my-service (3)");
+  ASSERT_STREQ(names__get(n, true, 100), "main loop");
+  /* the latest given wins, whatever the file order */
+  put_explicit(n, app, b, true, 100, 100, "main loop v2", 250);
+  put_explicit(n, app, b, true, 100, 100, "main loop (old)", 220);
+  ASSERT_STREQ(names__get(n, true, 100), "main loop v2");
+  /* an exec at 400: the new program's names, for the process and its main thread */
+  trace_arg_t exec[] = {named_string("filename", "/bin/next"), named_int("pid", 100)};
+  put_task(n, kernel, b, 400, "sched_process_exec", exec, 2);
+  ASSERT_STREQ(names__get(n, false, 100), "next");
+  ASSERT_STREQ(names__get(n, true, 100), "next");
+  /* the old program's names read after it (a circular buffer's order):
+   * no stronger than its own records */
+  put_explicit(n, app, b, false, 100, 0, "my-service (old)", 260);
+  ASSERT_STREQ(names__get(n, false, 100), "next");
+  /* the new program names itself after its exec */
+  put_explicit(n, app, b, false, 100, 0, "next service", 500);
+  ASSERT_STREQ(names__get(n, false, 100), "next service");
+  names__refresh_from_proc(n, 600);
+  ASSERT_STREQ(names__get(n, false, 100), "next service");
+
+  /* a thread named at 200; its tid given to a new task at 700 (fork) */
+  put_explicit(n, app, b, true, 105, 100, "worker A", 200);
+  ASSERT_STREQ(names__get(n, true, 105), "worker A");
+  trace_arg_t fork[] = {named_string("parent_comm", "other"), named_int("parent_pid", 900),
+                        named_string("child_comm", "other-child"), named_int("child_pid", 105)};
+  put_task(n, kernel, b, 700, "sched_process_fork", fork, 4);
+  ASSERT_STREQ(names__get(n, true, 105), "other-child");
+  /* so is a process whose pid a fork gave out before its old name is read */
+  trace_arg_t fork2[] = {named_string("parent_comm", "other"), named_int("parent_pid", 900),
+                         named_string("child_comm", "reuser"), named_int("child_pid", 110)};
+  put_task(n, kernel, b, 700, "sched_process_fork", fork2, 4);
+  names__set(n, false, 110, 0, "reuser", 6, NAMES_RANK_TASK_EVENT, 700);
+  put_explicit(n, app, b, false, 110, 0, "old process", 650);
+  ASSERT_STREQ(names__get(n, false, 110), "reuser");
+
+  /* a thread whose process a task event gave (rank 4): a record of the
+   * program naming that tid under its own pid does not move it */
+  trace_arg_t fork3[] = {named_string("parent_comm", "p"), named_int("parent_pid", 900),
+                         named_string("child_comm", "t"), named_int("child_pid", 120)};
+  put_task(n, kernel, b, 800, "sched_process_fork", fork3, 4);
+  names__set(n, true, 120, 900, "t", 1, NAMES_RANK_TASK_EVENT, 800);
+  put_explicit(n, app, b, true, 120, 100, "not mine", 900);
+  names_entry_t* e = names__lookup(n, true, 120);
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->process_koid, 900u);
+
+  names__source_free(kernel);
+  names__source_free(app);
+  free(b);
+  names__free(n);
+}
+
+/* A provider's process that registers again (an exec into another traced
+ * program) or whose /proc program is no longer the one read (an exec into
+ * an untraced one): the names it gave itself before give way. */
+static void test_explicit_program_change(void) {
+  uint64_t self = (uint64_t)getpid();
+  char old_name[17] = {0};
+  prctl(PR_GET_NAME, old_name);
+  names_t* n = names__create();
+  ASSERT_TRUE(n);
+  names__note_program(n, self, 100);
+  names__set(n, false, self, 0, "named", 5, NAMES_RANK_EXPLICIT, 150);
+  names__set(n, true, self, self, "main named", 10, NAMES_RANK_EXPLICIT, 150);
+  prctl(PR_SET_NAME, "main-now");
+  names__refresh_from_proc(n, 200);
+  ASSERT_STREQ(names__get(n, false, self), "named");
+  ASSERT_STREQ(names__get(n, true, self), "main named");
+  /* /proc's program differs from the one read at registration */
+  names_entry_t* e = names__lookup(n, false, self);
+  ASSERT_TRUE(e && e->program_hash != 0);
+  uint64_t hash = e->program_hash;
+  e->program_hash = hash + 1;
+  names__refresh_from_proc(n, 300);
+  ASSERT_STREQ(names__get(n, false, self), "test_names_table");
+  ASSERT_STREQ(names__get(n, true, self), "main-now");
+  /* what the old program said, read afterwards, is no stronger than a record */
+  names__set(n, false, self, 0, "named (old)", 11, NAMES_RANK_EXPLICIT, 250);
+  names__refresh_from_proc(n, 350);
+  ASSERT_STREQ(names__get(n, false, self), "test_names_table");
+  names__free(n);
+
+  /* a second provider of the pid at 400: the first one's names give way */
+  n = names__create();
+  ASSERT_TRUE(n);
+  names__note_program(n, self, 100);
+  names__set(n, false, self, 0, "first", 5, NAMES_RANK_EXPLICIT, 150);
+  names__note_program(n, self, 100);
+  ASSERT_STREQ(names__get(n, false, self), "first"); /* not later than the name */
+  names__note_program(n, self, 400);
+  ASSERT_STREQ(names__get(n, false, self), "test_names_table");
+  names__set(n, false, self, 0, "second", 6, NAMES_RANK_EXPLICIT, 450);
+  names__refresh_from_proc(n, 500);
+  ASSERT_STREQ(names__get(n, false, self), "second");
   names__free(n);
   prctl(PR_SET_NAME, old_name);
 }
@@ -627,6 +767,8 @@ int main(void) {
   test_thread_not_process();
   test_reused_pid();
   test_same_process();
+  test_explicit_times();
+  test_explicit_program_change();
   printf("ok\n");
   return 0;
 }
