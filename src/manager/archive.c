@@ -36,7 +36,10 @@ output_t* output__create(manager_t* m, session_t* s, int fd) {
   o->m = m;
   o->session = s;
   o->fd = fd;
-  if (m->config.archive_sink && m->config.archive_sink(m->config.archive_sink_arg, fd, &o->sink)) {
+  /* the archive ring its client asked for, else the in-process one */
+  if (shared_ring__take(s ? s->owner : NULL, &o->sink) ||
+      (m->config.archive_sink &&
+       m->config.archive_sink(m->config.archive_sink_arg, fd, &o->sink))) {
     /* the room fd is polled for reading, only while a write was short */
     if (mgr__epoll_add(m, o->sink.room_fd, 0, &o->tag) != 0) {
       o->sink.close(o->sink.arg);
@@ -216,11 +219,13 @@ bool output__flush(output_t* o) {
 }
 
 void output__event(manager_t* m, output_t* o, uint32_t events) {
+  bool reader_gone = false;
   if (o->has_sink) {
     o->sink.clear_room(o->sink.arg);
     events &= ~(uint32_t)(EPOLLERR | EPOLLHUP); /* of the room fd, not the archive's reader */
+    reader_gone = o->sink.gone && o->sink.gone(o->sink.arg);
   }
-  bool ok = output__flush(o);
+  bool ok = !reader_gone && output__flush(o);
   if (ok && (events & (EPOLLERR | EPOLLHUP)) && o->queued > 0) ok = false;
   if (!ok) o->failed = true;
   if (o->session) {
@@ -284,6 +289,7 @@ void output__drain_all(manager_t* m, uint64_t timeout_ms) {
                            .events = o->has_sink ? POLLIN : POLLOUT};
       if (o->pollable && poll(&pfd, 1, (int)(deadline - now)) <= 0) break;
       if (o->has_sink) o->sink.clear_room(o->sink.arg);
+      if (o->has_sink && o->sink.gone && o->sink.gone(o->sink.arg)) break; /* nobody reads */
       if (!output__flush(o)) break;
     }
     if (o->queued > 0) LOGW(m, "archive output: %zu bytes not delivered at shutdown", o->queued);

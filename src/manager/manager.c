@@ -90,6 +90,7 @@ void mgr__close_conn(manager_t* m, conn_t* c) {
     session__conn_closed(m, c);
   }
   alerts__conn_free(c); /* PROTOCOL.md §5.1: its alert queue goes with it */
+  shared_ring__conn_free(c);
   LOGD(m, "connection of pid %d closed", (int)c->cred.pid);
 }
 
@@ -343,6 +344,7 @@ void manager__destroy(manager_t* m) {
       close(c->fd);
     }
     alerts__conn_free(c);
+    shared_ring__conn_free(c);
     free(c);
   }
   registry__destroy(m);
@@ -516,6 +518,9 @@ static void handle_message(manager_t* m, conn_t* c, size_t length, int* fds, siz
         return;
       case MSG_STOP_SESSION:
         sessions__stop_session(m, c, &r);
+        return;
+      case MSG_ARCHIVE_RING:
+        shared_ring__offer(m, c, &r);
         return;
       default:
         break;

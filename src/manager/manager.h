@@ -43,6 +43,9 @@ typedef struct manager_archive_sink {
   void (*commit)(void* arg, size_t n);
   void (*clear_room)(void* arg);
   void (*close)(void* arg);
+  /* optional: whether the reader went away (nothing written is read any
+   * more); asked when room_fd is readable */
+  bool (*gone)(void* arg);
   int room_fd;
   void* arg;
 } manager_archive_sink_t;

@@ -48,10 +48,11 @@ struct conn {
   int fd;
   int role; /* 0 until HELLO, then enum wire_role */
   struct ucred cred;
-  bool closed;           /* waiting to be freed at the end of the loop turn */
-  provider_t* provider;  /* after REGISTER_PROVIDER */
-  session_t* session;    /* a controller's own session (INITIALIZE_TRACING), while it lives */
-  alert_queue_t* alerts; /* a controller's alert queue (alerts.c), once it has one */
+  bool closed;               /* waiting to be freed at the end of the loop turn */
+  provider_t* provider;      /* after REGISTER_PROVIDER */
+  session_t* session;        /* a controller's own session (INITIALIZE_TRACING), while it lives */
+  alert_queue_t* alerts;     /* a controller's alert queue (alerts.c), once it has one */
+  struct archive_ring* ring; /* a controller's archive ring, until INITIALIZE_TRACING takes it */
   conn_t* next;
 };
 
@@ -338,6 +339,13 @@ void session__add_provider(manager_t* m, session_t* s, provider_t* p);
 void session__provider_gone(manager_t* m, tracee_t* t);
 void session__fifo_event(manager_t* m, tracee_t* t, uint32_t events);
 void session__conn_closed(manager_t* m, conn_t* c);
+
+/* shared_ring.c: ARCHIVE_RING (wire.h). A controller's ring, offered: */
+void shared_ring__offer(manager_t* m, conn_t* c, wire_reader_t* r);
+/* taken as the sink of its session's archive (false: it has none), */
+bool shared_ring__take(conn_t* c, manager_archive_sink_t* sink);
+/* or freed with the connection. */
+void shared_ring__conn_free(conn_t* c);
 void session__timeouts(manager_t* m, uint64_t now, uint64_t* next_deadline);
 /* After every event: writes the results that became due, flushes the output,
  * completes Start / Stop / Terminate whose tracees are all there. */

@@ -123,6 +123,17 @@
  *     usual if it sends one, then TERMINATE_TRACING).
  *   INITIALIZE_TRACING with WIRE_MAX_SESSIONS sessions running is answered
  *   MSG_ERROR { -EBUSY, "N sessions are running (the limit is N)" }.
+ * The archive ring (an addition to version 6; docs/manager.md, "The archive
+ * ring of a daemon"): before INITIALIZE_TRACING a client may ask for its
+ * archive to come through shared memory instead of its archive fd:
+ *   C→M ARCHIVE_RING { u32 size }  M→C ARCHIVE_RING_RESULT { u32 size }
+ *                                  + fds [control memfd, data memfd, socket]
+ *     size: a power of two in [ARCHIVE_RING_MIN_SHARED, ARCHIVE_RING_MAX_SHARED]
+ *     (src/ring/archive_ring.h; else MSG_ERROR -EINVAL). The connection's
+ *     next INITIALIZE_TRACING then writes its archive into that ring (its fd
+ *     is still required, and closed at the end); another ARCHIVE_RING before
+ *     it replaces the ring. A manager that does not know the message answers
+ *     MSG_ERROR -ENOSYS, and the client keeps to its archive fd.
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
  * The manager closes the archive fd when the session ends (terminate, or its
  * client's connection closing). */
@@ -158,7 +169,7 @@
 #define WIRE_MAX_DAMAGE 200
 #define WIRE_HEADER_SIZE 16u
 #define WIRE_MAX_MESSAGE (256u * 1024u)
-#define WIRE_MAX_FDS 2u
+#define WIRE_MAX_FDS 3u
 
 enum wire_limits {
   WIRE_MAX_NAME = 100,        /* provider and category names */
@@ -202,6 +213,8 @@ enum wire_type {
   MSG_STOP_SESSION = 47,
   MSG_STOP_SESSION_RESULT = 48,
   MSG_SESSION_STOPPED = 49,
+  MSG_ARCHIVE_RING = 50,
+  MSG_ARCHIVE_RING_RESULT = 51,
 };
 
 /* The layout of PROVIDER_CATEGORIES this code reads and writes. */

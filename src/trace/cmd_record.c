@@ -843,6 +843,7 @@ typedef struct session {
   char socket_path[128];
   int pipe[2];
   archive_ring_t* ring; /* the archive from the in-process manager, or NULL */
+  bool ring_shared;     /* ring: a daemon's (ARCHIVE_RING), which ends it */
   output_t out;
   bool out_open;
   archive_writer_t writer; /* into `out`, compressed or not */
@@ -948,6 +949,16 @@ static bool start_archive_reader(session_t* s) {
       s->archive->ring = s->ring;
     else
       archive_ring__close(s->ring); /* unused: freed at the end */
+  } else if (!s->local) {
+    /* a daemon: its ring, shared, when it has them (docs/manager.md, "The
+     * archive ring of a daemon"); else the pipe */
+    int status = controller__archive_ring(&s->controller, ARCHIVE_RING_SIZE, &s->ring);
+    if (status == 0) {
+      s->ring_shared = true;
+      s->archive->ring = s->ring;
+    } else if (status != -ENOSYS) {
+      cli__warning(kCmd, "the archive comes through a pipe: %s", s->controller.error);
+    }
   }
   s->archive->out = &s->writer;
   s->archive->output_name = s->out.name;
@@ -1167,8 +1178,9 @@ static void finish_archive(session_t* s) {
     s->pipe[1] = -1;
   }
   /* the in-process manager is stopped by now: it closed the ring if it
-   * took it; if not, this ends the reader */
-  if (s->ring) archive_ring__close(s->ring);
+   * took it; if not, this ends the reader. A daemon's ring ends when the
+   * daemon is done with it (or with this connection, closed by now). */
+  if (s->ring && !s->ring_shared) archive_ring__close(s->ring);
   pthread_join(s->archive_thread, NULL);
   s->archive_running = false;
 }
@@ -1180,6 +1192,10 @@ static bool check_archive(session_t* s) {
   if (a->read_error) {
     cli__error(kCmd, "reading the archive from the trace manager failed: %s",
                strerror(a->read_error));
+    ok = false;
+  }
+  if (s->ring_shared && !archive_ring__closed(s->ring)) {
+    cli__error(kCmd, "the trace manager went away before the end of the archive");
     ok = false;
   }
   if (atomic_load(&a->bytes) == 0) {

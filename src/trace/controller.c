@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "protocol/manager_socket.h"
+#include "ring/archive_ring.h"
 
 enum { DEFAULT_REPLY_TIMEOUT_MS = 30000, MAX_ERROR_MESSAGE = 1024 };
 
@@ -23,6 +24,11 @@ static int fail(controller_t* c, int status, const char* fmt, ...) {
   vsnprintf(c->error, sizeof(c->error), fmt, ap);
   va_end(ap);
   return status;
+}
+
+static void close_received(controller_t* c) {
+  for (size_t i = 0; i < c->received_fd_count; i++) close(c->received_fds[i]);
+  c->received_fd_count = 0;
 }
 
 int controller__open(controller_t* c, const char* path, const char* shown) {
@@ -59,6 +65,7 @@ int controller__open(controller_t* c, const char* path, const char* shown) {
 void controller__close(controller_t* c) {
   if (c->fd >= 0) close(c->fd);
   c->fd = -1;
+  close_received(c);
   free(c->writer);
   free(c->buffer);
   c->writer = NULL;
@@ -110,13 +117,11 @@ static bool read_alert(wire_reader_t* r, controller_alert_t* a) {
   return wire__done(r) && a->name[0] != '\0';
 }
 
-/* Receives one message into *r (descriptors are never expected on a
- * controller connection: any that come are closed). 0 or -errno. */
+/* Receives one message into *r; its descriptors (only ARCHIVE_RING_RESULT
+ * has any) stay in c until the next message, unless taken. 0 or -errno. */
 static int receive(controller_t* c, const char* what, wire_reader_t* r) {
-  int fds[WIRE_MAX_FDS];
-  size_t fd_count = 0;
-  ssize_t length = wire__recv(c->fd, c->buffer, fds, &fd_count);
-  for (size_t i = 0; i < fd_count; i++) close(fds[i]);
+  close_received(c);
+  ssize_t length = wire__recv(c->fd, c->buffer, c->received_fds, &c->received_fd_count);
   if (length == 0 || length == -ECONNRESET)
     return fail(c, -ECONNRESET,
                 "%s: the trace manager closed the connection (it drops a connection that "
@@ -669,4 +674,23 @@ const char* controller__state_name(uint8_t state) {
     default:
       return "?";
   }
+}
+
+int controller__archive_ring(controller_t* c, uint32_t size, archive_ring_t** ring) {
+  static const char kWhat[] = "ArchiveRing";
+  *ring = NULL;
+  uint32_t id = begin(c, MSG_ARCHIVE_RING);
+  wire__put_u32(c->writer, size);
+  int status = send_request(c, kWhat, NULL, 0);
+  wire_reader_t r;
+  if (status == 0) status = await_reply(c, kWhat, id, MSG_ARCHIVE_RING_RESULT, &r);
+  if (status != 0) return status;
+  uint32_t got = wire__get_u32(&r);
+  if (!wire__done(&r) || got != size || c->received_fd_count != 3) return malformed(c, kWhat);
+  c->received_fd_count = 0; /* taken: archive_ring__attach closes them */
+  *ring = archive_ring__attach(size, c->received_fds);
+  if (!*ring)
+    return fail(c, -errno, "%s: the trace manager's ring is not usable: %s", kWhat,
+                strerror(errno));
+  return 0;
 }

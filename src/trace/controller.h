@@ -36,7 +36,10 @@ typedef struct controller {
   bool session_stopped;
   uint32_t stopped_by_uid;
   uint64_t stopped_by_pid;
-  int reply_timeout_ms;  /* how long a reply may take; -1 waits forever */
+  int reply_timeout_ms; /* how long a reply may take; -1 waits forever */
+  /* descriptors of the last message received, until taken (or the next) */
+  int received_fds[WIRE_MAX_FDS];
+  size_t received_fd_count;
   wire_writer_t* writer; /* WIRE_MAX_MESSAGE each: on the heap */
   uint8_t* buffer;
   char error[WIRE_MAX_DESCRIPTION + 160];
@@ -214,6 +217,14 @@ int controller__list_sessions(controller_t* c, controller_session_t** list, size
 void controller__free_sessions(controller_session_t* list, size_t count);
 /* STOP_SESSION: -ENOENT when no session `id` is visible to this user. */
 int controller__stop_session(controller_t* c, uint32_t id);
+
+/* ARCHIVE_RING (wire.h): before controller__initialize_tracing, asks for
+ * the archive to come through a ring of `size` bytes the manager shares
+ * (src/ring/archive_ring.h) instead of the archive fd; *ring is its
+ * reader's side. -ENOSYS: the manager does not know the message (keep to
+ * the fd). */
+typedef struct archive_ring archive_ring_t;
+int controller__archive_ring(controller_t* c, uint32_t size, archive_ring_t** ring);
 
 /* Names, for messages. */
 const char* controller__session_state_name(uint8_t state);

@@ -7,14 +7,19 @@ validator tests/tools/fxt_decode.py and with `trace dump`.
 usage: test_manager.py TRACE_MANAGER FAKE_PROVIDER TRACE TOOLS_DIR DEMO [TEST...]
 (DEMO: examples/demo, a program on the real libtrace-provider)"""
 
+import errno
+import fcntl
 import grp
+import mmap
 import os
 import pwd
 import queue
+import select
 import re
 import signal
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -169,6 +174,85 @@ class Archive:
     def wait(self, timeout=15):
         check(self.eof.wait(timeout), 'the archive was not closed within %ss' % timeout)
         return bytes(self.data)
+
+
+# The control block of a shared archive ring (src/ring/archive_ring.c, ring_control_t).
+RING_HEAD, RING_TAIL, RING_CLOSED, RING_READER_WAITING, RING_WRITER_WAITING = 0, 64, 128, 132, 136
+F_GET_SEALS = 1034
+F_SEAL_SEAL, F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_FUTURE_WRITE = 1, 2, 4, 16
+
+
+class RingArchive(Archive):
+    """The archive through a shared ring the manager makes (ARCHIVE_RING, docs/manager.md
+    "The archive ring of a daemon"), read as trace record reads it; the pipe still goes with
+    INITIALIZE_TRACING (and is never written)."""
+
+    def __init__(self, conn, size=1 << 16):
+        reply, fds = conn.archive_ring(size)
+        check(reply[0] == wire.ARCHIVE_RING_RESULT and wire.Reader(reply[2]).u32() == size and
+              len(fds) == 3, 'ARCHIVE_RING: %r with %d fds' % (reply, len(fds)))
+        self.fds = fds
+        self.size = size
+        self.ctl = mmap.mmap(fds[0], 4096)
+        self.ring = mmap.mmap(fds[1], size, prot=mmap.PROT_READ)
+        self.sock = socket.socket(fileno=os.dup(fds[2]))
+        self.sock.setblocking(False)
+        self.closed_by_writer = False
+        super().__init__()
+
+    def word(self, offset, fmt='<Q'):
+        return struct.unpack_from(fmt, self.ctl, offset)[0]
+
+    def put(self, offset, value, fmt='<Q'):
+        struct.pack_into(fmt, self.ctl, offset, value)
+
+    def _wake_drained(self):
+        """Takes the wake-ups; False when the manager's end was closed (or ours)."""
+        while True:
+            try:
+                if not self.sock.recv(64):
+                    return False
+            except BlockingIOError:
+                return True
+            except (OSError, ValueError):
+                return False
+
+    def abandon(self):
+        """The client's process going away: every descriptor of the ring closed."""
+        self.sock.close()
+        for fd in self.fds:
+            os.close(fd)
+
+    def _read(self):
+        os.close(self.r)  # the pipe is not read: the ring carries the archive
+        tail, alive = 0, True
+        while True:
+            closed = self.word(RING_CLOSED, '<I') != 0
+            head = self.word(RING_HEAD)
+            if head == tail:
+                if closed or not alive:
+                    break
+                self.put(RING_READER_WAITING, 1, '<I')
+                if self.word(RING_HEAD) == tail and not self.word(RING_CLOSED, '<I'):
+                    try:
+                        select.select([self.sock], [], [], 1.0)
+                    except (OSError, ValueError):
+                        pass
+                    alive = self._wake_drained()
+                continue
+            at = tail % self.size
+            n = min(head - tail, self.size - at)
+            self.data += self.ring[at:at + n]
+            tail += n
+            self.put(RING_TAIL, tail)
+            if self.word(RING_WRITER_WAITING, '<I'):
+                self.put(RING_WRITER_WAITING, 0, '<I')
+                try:
+                    self.sock.send(b'w')
+                except OSError:
+                    pass
+        self.closed_by_writer = self.word(RING_CLOSED, '<I') != 0
+        self.eof.set()
 
 
 def begin(manager, mode=ONESHOT, **kw):
@@ -334,6 +418,104 @@ def wait_log(m, pattern, timeout=20):
         check(time.time() < deadline, 'no log line matching %r within %ss:\n%s'
               % (pattern, timeout, m.logs()[-2000:]))
         time.sleep(0.05)
+
+
+def test_archive_ring():
+    """ARCHIVE_RING (wire.h; docs/manager.md, "The archive ring of a daemon"): sizes out of
+    range refused; the client's view of the data is sealed read-only and fixed in size; every
+    record of each mode arrives through the ring, which the manager closes at the end; a
+    request after INITIALIZE_TRACING is refused."""
+    m = Manager()
+    c = m.controller()
+    for bad in (0, 1000, 32 << 10, 128 << 20):
+        rid = c.next_id
+        reply, fds = c.archive_ring(bad)
+        check(reply[0] == wire.ERROR and wire.parse_error(reply[2])[0] == -errno.EINVAL and
+              not fds, 'ARCHIVE_RING %d: %r' % (bad, reply))
+    c.close()
+    for mode, events in ((ONESHOT, 2000), (CIRCULAR, 2000), (STREAMING, 150000)):
+        p = Provider(m, 'ring-%d' % mode, '--events', events)
+        p.wait_for('registered')
+        c = m.controller()
+        a = RingArchive(c)
+        seals = fcntl.fcntl(a.fds[1], F_GET_SEALS)
+        want = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE
+        check(seals & want == want, 'the data memfd is sealed %#x' % seals)
+        try:
+            mmap.mmap(a.fds[1], a.size)  # shared and writable
+            check(False, 'the client mapped the ring\'s data writable')
+        except PermissionError:
+            pass
+        check(fcntl.fcntl(a.fds[0], F_GET_SEALS) & (F_SEAL_SHRINK | F_SEAL_SEAL) ==
+              F_SEAL_SHRINK | F_SEAL_SEAL, 'the control memfd can shrink')
+        c.initialize(a.give(), mode=mode, buffer_mb=1)
+        a.sent()
+        reply, fds = c.archive_ring(1 << 16)
+        check(reply[0] == wire.ERROR and wire.parse_error(reply[2])[0] == -errno.EBUSY,
+              'ARCHIVE_RING after INITIALIZE_TRACING: %r' % (reply,))
+        p.wait_for('initialized mode=%d' % mode)
+        check(c.start() == 0, 'start')
+        emitted = field(p.wait_for('emitted').replace('emitted ', 'n='), 'n')
+        c.stop(write_results=True)
+        stopped = p.wait_for('stopped')
+        written, dropped = field(stopped, 'written'), field(stopped, 'dropped')
+        c.terminate(write_results=True)
+        p.wait_for('terminated')
+        x = Checked(a.wait())
+        check(a.closed_by_writer, 'mode %d: the ring ended without the manager closing it' % mode)
+        check(len(x.records(p.name)) == written, 'mode %d: %d records through the ring, the '
+              'engine wrote %d' % (mode, len(x.records(p.name)), written))
+        if mode != CIRCULAR:
+            check(len(x.events(p.name)) + dropped == emitted, 'mode %d: %d events + %d dropped '
+                  '!= %d' % (mode, len(x.events(p.name)), dropped, emitted))
+        c.close()
+        p.close()
+    check(m.alive(), 'trace_manager died')
+    m.stop()
+
+
+def test_archive_ring_hostile_client():
+    """A client that scribbles over its ring's control page (counts ahead of what was written,
+    any flags) and stops reading, then goes away mid-trace: the manager survives, the session
+    ends, and the next client's archive through its own ring is whole."""
+    m = Manager()
+    p = Provider(m, 'ring-victim', '--continuous')
+    p.wait_for('registered')
+    c = m.controller()
+    a = RingArchive(c)
+    c.initialize(a.give(), mode=STREAMING, buffer_mb=1)
+    a.sent()
+    p.wait_for('initialized mode=%d' % STREAMING)
+    check(c.start() == 0, 'start')
+    for value in (2 ** 64 - 1, 1 << 63, 12345):
+        a.put(RING_TAIL, value)
+        a.put(RING_READER_WAITING, 0xa5a5a5a5, '<I')
+        a.put(RING_WRITER_WAITING, 0x5a5a5a5a, '<I')
+        time.sleep(0.2)
+        check(m.alive(), 'trace_manager died (tail %#x)' % value)
+    c.close()
+    a.abandon()
+    wait_log(m, r'session \d+ ended')
+    check(m.alive(), 'trace_manager died after the client went away')
+    p.close()
+    p = Provider(m, 'ring-after', '--events', 5000)
+    p.wait_for('registered')
+    c = m.controller()
+    a = RingArchive(c)
+    c.initialize(a.give(), mode=ONESHOT, buffer_mb=1)
+    a.sent()
+    p.wait_for('initialized')
+    check(c.start() == 0, 'start')
+    p.wait_for('emitted')
+    c.stop(write_results=True)
+    written = field(p.wait_for('stopped'), 'written')
+    c.terminate(write_results=True)
+    x = Checked(a.wait())
+    check(len(x.records(p.name)) == written, 'after a hostile client: %d records, %d written'
+          % (len(x.records(p.name)), written))
+    c.close()
+    p.close()
+    m.stop()
 
 
 def test_streaming_ack_held_then_released():

@@ -23,6 +23,7 @@ CATEGORIES_FORMAT = 1
 SNAPSHOT, SNAPSHOT_RESULT = 41, 42
 WATCH_ALERT, ALERT = 43, 44
 LIST_SESSIONS, SESSIONS, STOP_SESSION, STOP_SESSION_RESULT, SESSION_STOPPED = 45, 46, 47, 48, 49
+ARCHIVE_RING, ARCHIVE_RING_RESULT = 50, 51
 MAX_SESSIONS = 4  # src/protocol/wire.h WIRE_MAX_SESSIONS
 # session_info.state
 SESSION_STATES = {1: 'initialized', 2: 'starting', 3: 'started', 4: 'stopping', 5: 'stopped',
@@ -94,6 +95,20 @@ class Conn:
         magic, version, mtype, length, rid = HEADER.unpack_from(data)
         assert magic == MAGIC and version == VERSION and length == len(data), data[:16]
         return mtype, rid, data[HEADER.size:]
+
+    def archive_ring(self, size, timeout=10.0):
+        """ARCHIVE_RING: ((type, request_id, payload), fds received with the reply)."""
+        rid = self.next_id
+        self.next_id += 1
+        self.send_raw(message(ARCHIVE_RING, u32(size), rid))
+        r, _, _ = select.select([self.sock], [], [], timeout)
+        if not r:
+            raise TimeoutError('no reply to ARCHIVE_RING within %.1f s' % timeout)
+        data, fds, _, _ = socket.recv_fds(self.sock, MAX_MESSAGE, 4)
+        assert data, 'connection closed instead of a reply'
+        magic, version, mtype, length, got_rid = HEADER.unpack_from(data)
+        assert magic == MAGIC and length == len(data) and got_rid == rid, data[:16]
+        return (mtype, got_rid, data[HEADER.size:]), list(fds)
 
     def call(self, mtype, payload=b'', fds=(), timeout=10.0):
         rid = self.next_id

@@ -193,6 +193,8 @@ MSG_INITIALIZE_TRACING, MSG_START_TRACING, MSG_START_RESULT = 32, 33, 34
 MSG_TERMINATE_TRACING, MSG_TERMINATE_RESULT = 37, 38
 MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
+MSG_ARCHIVE_RING = 50
+ENOSYS = 38
 
 
 WIRE_VERSION = 6  # src/protocol/wire.h (3: rolling segments, 4: snapshots, 5: alerts, 6: sessions)
@@ -250,6 +252,12 @@ class FakeManager:
                         fds.extend(a)
                 mtype, rid, payload = parse_msg(data)
                 self.requests.append((mtype, rid, payload))
+                if mtype == MSG_ARCHIVE_RING:
+                    # a manager without shared archive rings (wire.h): the client keeps to its
+                    # archive fd, without a word
+                    conn.send(wire_msg(MSG_ERROR, rid, struct.pack('<i', -ENOSYS) +
+                                       wstr('unexpected message type')))
+                    continue
                 reply = self.script(mtype, rid, payload, fds)
                 if reply == 'close':
                     for fd in fds:
@@ -494,6 +502,10 @@ def test_fake_manager_record():
         'record', '--duration=0.2', '--categories=a, b*,', '--buffer-size=7',
         '--buffering-mode=circular', '--stop-timeout=2', '-o', out_file])
     check(rc == 0, 'record (fake manager): rc %d, %s' % (rc, err[:500]))
+    check('warning: the archive comes' not in err and
+          [m for m, _, _ in fm.requests].count(MSG_ARCHIVE_RING) == 1,
+          'record (fake manager): an ARCHIVE_RING answered ENOSYS: the pipe, silently: %r'
+          % err[:300])
     check(os.path.exists(out_file) and open(out_file, 'rb').read() == archive,
           'record (fake manager): the archive was not copied exactly')
     init = state.get('init', b'')
