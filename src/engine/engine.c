@@ -431,6 +431,7 @@ int trace_engine_session_start(unsigned session, trace_start_mode_t start_mode) 
     reset_drop_counters(e);
     e->generation = (__atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED) << 2) | e->session;
     e->generations++;
+    e->started_ns = trace_clock__now_ns();
     e->disposition = 0;
     e->engine_dropped = 0;
     engine__reset_alerts(e);

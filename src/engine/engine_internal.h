@@ -94,6 +94,7 @@ typedef struct engine {
   trace_state_t state;        /* atomic; written under lock */
   uint64_t generation;        /* this trace; trace_engine__generation mirrors it */
   uint64_t generations;       /* traces so far */
+  uint64_t started_ns;        /* trace clock at this trace's start */
   uint64_t cache_epoch;       /* changes when string and thread tables reset */
   uint32_t next_string_index; /* atomic; next index to hand out */
   uint32_t next_thread_index; /* atomic */

@@ -28,17 +28,25 @@ enum { EXPLICIT_NAMES_MAX = 256, EXPLICIT_NAME_BYTES = 256 };
 /* Remembers `name`, given at `ns`, for process pid (thread false: koid is
  * pid) or one of its threads. A koid keeps one slot, its latest name: a
  * thread that names itself over and over does not push out the others.
- * When every slot its koid may take holds another koid, the oldest of
- * them gives way; a note that finds all of them in use (other notes, or
- * the reader) a few times running is not kept. */
+ * When every slot its koid may take holds another koid, one gives way: a
+ * thread that ended, else another thread, else the process or its main
+ * thread, the oldest first; a note that finds all of them in use (other
+ * notes, or the reader) a few times running is not kept. */
 void explicit_name__note(uint64_t pid, bool thread, uint64_t koid, const char* name, size_t length,
                          uint64_t ns);
 
+/* Thread tid of process pid ended at `ns` (its exit, seen by the engine):
+ * its name is not written into traces that start later, and gives way
+ * first. */
+void explicit_name__ended(uint64_t pid, uint64_t tid, uint64_t ns);
+
 /* Calls fn for each name remembered for process pid (a fork child's table
- * also holds its parent's), oldest first. Not on the record path: it
- * allocates. */
+ * also holds its parent's), oldest first, but for threads that ended
+ * before since_ns (a trace's start): the name, when it was given, and
+ * when its thread ended (0: running, or not known to have ended). Not on
+ * the record path: it allocates. */
 typedef void (*explicit_name_fn)(void* arg, bool thread, uint64_t koid, const char* name,
-                                 uint64_t ns);
-void explicit_name__each(uint64_t pid, explicit_name_fn fn, void* arg);
+                                 uint64_t ns, uint64_t ended_ns);
+void explicit_name__each(uint64_t pid, uint64_t since_ns, explicit_name_fn fn, void* arg);
 
 #endif /* FXTRACE_ENGINE_EXPLICIT_NAME_H_ */

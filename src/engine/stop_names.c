@@ -19,6 +19,7 @@ typedef struct region {
   uint64_t kept_end;
   bool kept;
   uint64_t written, dropped;
+  uint64_t now_ns; /* the stop's time */
 } region_t;
 
 /* Room for `bytes` at the region's next free place, or NULL. */
@@ -62,9 +63,16 @@ static void put(void* arg, uint64_t tid, const char* name, uint64_t ns) {
 }
 
 /* A name the program gave its own process or thread (explicit_name.h),
- * again: in circular mode the record that gave it may have wrapped away. */
-static void put_explicit(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns) {
+ * again: in circular mode the record that gave it may have wrapped away.
+ * Its time is when the program last said it, that is now (the table holds
+ * its latest name), or for a thread that ended, its end: a manager that saw
+ * the pid register again or be given out (names.h) before now takes it
+ * again, while a program that exec'd has no table to say it. */
+static void put_explicit(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns,
+                         uint64_t ended_ns) {
   region_t* r = arg;
+  (void)ns;
+  ns = ended_ns != 0 ? ended_ns : r->now_ns;
   trace_string_ref_t name_ref = trace_make_inline_c_string_ref(name);
   trace_arg_t args[2];
   size_t n = 0;
@@ -82,7 +90,7 @@ static void put_explicit(void* arg, bool thread, uint64_t koid, const char* name
 }
 
 void stop_names__write(engine_t* e) {
-  region_t r = {.e = e};
+  region_t r = {.e = e, .now_ns = trace_clock__now_ns()};
   if (e->mode == TRACE_BUFFERING_MODE_ONESHOT) {
     /* chunk 0: writers never get it; after the records already there (the
      * start's, and earlier stops' when the buffer was retained) */
@@ -114,7 +122,7 @@ void stop_names__write(engine_t* e) {
   } else {
     r.kept_end = r.end;
   }
-  explicit_name__each(e->pid, put_explicit, &r);
+  explicit_name__each(e->pid, e->started_ns, put_explicit, &r);
   thread_exits__each_at_end(e, false, put, &r);
   pthread_mutex_lock(&e->lock);
   e->engine_written += r.written;

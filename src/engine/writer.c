@@ -12,6 +12,7 @@
 
 #include "engine/buffer_scan.h"
 #include "engine/engine_internal.h"
+#include "engine/explicit_name.h"
 #include "engine/thread_exits.h"
 
 __thread trace_context_t* trace_engine__self[TRACE_ENGINE_MAX_SESSIONS]
@@ -652,6 +653,7 @@ static void on_thread_exit(void* arg) {
   pthread_mutex_lock(&e->lock);
   /* its name at the end, for the stop's names and file mode's archive */
   thread_exits__note(w);
+  explicit_name__ended(e->pid, w->tid, trace_clock__now_ns());
   if (e->owners) writer__release_chunk(w);
   w->chunk = NO_CHUNK;
   w->pos = w->end = NULL;

@@ -81,15 +81,16 @@ void names__note_run(names_t* n, names_source_t* s, const void* records, size_t 
 bool names__run_may_teach(const names_source_t* s, uint64_t any, uint64_t all);
 
 /* Learns pid's program from /proc (rank 3): a provider that registered at
- * now_ns (trace clock). A second provider of the same pid means it runs
- * another program or is another process: the names the first gave itself
- * (rank 6) then give way. */
+ * now_ns (CLOCK_MONOTONIC, the trace clock's base). A second provider of
+ * the same pid (an exec, a reused pid, or the same program's provider made
+ * anew, whose stop says its names again): the names given before then
+ * (rank 6) give way. */
 void names__note_program(names_t* n, uint64_t pid, uint64_t now_ns);
 
 /* Learns, for every process and thread known, its name from /proc if it is
  * still alive (rank 5). A process whose program is no longer the one
  * names__note_program read (it exec'd) loses, for itself and its main
- * thread, the names it gave itself before now_ns. */
+ * thread, the names it gave itself before now_ns (CLOCK_MONOTONIC). */
 void names__refresh_from_proc(names_t* n, uint64_t now_ns);
 
 /* Sets a name directly (tests, and sources without records). For a thread,

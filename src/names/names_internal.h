@@ -39,6 +39,10 @@ names_entry_t* names__entry(names_t* n, bool thread, uint64_t koid);
 /* The entry of (thread, koid), or NULL. */
 names_entry_t* names__lookup(const names_t* n, bool thread, uint64_t koid);
 
+/* How far apart the kernel provider's and a program's clocks may be (both
+ * CLOCK_MONOTONIC-based, but a TSC line is calibrated per process). */
+#define NAMES_CLOCK_MARGIN_NS UINT64_C(10000000)
+
 /* koid became another program or another task at `ts` (see changed_at):
  * names the program gave it (rank 6) before then give way to the sources
  * that follow (their rank becomes NAMES_RANK_OWN_RECORD's); the thread

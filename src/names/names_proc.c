@@ -39,8 +39,10 @@ static bool copy_name(char* name, const char* src) {
 /* The program of a live process: the executable's base name (without the
  * kernel's " (deleted)" for a replaced file), else argv[0]'s up to its first
  * space (a process that rewrote its argv), else its comm (kernel threads
- * have neither). false if the process is gone. */
-static bool program_of(uint64_t pid, char name[NAMES_MAX_LENGTH + 1]) {
+ * have neither). false if the process is gone. *from_exe (may be NULL):
+ * whether the executable said it (argv[0] is the program's to rewrite). */
+static bool program_of(uint64_t pid, char name[NAMES_MAX_LENGTH + 1], bool* from_exe) {
+  if (from_exe) *from_exe = false;
   char path[64], buf[4096];
   snprintf(path, sizeof(path), "/proc/%" PRIu64 "/exe", pid);
   ssize_t n = readlink(path, buf, sizeof(buf) - 1);
@@ -49,7 +51,10 @@ static bool program_of(uint64_t pid, char name[NAMES_MAX_LENGTH + 1]) {
     static const char kDeleted[] = " (deleted)";
     size_t tail = sizeof(kDeleted) - 1;
     if ((size_t)n > tail && strcmp(buf + n - tail, kDeleted) == 0) buf[n - tail] = '\0';
-    if (copy_name(name, base_of(buf))) return true;
+    if (copy_name(name, base_of(buf))) {
+      if (from_exe) *from_exe = true;
+      return true;
+    }
   }
   snprintf(path, sizeof(path), "/proc/%" PRIu64 "/cmdline", pid);
   n = read_small(path, buf, sizeof(buf));
@@ -111,16 +116,20 @@ void names__note_program(names_t* n, uint64_t pid, uint64_t now_ns) {
   char name[NAMES_MAX_LENGTH + 1];
   if (!n || pid == 0) return;
   uint64_t start_time = start_time_of(pid); /* first: the program read after is its own */
-  if (!program_of(pid, name)) return;
+  bool from_exe;
+  if (!program_of(pid, name, &from_exe)) return;
   /* a provider of this pid came before: the pid now runs another program
-   * (an exec) or is another process */
+   * (an exec) or is another process, or the same program made its
+   * provider again, whose engine then says its names again at its stop
+   * (stop_names.c), with that time */
   names_entry_t* e = names__lookup(n, false, pid);
   if (e && e->start_time != 0) names__program_changed(n, pid, now_ns);
   names__set(n, false, pid, 0, name, strlen(name), NAMES_RANK_PROGRAM, 0);
   e = names__lookup(n, false, pid);
   if (e) {
     e->start_time = start_time;
-    e->program_hash = hash_of(name);
+    /* only an executable's name tells an exec: argv[0] can be rewritten */
+    e->program_hash = from_exe ? hash_of(name) : 0;
   }
 }
 
@@ -141,9 +150,10 @@ void names__refresh_from_proc(names_t* n, uint64_t now_ns) {
     names_entry_t* e = &n->slots[i];
     if (!e->used || !e->local) continue; /* another pid namespace's koid */
     if (!e->thread) {
-      if (!same_process(e) || !program_of(e->koid, name)) continue;
+      bool from_exe;
+      if (!same_process(e) || !program_of(e->koid, name, &from_exe)) continue;
       uint64_t hash = hash_of(name);
-      if (e->program_hash && hash != e->program_hash) {
+      if (e->program_hash && from_exe && hash != e->program_hash) {
         /* it exec'd another program since its provider joined: what that
          * program named (its main thread, the process) is no longer so;
          * the table neither grows nor moves here */

@@ -243,7 +243,12 @@ static void note_task_event(names_t* n, const names_source_t* s, uint64_t ts, st
   } else if (str_is(event, "sched_process_exit") && pid > 0) {
     names__set(n, true, (uint64_t)pid, 0, comm.data, comm.length, NAMES_RANK_TASK_EVENT, ts);
   } else if (str_is(event, "sched_process_fork") && child_pid > 0) {
-    names__program_changed(n, (uint64_t)child_pid, ts); /* a new task: the koid given out again */
+    /* a new task: the koid given out again. Only names given clearly
+     * before (NAMES_CLOCK_MARGIN_NS): a thread names itself moments after
+     * its birth, and the kernel's clock and a program's can differ by that
+     * much (TSC lines calibrated apart) */
+    names__program_changed(n, (uint64_t)child_pid,
+                           ts > NAMES_CLOCK_MARGIN_NS ? ts - NAMES_CLOCK_MARGIN_NS : 0);
     names__set(n, true, (uint64_t)child_pid, 0, child_comm.data, child_comm.length,
                NAMES_RANK_TASK_EVENT, ts);
   }

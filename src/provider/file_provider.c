@@ -428,7 +428,9 @@ static void note_thread(void* arg, uint64_t tid, const char* name, int alive) {
 }
 
 /* A name the program gave its own process or thread: over /proc's. */
-static void note_explicit(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns) {
+static void note_explicit(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns,
+                          uint64_t ended_ns) {
+  (void)ended_ns;
   names__set(arg, thread, koid, thread ? (uint64_t)getpid() : 0, name, strlen(name),
              NAMES_RANK_EXPLICIT, ns);
 }
@@ -445,7 +447,7 @@ static void emit_names(stage_t* stage) {
   names__note_program(n, pid, now);
   thread_exits__each(note_thread, n);
   names__refresh_from_proc(n, now);
-  explicit_name__each(pid, note_explicit, n);
+  explicit_name__each(pid, 0, note_explicit, n); /* one trace: the process's life */
   names__write_section(n, names_sink, stage, NULL);
   names__free(n);
 }

@@ -17,7 +17,9 @@ typedef struct got {
   char name[EXPLICIT_NAMES_MAX][EXPLICIT_NAME_BYTES];
 } got_t;
 
-static void collect(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns) {
+static void collect(void* arg, bool thread, uint64_t koid, const char* name, uint64_t ns,
+                    uint64_t ended_ns) {
+  (void)ended_ns;
   got_t* g = arg;
   ASSERT_TRUE(g->count < EXPLICIT_NAMES_MAX);
   g->thread[g->count] = thread;
@@ -53,7 +55,7 @@ static void test_one_slot_per_koid(void) {
   }
   got_t* g = calloc(1, sizeof(*g));
   ASSERT_TRUE(g);
-  explicit_name__each(10, collect, g);
+  explicit_name__each(10, 0, collect, g);
   size_t at;
   ASSERT_EQ(find(g, false, 10, &at), 1u);
   ASSERT_STREQ(g->name[at], "service");
@@ -69,7 +71,7 @@ static void test_one_slot_per_koid(void) {
 
   /* another process's names are not this one's */
   memset(g, 0, sizeof(*g));
-  explicit_name__each(20, collect, g);
+  explicit_name__each(20, 0, collect, g);
   ASSERT_EQ(g->count, 0u);
 
   /* a name longer than a slot is cut */
@@ -78,7 +80,7 @@ static void test_one_slot_per_koid(void) {
   long_name[sizeof(long_name) - 1] = '\0';
   note(30, false, 30, long_name, 5);
   memset(g, 0, sizeof(*g));
-  explicit_name__each(30, collect, g);
+  explicit_name__each(30, 0, collect, g);
   ASSERT_EQ(g->count, 1u);
   ASSERT_EQ(strlen(g->name[0]), (size_t)EXPLICIT_NAME_BYTES - 1);
   free(g);
@@ -94,7 +96,7 @@ static void test_more_than_slots(void) {
   }
   got_t* g = calloc(1, sizeof(*g));
   ASSERT_TRUE(g);
-  explicit_name__each(40, collect, g);
+  explicit_name__each(40, 0, collect, g);
   ASSERT_TRUE(g->count > EXPLICIT_NAMES_MAX / 2);
   for (size_t i = 0; i < g->count; i++) {
     size_t at;
@@ -104,6 +106,53 @@ static void test_more_than_slots(void) {
   }
   size_t at;
   ASSERT_EQ(find(g, true, 1000 + 4 * EXPLICIT_NAMES_MAX - 1, &at), 1u);
+  free(g);
+}
+
+/* The process and its main thread, named first (the oldest), outlast any
+ * number of other threads named after them. */
+static void test_process_kept(void) {
+  note(60, false, 60, "the service", 1);
+  note(60, true, 60, "its main thread", 2);
+  char name[32];
+  for (uint64_t koid = 100000; koid < 100000 + 8 * EXPLICIT_NAMES_MAX; koid++) {
+    snprintf(name, sizeof(name), "w%llu", (unsigned long long)koid);
+    note(60, true, koid, name, koid);
+  }
+  got_t* g = calloc(1, sizeof(*g));
+  ASSERT_TRUE(g);
+  explicit_name__each(60, 0, collect, g);
+  size_t at;
+  ASSERT_EQ(find(g, false, 60, &at), 1u);
+  ASSERT_STREQ(g->name[at], "the service");
+  ASSERT_EQ(find(g, true, 60, &at), 1u);
+  ASSERT_STREQ(g->name[at], "its main thread");
+  free(g);
+}
+
+/* A thread that ended is left out of the traces that start after its end,
+ * and gives way before the threads still running; named again (its tid
+ * reused in the process), it is running again. */
+static void test_ended(void) {
+  note(70, true, 7001, "short-lived", 10);
+  note(70, true, 7002, "long-lived", 11);
+  explicit_name__ended(70, 7001, 100);
+  explicit_name__ended(70, 7999, 100); /* never named: nothing */
+  got_t* g = calloc(1, sizeof(*g));
+  ASSERT_TRUE(g);
+  size_t at;
+  explicit_name__each(70, 50, collect, g); /* a trace that started before the end */
+  ASSERT_EQ(find(g, true, 7001, &at), 1u);
+  ASSERT_EQ(find(g, true, 7002, &at), 1u);
+  memset(g, 0, sizeof(*g));
+  explicit_name__each(70, 200, collect, g); /* one that started after it */
+  ASSERT_EQ(find(g, true, 7001, &at), 0u);
+  ASSERT_EQ(find(g, true, 7002, &at), 1u);
+  note(70, true, 7001, "tid reused", 300);
+  memset(g, 0, sizeof(*g));
+  explicit_name__each(70, 200, collect, g);
+  ASSERT_EQ(find(g, true, 7001, &at), 1u);
+  ASSERT_STREQ(g->name[at], "tid reused");
   free(g);
 }
 
@@ -127,7 +176,7 @@ static void test_concurrent(void) {
   ASSERT_TRUE(g);
   for (int round = 0; round < 50; round++) {
     memset(g, 0, sizeof(*g));
-    explicit_name__each(50, collect, g); /* while they note */
+    explicit_name__each(50, 0, collect, g); /* while they note */
     for (size_t i = 0; i < g->count; i++) ASSERT_EQ(g->name[i][0], 'n');
   }
   for (int i = 0; i < NOTERS; i++) pthread_join(t[i], NULL);
@@ -135,7 +184,7 @@ static void test_concurrent(void) {
    * the time of one note (a note that met others in its set may have been
    * left out, so not necessarily the last) */
   memset(g, 0, sizeof(*g));
-  explicit_name__each(50, collect, g);
+  explicit_name__each(50, 0, collect, g);
   for (int i = 0; i < NOTERS; i++)
     for (uint64_t k = 0; k < 8; k++) {
       size_t at;
@@ -153,6 +202,8 @@ static void test_concurrent(void) {
 int main(void) {
   test_one_slot_per_koid();
   test_more_than_slots();
+  test_process_kept();
+  test_ended();
   test_concurrent();
   printf("ok\n");
   return 0;

@@ -14,6 +14,7 @@
 #include "engine/stop_names.h"
 #include "engine_test_util.h"
 #include "harness.h"
+#include "trace/event.h"
 
 enum { SMALL_BUFFER = 64 * 1024, MAX_SEEN = 16 };
 
@@ -131,10 +132,72 @@ static void test_mode(trace_buffering_mode_t mode) {
   prctl(PR_SET_NAME, old_name);
 }
 
+/* ---- names the program gave (explicit_name.h), said again at each stop ---- */
+
+static uint64_t ghost_tid;
+
+static void* naming_thread(void* arg) {
+  (void)arg;
+  ghost_tid = (uint64_t)syscall(SYS_gettid);
+  TRACE_KERNEL_OBJECT((trace_koid_t)getpid(), ghost_tid, "ghost-thread");
+  return NULL;
+}
+
+/* The times (explicit_name) of the kernel-object records named `name`. */
+static size_t explicit_times(harness_t* h, const char* name, uint64_t times[4]) {
+  size_t length, n = 0;
+  const uint8_t* fxt = harness_archive(h, &length);
+  trace_reader_t* r = trace_reader_open_memory(fxt, length, NULL);
+  ASSERT_TRUE(r);
+  trace_record_t rec;
+  while (trace_reader_next(r, &rec) == TRACE_READ_RECORD) {
+    if (rec.type != 7 || rec.kernel_object.name.length != strlen(name) ||
+        memcmp(rec.kernel_object.name.data, name, strlen(name)) != 0)
+      continue;
+    for (size_t i = 0; i < rec.kernel_object.args.count; i++)
+      if (strcmp(rec.kernel_object.args.items[i].name.data, "explicit_name") == 0 && n < 4)
+        times[n++] = rec.kernel_object.args.items[i].uint64_value;
+  }
+  trace_reader_close(r);
+  return n;
+}
+
+/* A thread that named itself and ended: its name again at the stop of its
+ * trace, with the time it ended; not in a later trace (it is not in it).
+ * The process's name, said again at every stop, with the stop's time. */
+static void test_explicit_across_traces(void) {
+  harness_t h;
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL), 0);
+  TRACE_KERNEL_OBJECT((trace_koid_t)getpid(), 0, "the-process");
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, NULL, naming_thread, NULL), 0);
+  ASSERT_EQ(pthread_join(t, NULL), 0);
+  uint64_t ended_before = trace_clock__now_ns();
+  harness_stop(&h);
+  uint64_t times[4];
+  ASSERT_EQ(explicit_times(&h, "ghost-thread", times), 2u);
+  uint64_t named = times[0] < times[1] ? times[0] : times[1];
+  uint64_t ended = times[0] < times[1] ? times[1] : times[0];
+  ASSERT_TRUE(named < ended && ended <= ended_before); /* its end, not the stop */
+  ASSERT_EQ(explicit_times(&h, "the-process", times), 2u);
+  harness_free(&h);
+
+  uint64_t second_start = trace_clock__now_ns();
+  ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, NULL), 0);
+  emit_seq(1);
+  harness_stop(&h);
+  ASSERT_EQ(explicit_times(&h, "ghost-thread", times), 0u);
+  ASSERT_EQ(explicit_times(&h, "the-process", times), 1u);
+  ASSERT_TRUE(times[0] > second_start);
+  harness_free(&h);
+  printf("explicit names across traces: ok (thread %llu)\n", (unsigned long long)ghost_tid);
+}
+
 int main(void) {
   test_mode(TRACE_BUFFERING_MODE_ONESHOT);
   test_mode(TRACE_BUFFERING_MODE_CIRCULAR);
   test_mode(TRACE_BUFFERING_MODE_STREAMING);
+  test_explicit_across_traces();
   printf("ok\n");
   return 0;
 }

@@ -639,6 +639,10 @@ static void put_explicit(names_t* n, names_source_t* s, buf_t* b, bool thread, u
 /* Explicit names hold over /proc and task events until the koid becomes
  * another program or task, in any file order; the latest given wins; they
  * move no thread into the program's process over a stronger source. */
+/* Times in ms (the names' clock is in ns): a fork ends only the names
+ * given NAMES_CLOCK_MARGIN_NS (10 ms) or more before it. */
+#define MS(ms) ((uint64_t)(ms)*1000000u)
+
 static void test_explicit_times(void) {
   names_t* n = names__create();
   names_source_t* kernel = names__source_create(500);
@@ -652,56 +656,64 @@ static void test_explicit_times(void) {
   note_last(n, kernel, b, 0);
 
   /* given at 200; a rename at 300 does not replace it (rank 6 over 4) */
-  put_explicit(n, app, b, false, 100, 0, "my-service (3)", 200);
-  put_explicit(n, app, b, true, 100, 100, "main loop", 200);
+  put_explicit(n, app, b, false, 100, 0, "my-service (3)", MS(200));
+  put_explicit(n, app, b, true, 100, 100, "main loop", MS(200));
   trace_arg_t rename[] = {named_int("pid", 100), named_string("newcomm", "renamed")};
-  put_task(n, kernel, b, 300, "task_rename", rename, 2);
+  put_task(n, kernel, b, MS(300), "task_rename", rename, 2);
   ASSERT_STREQ(names__get(n, false, 100), "my-service (3)");
   ASSERT_STREQ(names__get(n, true, 100), "main loop");
   /* the latest given wins, whatever the file order */
-  put_explicit(n, app, b, true, 100, 100, "main loop v2", 250);
-  put_explicit(n, app, b, true, 100, 100, "main loop (old)", 220);
+  put_explicit(n, app, b, true, 100, 100, "main loop v2", MS(250));
+  put_explicit(n, app, b, true, 100, 100, "main loop (old)", MS(220));
   ASSERT_STREQ(names__get(n, true, 100), "main loop v2");
   /* an exec at 400: the new program's names, for the process and its main thread */
   trace_arg_t exec[] = {named_string("filename", "/bin/next"), named_int("pid", 100)};
-  put_task(n, kernel, b, 400, "sched_process_exec", exec, 2);
+  put_task(n, kernel, b, MS(400), "sched_process_exec", exec, 2);
   ASSERT_STREQ(names__get(n, false, 100), "next");
   ASSERT_STREQ(names__get(n, true, 100), "next");
   /* the old program's names read after it (a circular buffer's order):
    * no stronger than its own records */
-  put_explicit(n, app, b, false, 100, 0, "my-service (old)", 260);
+  put_explicit(n, app, b, false, 100, 0, "my-service (old)", MS(260));
   ASSERT_STREQ(names__get(n, false, 100), "next");
   /* the new program names itself after its exec */
-  put_explicit(n, app, b, false, 100, 0, "next service", 500);
+  put_explicit(n, app, b, false, 100, 0, "next service", MS(500));
   ASSERT_STREQ(names__get(n, false, 100), "next service");
-  names__refresh_from_proc(n, 600);
+  names__refresh_from_proc(n, MS(600));
   ASSERT_STREQ(names__get(n, false, 100), "next service");
 
   /* a thread named at 200; its tid given to a new task at 700 (fork) */
-  put_explicit(n, app, b, true, 105, 100, "worker A", 200);
+  put_explicit(n, app, b, true, 105, 100, "worker A", MS(200));
   ASSERT_STREQ(names__get(n, true, 105), "worker A");
   trace_arg_t fork[] = {named_string("parent_comm", "other"), named_int("parent_pid", 900),
                         named_string("child_comm", "other-child"), named_int("child_pid", 105)};
-  put_task(n, kernel, b, 700, "sched_process_fork", fork, 4);
+  put_task(n, kernel, b, MS(700), "sched_process_fork", fork, 4);
   ASSERT_STREQ(names__get(n, true, 105), "other-child");
   /* so is a process whose pid a fork gave out before its old name is read */
   trace_arg_t fork2[] = {named_string("parent_comm", "other"), named_int("parent_pid", 900),
                          named_string("child_comm", "reuser"), named_int("child_pid", 110)};
-  put_task(n, kernel, b, 700, "sched_process_fork", fork2, 4);
-  names__set(n, false, 110, 0, "reuser", 6, NAMES_RANK_TASK_EVENT, 700);
-  put_explicit(n, app, b, false, 110, 0, "old process", 650);
+  put_task(n, kernel, b, MS(700), "sched_process_fork", fork2, 4);
+  names__set(n, false, 110, 0, "reuser", 6, NAMES_RANK_TASK_EVENT, MS(700));
+  put_explicit(n, app, b, false, 110, 0, "old process", MS(650));
   ASSERT_STREQ(names__get(n, false, 110), "reuser");
 
   /* a thread whose process a task event gave (rank 4): a record of the
    * program naming that tid under its own pid does not move it */
   trace_arg_t fork3[] = {named_string("parent_comm", "p"), named_int("parent_pid", 900),
                          named_string("child_comm", "t"), named_int("child_pid", 120)};
-  put_task(n, kernel, b, 800, "sched_process_fork", fork3, 4);
-  names__set(n, true, 120, 900, "t", 1, NAMES_RANK_TASK_EVENT, 800);
-  put_explicit(n, app, b, true, 120, 100, "not mine", 900);
+  put_task(n, kernel, b, MS(800), "sched_process_fork", fork3, 4);
+  names__set(n, true, 120, 900, "t", 1, NAMES_RANK_TASK_EVENT, MS(800));
+  put_explicit(n, app, b, true, 120, 100, "not mine", MS(900));
   names_entry_t* e = names__lookup(n, true, 120);
   ASSERT_TRUE(e);
   ASSERT_EQ(e->process_koid, 900u);
+
+  /* a thread naming itself right after its birth, by a clock 5 ms behind
+   * the kernel's: its name stays */
+  trace_arg_t fork4[] = {named_string("parent_comm", "p"), named_int("parent_pid", 100),
+                         named_string("child_comm", "w"), named_int("child_pid", 130)};
+  put_task(n, kernel, b, MS(1000), "sched_process_fork", fork4, 4);
+  put_explicit(n, app, b, true, 130, 100, "skewed", MS(995));
+  ASSERT_STREQ(names__get(n, true, 130), "skewed");
 
   names__source_free(kernel);
   names__source_free(app);
@@ -710,8 +722,9 @@ static void test_explicit_times(void) {
 }
 
 /* A provider's process that registers again (an exec into another traced
- * program) or whose /proc program is no longer the one read (an exec into
- * an untraced one): the names it gave itself before give way. */
+ * program, a reused pid, a provider made anew) or whose /proc program is no
+ * longer the one read (an exec into an untraced one): the names it gave
+ * itself before give way, until said again. */
 static void test_explicit_program_change(void) {
   uint64_t self = (uint64_t)getpid();
   char old_name[17] = {0};
@@ -739,7 +752,10 @@ static void test_explicit_program_change(void) {
   ASSERT_STREQ(names__get(n, false, self), "test_names_table");
   names__free(n);
 
-  /* a second provider of the pid at 400: the first one's names give way */
+  /* a second provider of the pid at 400 (an exec, a reused pid, or the
+   * same program's provider made anew): the first one's names give way,
+   * until the program says them again (its stop's copies carry the
+   * stop's time) */
   n = names__create();
   ASSERT_TRUE(n);
   names__note_program(n, self, 100);
@@ -748,6 +764,8 @@ static void test_explicit_program_change(void) {
   ASSERT_STREQ(names__get(n, false, self), "first"); /* not later than the name */
   names__note_program(n, self, 400);
   ASSERT_STREQ(names__get(n, false, self), "test_names_table");
+  names__set(n, false, self, 0, "first", 5, NAMES_RANK_EXPLICIT, 420);
+  ASSERT_STREQ(names__get(n, false, self), "first");
   names__set(n, false, self, 0, "second", 6, NAMES_RANK_EXPLICIT, 450);
   names__refresh_from_proc(n, 500);
   ASSERT_STREQ(names__get(n, false, self), "second");
