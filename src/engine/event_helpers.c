@@ -456,6 +456,12 @@ static void kernel_object(trace_context_t* w, trace_koid_t pid, trace_koid_t tid
       w, tid != 0 ? tid : pid, tid != 0 ? FXT_KOBJ_THREAD : FXT_KOBJ_PROCESS, &name_ref, all, n);
 }
 
+void trace_internal_note_kernel_object_name(trace_koid_t pid, trace_koid_t tid, const char* name) {
+  if (name && pid == explicit_name__own_pid())
+    explicit_name__note(pid, tid != 0, tid != 0 ? tid : pid, name, strlen(name),
+                        trace_clock__now_ns());
+}
+
 /* TRACE_KERNEL_OBJECT: as TRACE_BLOB, into every started session. */
 void trace_internal_write_kernel_object_record_and_release_context(
     trace_context_t* context, trace_koid_t pid, trace_koid_t tid, const char* name,

@@ -6,8 +6,10 @@
  * and its fields are read and written only while taken. */
 #include "engine/explicit_name.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
   EXPLICIT_NAME_WAYS = 4,
@@ -25,7 +27,17 @@ typedef struct explicit_name {
 } explicit_name_t;
 
 static explicit_name_t names[EXPLICIT_NAMES_MAX];
-static uint64_t noted; /* atomic */
+static uint64_t noted;   /* atomic */
+static uint64_t own_pid; /* written at load and in a fork child only */
+
+static void set_own_pid(void) { own_pid = (uint64_t)getpid(); }
+
+__attribute__((constructor)) static void explicit_name_init(void) {
+  set_own_pid();
+  pthread_atfork(NULL, NULL, set_own_pid);
+}
+
+uint64_t explicit_name__own_pid(void) { return own_pid; }
 
 static bool take(explicit_name_t* e) {
   uint32_t free_slot = 0;

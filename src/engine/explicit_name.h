@@ -35,6 +35,9 @@ enum { EXPLICIT_NAMES_MAX = 256, EXPLICIT_NAME_BYTES = 256 };
 void explicit_name__note(uint64_t pid, bool thread, uint64_t koid, const char* name, size_t length,
                          uint64_t ns);
 
+/* This process's pid, read at load and in a fork child (no system call). */
+uint64_t explicit_name__own_pid(void);
+
 /* Thread tid of process pid ended at `ns` (its exit, seen by the engine):
  * its name is not written into traces that start later, and gives way
  * first. */

@@ -164,7 +164,8 @@ static size_t explicit_times(harness_t* h, const char* name, uint64_t times[4]) 
 
 /* A thread that named itself and ended: its name again at the stop of its
  * trace, with the time it ended; not in a later trace (it is not in it).
- * The process's name, said again at every stop, with the stop's time. */
+ * The process's name, said again at every stop, with the stop's time, also
+ * when it was given with no trace running. */
 static void test_explicit_across_traces(void) {
   harness_t h;
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_ONESHOT, 1 << 20, NULL), 0);
@@ -182,12 +183,16 @@ static void test_explicit_across_traces(void) {
   ASSERT_EQ(explicit_times(&h, "the-process", times), 2u);
   harness_free(&h);
 
+  /* named again with no trace running (as programs name themselves at
+   * start-up, before anyone traces them): remembered all the same */
+  TRACE_KERNEL_OBJECT((trace_koid_t)getpid(), 0, "named-between-traces");
   uint64_t second_start = trace_clock__now_ns();
   ASSERT_EQ(harness_start(&h, TRACE_BUFFERING_MODE_CIRCULAR, 1 << 20, NULL), 0);
   emit_seq(1);
   harness_stop(&h);
   ASSERT_EQ(explicit_times(&h, "ghost-thread", times), 0u);
-  ASSERT_EQ(explicit_times(&h, "the-process", times), 1u);
+  ASSERT_EQ(explicit_times(&h, "the-process", times), 0u);
+  ASSERT_EQ(explicit_times(&h, "named-between-traces", times), 1u);
   ASSERT_TRUE(times[0] > second_start);
   harness_free(&h);
   printf("explicit names across traces: ok (thread %llu)\n", (unsigned long long)ghost_tid);

@@ -112,6 +112,11 @@ TRACE_EXPORT void trace_internal_write_blob_record_and_release_context(trace_con
 TRACE_EXPORT void trace_internal_write_kernel_object_record_and_release_context(
     trace_context_t* context, trace_koid_t pid, trace_koid_t tid, const char* name,
     trace_arg_t* args, size_t num_args);
+/* TRACE_KERNEL_OBJECT with no trace running: a name the program gives its
+ * own process or thread is remembered (the stop of a later trace writes
+ * it); nothing else. */
+TRACE_EXPORT void trace_internal_note_kernel_object_name(trace_koid_t pid, trace_koid_t tid,
+                                                         const char* name);
 
 /* Virtual threads: explicit timestamp; the thread is (this process,
  * vthread_id | 1 << 63) named vthread_literal. */

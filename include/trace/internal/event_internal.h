@@ -346,12 +346,30 @@ class DurationScope {
                                        TRACE_INTERNAL_CONTEXT, (trace_blob_type_t)(type), \
                                        (name_literal), (const void*)(blob), (size_t)(blob_size)))
 
+#ifndef NTRACE
+/* With no trace running, a name the program gives its own process or
+ * thread is still remembered (a later trace's stop writes it): programs
+ * name their threads at start-up, before anyone traces them. */
+#define TRACE_INTERNAL_KERNEL_OBJECT(pid, tid, name, ...)                                       \
+  do {                                                                                          \
+    TRACE_INTERNAL_CHECK_ITEMS(TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__));                     \
+    trace_context_t* trace_internal_context = trace_acquire_context();                          \
+    if (__builtin_expect(trace_internal_context != NULL, 0)) {                                  \
+      trace_internal_write_kernel_object_record_and_release_context(                            \
+          TRACE_INTERNAL_CONTEXT, (trace_koid_t)(pid), (trace_koid_t)(tid), (name),             \
+          TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__));                                         \
+    } else {                                                                                    \
+      trace_internal_note_kernel_object_name((trace_koid_t)(pid), (trace_koid_t)(tid), (name)); \
+    }                                                                                           \
+  } while (0)
+#else
 #define TRACE_INTERNAL_KERNEL_OBJECT(pid, tid, name, ...)                           \
   TRACE_INTERNAL_CONTEXT_RECORD(                                                    \
       TRACE_INTERNAL_NUM_ITEMS(_, ##__VA_ARGS__),                                   \
       trace_internal_write_kernel_object_record_and_release_context(                \
           TRACE_INTERNAL_CONTEXT, (trace_koid_t)(pid), (trace_koid_t)(tid), (name), \
           TRACE_INTERNAL_EVENT_ARGS(_, ##__VA_ARGS__)))
+#endif
 
 #define TRACE_INTERNAL_VTHREAD_DURATION(which, category_literal, name_literal, vthread_literal,   \
                                         vthread_id, timestamp, ...)                               \
