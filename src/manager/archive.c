@@ -218,6 +218,14 @@ bool output__flush(output_t* o) {
   return true;
 }
 
+/* Whether the sink's reader still has bytes to read, and if so room_fd
+ * polled for when it reads some (a shared ring's pages go only after). */
+static bool sink_unread(output_t* o) {
+  if (!o->has_sink || !o->sink.unread || o->failed || !o->sink.unread(o->sink.arg)) return false;
+  set_want_out(o, true);
+  return true;
+}
+
 void output__event(manager_t* m, output_t* o, uint32_t events) {
   bool reader_gone = false;
   if (o->has_sink) {
@@ -233,7 +241,7 @@ void output__event(manager_t* m, output_t* o, uint32_t events) {
       session__abort(m, o->session, "the client stopped reading the archive");
     else if (o->queued < m->config.streaming_high_water / 2)
       session__output_drained(o->session);
-  } else if (o->failed || o->queued == 0) {
+  } else if (o->failed || (o->queued == 0 && !sink_unread(o))) {
     /* draining after the session: delivered, or the reader is gone */
     for (output_t** pp = &m->draining; *pp; pp = &(*pp)->next) {
       if (*pp == o) {
@@ -247,7 +255,10 @@ void output__event(manager_t* m, output_t* o, uint32_t events) {
 
 void output__free(manager_t* m, output_t* o) {
   if (o->pollable) mgr__epoll_del(m, o->has_sink ? o->sink.room_fd : o->fd);
-  if (o->has_sink) o->sink.close(o->sink.arg);
+  if (o->has_sink) {
+    bool whole = !o->failed && o->queued == 0 && !(o->sink.unread && o->sink.unread(o->sink.arg));
+    (whole || !o->sink.cut ? o->sink.close : o->sink.cut)(o->sink.arg);
+  }
   close(o->fd);
   while (o->head) {
     out_chunk_t* c = o->head;
@@ -269,7 +280,7 @@ void output__free(manager_t* m, output_t* o) {
 void output__release(manager_t* m, output_t* o) {
   o->session = NULL;
   if (!o->failed) output__flush(o);
-  if (o->failed || o->queued == 0) {
+  if (o->failed || (o->queued == 0 && !sink_unread(o))) {
     output__free(m, o);
     return;
   }
@@ -282,7 +293,7 @@ void output__drain_all(manager_t* m, uint64_t timeout_ms) {
   while (m->draining) {
     output_t* o = m->draining;
     m->draining = o->next;
-    while (!o->failed && o->queued > 0) {
+    while (!o->failed && (o->queued > 0 || sink_unread(o))) {
       uint64_t now = mgr__now_ms();
       if (now >= deadline) break;
       struct pollfd pfd = {.fd = o->has_sink ? o->sink.room_fd : o->fd,

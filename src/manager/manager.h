@@ -46,6 +46,11 @@ typedef struct manager_archive_sink {
   /* optional: whether the reader went away (nothing written is read any
    * more); asked when room_fd is readable */
   bool (*gone)(void* arg);
+  /* optional: whether the reader has bytes left to read (the output then
+   * waits for it, on room_fd, before close); and the end of an archive
+   * that was cut short (failed, or not all delivered), instead of close */
+  bool (*unread)(void* arg);
+  void (*cut)(void* arg);
   int room_fd;
   void* arg;
 } manager_archive_sink_t;

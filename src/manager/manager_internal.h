@@ -48,11 +48,11 @@ struct conn {
   int fd;
   int role; /* 0 until HELLO, then enum wire_role */
   struct ucred cred;
-  bool closed;               /* waiting to be freed at the end of the loop turn */
-  provider_t* provider;      /* after REGISTER_PROVIDER */
-  session_t* session;        /* a controller's own session (INITIALIZE_TRACING), while it lives */
-  alert_queue_t* alerts;     /* a controller's alert queue (alerts.c), once it has one */
-  struct archive_ring* ring; /* a controller's archive ring, until INITIALIZE_TRACING takes it */
+  bool closed;              /* waiting to be freed at the end of the loop turn */
+  provider_t* provider;     /* after REGISTER_PROVIDER */
+  session_t* session;       /* a controller's own session (INITIALIZE_TRACING), while it lives */
+  alert_queue_t* alerts;    /* a controller's alert queue (alerts.c), once it has one */
+  struct shared_ring* ring; /* a controller's archive ring, until INITIALIZE_TRACING takes it */
   conn_t* next;
 };
 
@@ -259,7 +259,8 @@ struct manager {
   dev_t socket_dev;
   ino_t socket_ino;
   int listen_fd;
-  int wake_fd; /* eventfd: manager__shutdown */
+  int wake_fd;           /* eventfd: manager__shutdown */
+  unsigned shared_rings; /* archive rings alive (shared_ring.c) */
   int epoll_fd;
   ep_tag_t listen_tag, wake_tag;
   known_category_t* known; /* the manager's own (config.known_categories, copied) */
@@ -341,6 +342,7 @@ void session__fifo_event(manager_t* m, tracee_t* t, uint32_t events);
 void session__conn_closed(manager_t* m, conn_t* c);
 
 /* shared_ring.c: ARCHIVE_RING (wire.h). A controller's ring, offered: */
+typedef struct shared_ring shared_ring_t;
 void shared_ring__offer(manager_t* m, conn_t* c, wire_reader_t* r);
 /* taken as the sink of its session's archive (false: it has none), */
 bool shared_ring__take(conn_t* c, manager_archive_sink_t* sink);

@@ -131,9 +131,10 @@
  *     size: a power of two in [ARCHIVE_RING_MIN_SHARED, ARCHIVE_RING_MAX_SHARED]
  *     (src/ring/archive_ring.h; else MSG_ERROR -EINVAL). The connection's
  *     next INITIALIZE_TRACING then writes its archive into that ring (its fd
- *     is still required, and closed at the end); another ARCHIVE_RING before
- *     it replaces the ring. A manager that does not know the message answers
- *     MSG_ERROR -ENOSYS, and the client keeps to its archive fd.
+ *     is still required, and closed at the end). One ring per connection
+ *     and a few in the whole manager (else MSG_ERROR -EBUSY). A manager that
+ *     does not know the message answers MSG_ERROR -ENOSYS; after any
+ *     MSG_ERROR the client keeps to its archive fd.
  * Any request may get MSG_ERROR { i32 code (negative errno), str message } instead.
  * The manager closes the archive fd when the session ends (terminate, or its
  * client's connection closing). */

@@ -147,9 +147,10 @@ archive_ring_t* archive_ring__create_shared(size_t size, int fds[3]) {
   void* data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
   if (data == MAP_FAILED) goto fail;
   r->data = data;
-  touch(r->data, size);
-  /* From here on no mapping but this one may write the data (the reader's
-   * may only read it: what the manager checked in place stays so), and
+  /* Not written now (unlike the in-process ring): a request must not hold
+   * the daemon's loop for the pages, nor pin memory before a trace uses it;
+   * the first pass faults them in, a few ms over a trace. From here on no mapping but this one may
+   * write the data (the reader's may only read it: what the manager checked in place stays so), and
    * neither memfd may shrink under a mapping (SIGBUS) or grow. */
   if (fcntl(fds[0], F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
       fcntl(fds[1], F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) !=
@@ -192,7 +193,7 @@ archive_ring_t* archive_ring__attach(size_t size, const int fds[3]) {
   void* ctl = mmap(NULL, CONTROL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
   if (ctl == MAP_FAILED) goto fail_errno;
   r->ctl = ctl;
-  void* data = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fds[1], 0);
+  void* data = mmap(NULL, size, PROT_READ, MAP_SHARED, fds[1], 0); /* no pages before data */
   if (data == MAP_FAILED) goto fail_errno;
   r->data = data;
   close(fds[0]);
@@ -240,7 +241,9 @@ static void signal_other(const archive_ring_t* r, int fd) {
  * notes when the other side's end was closed. */
 static void drain_socket(archive_ring_t* r) {
   char buf[64];
-  for (;;) {
+  /* bounded: a peer that floods its end cannot keep the caller here (the
+   * socket stays readable, so a level-triggered poll comes back) */
+  for (int i = 0; i < 64; i++) {
     ssize_t n = recv(r->data_fd, buf, sizeof(buf), MSG_DONTWAIT);
     if (n > 0) continue;
     if (n < 0 && errno == EINTR) continue;
@@ -331,6 +334,20 @@ void archive_ring__close(archive_ring_t* r) {
   signal_other(r, r->data_fd); /* whether or not the reader sleeps: it re-checks */
 }
 
+void archive_ring__cut(archive_ring_t* r) {
+  atomic_store_explicit(&r->ctl->closed, 2, memory_order_release);
+  signal_other(r, r->data_fd);
+}
+
+bool archive_ring__unread(archive_ring_t* r) {
+  if (atomic_load(&r->peer_gone)) return false;
+  if (room(r) == r->size) return false;
+  /* asks for room_fd when the reader consumes */
+  atomic_store_explicit(&r->ctl->writer_waiting, 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_seq_cst);
+  return room(r) != r->size;
+}
+
 /* Reader: the writer's count as far as it is consistent with ours (at
  * most a ring's size ahead). */
 static uint64_t written(const archive_ring_t* r) {
@@ -370,7 +387,7 @@ static uint64_t wait_data(archive_ring_t* r) {
 }
 
 bool archive_ring__closed(const archive_ring_t* r) {
-  return atomic_load_explicit(&r->ctl->closed, memory_order_acquire) != 0;
+  return atomic_load_explicit(&r->ctl->closed, memory_order_acquire) == 1;
 }
 
 void archive_ring__consume(archive_ring_t* r, size_t n) {

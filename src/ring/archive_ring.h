@@ -35,7 +35,7 @@ typedef struct archive_ring archive_ring_t;
 /* The sizes a shared ring may have: powers of two in this range. */
 enum {
   ARCHIVE_RING_MIN_SHARED = 64 * 1024,
-  ARCHIVE_RING_MAX_SHARED = 64 * 1024 * 1024,
+  ARCHIVE_RING_MAX_SHARED = 16 * 1024 * 1024,
 };
 
 /* A ring of `size` bytes (a power of two, at least 4096). NULL on failure
@@ -74,6 +74,12 @@ void archive_ring__clear_room(archive_ring_t* r);
 bool archive_ring__reader_gone(const archive_ring_t* r);
 /* Writer: the end of the data; the reader reads what is left, then 0. */
 void archive_ring__close(archive_ring_t* r);
+/* Writer: the same, for data that was cut short (archive_ring__closed then
+ * says false). */
+void archive_ring__cut(archive_ring_t* r);
+/* Writer: whether the reader has bytes left to read (false too when its
+ * end was closed); if so, room_fd becomes readable when it reads some. */
+bool archive_ring__unread(archive_ring_t* r);
 
 /* Reader: copies up to `size` bytes, waiting for some; 0 once the ring is
  * closed and empty (shared: or the writer's process closed its end). */
@@ -86,7 +92,8 @@ size_t archive_ring__read(archive_ring_t* r, void* out, size_t size);
 size_t archive_ring__peek(archive_ring_t* r, const void** data, size_t max);
 void archive_ring__consume(archive_ring_t* r, size_t n);
 /* Reader, after 0 from read or peek: whether the writer closed the ring
- * (false: its process went away without closing it). */
+ * with the whole archive (false: its process went away without closing
+ * it, or it cut the archive short). */
 bool archive_ring__closed(const archive_ring_t* r);
 
 #endif /* FXTRACE_RING_ARCHIVE_RING_H_ */

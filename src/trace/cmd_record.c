@@ -951,11 +951,15 @@ static bool start_archive_reader(session_t* s) {
       archive_ring__close(s->ring); /* unused: freed at the end */
   } else if (!s->local) {
     /* a daemon: its ring, shared, when it has them (docs/manager.md, "The
-     * archive ring of a daemon"); else the pipe */
-    int status = controller__archive_ring(&s->controller, ARCHIVE_RING_SIZE, &s->ring);
+     * archive ring of a daemon"); else, when it says so, the pipe */
+    bool refused;
+    int status = controller__archive_ring(&s->controller, ARCHIVE_RING_SIZE, &s->ring, &refused);
     if (status == 0) {
       s->ring_shared = true;
       s->archive->ring = s->ring;
+    } else if (!refused) {
+      cli__error(kCmd, "%s", s->controller.error);
+      return false;
     } else if (status != -ENOSYS) {
       cli__warning(kCmd, "the archive comes through a pipe: %s", s->controller.error);
     }

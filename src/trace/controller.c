@@ -676,15 +676,20 @@ const char* controller__state_name(uint8_t state) {
   }
 }
 
-int controller__archive_ring(controller_t* c, uint32_t size, archive_ring_t** ring) {
+int controller__archive_ring(controller_t* c, uint32_t size, archive_ring_t** ring, bool* refused) {
   static const char kWhat[] = "ArchiveRing";
   *ring = NULL;
+  *refused = false;
   uint32_t id = begin(c, MSG_ARCHIVE_RING);
   wire__put_u32(c->writer, size);
   int status = send_request(c, kWhat, NULL, 0);
-  wire_reader_t r;
+  wire_reader_t r = {0};
   if (status == 0) status = await_reply(c, kWhat, id, MSG_ARCHIVE_RING_RESULT, &r);
-  if (status != 0) return status;
+  if (status != 0) {
+    /* an answer, MSG_ERROR: the manager made no ring */
+    *refused = r.type == MSG_ERROR && r.request_id == id && c->fd >= 0;
+    return status;
+  }
   uint32_t got = wire__get_u32(&r);
   if (!wire__done(&r) || got != size || c->received_fd_count != 3) return malformed(c, kWhat);
   c->received_fd_count = 0; /* taken: archive_ring__attach closes them */

@@ -221,10 +221,12 @@ int controller__stop_session(controller_t* c, uint32_t id);
 /* ARCHIVE_RING (wire.h): before controller__initialize_tracing, asks for
  * the archive to come through a ring of `size` bytes the manager shares
  * (src/ring/archive_ring.h) instead of the archive fd; *ring is its
- * reader's side. -ENOSYS: the manager does not know the message (keep to
- * the fd). */
+ * reader's side. *refused: the manager answered with an error and made no
+ * ring (-ENOSYS: it does not know the message), so the archive fd is used;
+ * any other failure leaves the connection's archive where it cannot be
+ * read (the manager may hold a ring for it): give up the trace. */
 typedef struct archive_ring archive_ring_t;
-int controller__archive_ring(controller_t* c, uint32_t size, archive_ring_t** ring);
+int controller__archive_ring(controller_t* c, uint32_t size, archive_ring_t** ring, bool* refused);
 
 /* Names, for messages. */
 const char* controller__session_state_name(uint8_t state);

@@ -193,7 +193,7 @@ MSG_INITIALIZE_TRACING, MSG_START_TRACING, MSG_START_RESULT = 32, 33, 34
 MSG_TERMINATE_TRACING, MSG_TERMINATE_RESULT = 37, 38
 MSG_GET_KNOWN_CATEGORIES = 16
 MSG_GET_PROVIDER_CATEGORIES, MSG_PROVIDER_CATEGORIES = 39, 40
-MSG_ARCHIVE_RING = 50
+MSG_ARCHIVE_RING, MSG_ARCHIVE_RING_RESULT = 50, 51
 ENOSYS = 38
 
 
@@ -219,9 +219,10 @@ class FakeManager:
     """Listens on a SOCK_SEQPACKET socket; for each request, `script(mtype, rid, payload, fds)`
     returns the bytes to send back (or None to send nothing, or 'close' to hang up)."""
 
-    def __init__(self, sock_path, script):
+    def __init__(self, sock_path, script, ring_answer='enosys'):
         self.path = sock_path
         self.script = script
+        self.ring_answer = ring_answer  # 'enosys', or 'no-fds': a result without its ring
         self.requests = []
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.srv.bind(sock_path)
@@ -252,11 +253,14 @@ class FakeManager:
                         fds.extend(a)
                 mtype, rid, payload = parse_msg(data)
                 self.requests.append((mtype, rid, payload))
-                if mtype == MSG_ARCHIVE_RING:
+                if mtype == MSG_ARCHIVE_RING and self.ring_answer == 'enosys':
                     # a manager without shared archive rings (wire.h): the client keeps to its
                     # archive fd, without a word
                     conn.send(wire_msg(MSG_ERROR, rid, struct.pack('<i', -ENOSYS) +
                                        wstr('unexpected message type')))
+                    continue
+                if mtype == MSG_ARCHIVE_RING:
+                    conn.send(wire_msg(MSG_ARCHIVE_RING_RESULT, rid, payload[:4]))
                     continue
                 reply = self.script(mtype, rid, payload, fds)
                 if reply == 'close':
@@ -275,9 +279,9 @@ class FakeManager:
             pass
 
 
-def with_fake(script, args, timeout=30):
+def with_fake(script, args, timeout=30, ring_answer='enosys'):
     sock_path = path('fake.sock')
-    fm = FakeManager(sock_path, script)
+    fm = FakeManager(sock_path, script, ring_answer)
     try:
         rc, out, err = run(args, env=env_with(FXTRACE_SOCKET=sock_path), timeout=timeout)
     finally:
@@ -529,6 +533,16 @@ def test_fake_manager_record():
     check("provider 'slow' (pid 778) did not stop in time" in err,
           'no warning for the provider that did not stop: %s' % err[:600])
     check('0 records from 4 providers' in err, 'summary totals: %s' % err[:300])
+
+    # a ring answered without its descriptors: the manager may hold a ring for this
+    # connection's archive, so the pipe cannot be trusted to carry it: a clear failure, and
+    # no INITIALIZE_TRACING
+    rc, out, err, fm = with_fake(script, ['record', '--duration=0.2', '-o', path('noring.fxt')],
+                                 ring_answer='no-fds')
+    clean_failure(rc, err, 'record, a ring without descriptors', 1)
+    check('ArchiveRing' in err and MSG_INITIALIZE_TRACING not in [m for m, _, _ in fm.requests],
+          'record, a ring without descriptors: %r, requests %s'
+          % (err[:300], [m for m, _, _ in fm.requests]))
 
     # StartTracing refused: exit 1, a clear message, no output file left behind
     def refuse(mtype, rid, payload, fds):
