@@ -62,9 +62,9 @@ static void open_event(json_converter_t* c, const char* cat, size_t cat_len, con
   json__text(j, "\",\"ts\":");
   ts_value(j, ts_ns);
   key(j, "pid");
-  json__u64(j, pid);
+  json__u64(j, json_koids__id(&c->koids, pid));
   key(j, "tid");
-  json__u64(j, tid);
+  json__u64(j, json_koids__id(&c->koids, tid));
 }
 
 static bool is_numeric(uint32_t type) { return type >= ARG_INT32 && type <= ARG_DOUBLE; }
@@ -225,17 +225,24 @@ static const trace_reader_arg_t* find_koid_arg(const trace_reader_args_t* args, 
   return NULL;
 }
 
+/* `koid`: the object named, shown as an argument when its pid or tid is a
+ * synthetic id (json_koids.h). */
 static void write_metadata_event(json_converter_t* c, const char* what, uint64_t pid, uint64_t tid,
-                                 const trace_reader_string_t* name) {
+                                 uint64_t koid, const trace_reader_string_t* name) {
   json_writer_t* j = c->out;
   json__text(j, c->events++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
   json__text(j, what);
   json__text(j, "\",\"ph\":\"M\",\"pid\":");
-  json__u64(j, pid);
+  json__u64(j, json_koids__id(&c->koids, pid));
   key(j, "tid");
-  json__u64(j, tid);
+  json__u64(j, json_koids__id(&c->koids, tid));
   json__text(j, ",\"args\":{\"name\":");
   string_value(j, name);
+  if (json_koids__is_mapped(koid)) {
+    char buf[32];
+    json__raw(j, buf,
+              (size_t)snprintf(buf, sizeof(buf), ",\"koid\":\"#%llu\"", (unsigned long long)koid));
+  }
   json__text(j, "}}");
 }
 
@@ -243,11 +250,11 @@ static void write_kernel_object(json_converter_t* c, const trace_record_t* r) {
   const __typeof__(r->kernel_object)* k = &r->kernel_object;
   if (k->name.length == 0) return;
   if (k->object_type == 1) {
-    write_metadata_event(c, "process_name", k->koid, 0, &k->name);
+    write_metadata_event(c, "process_name", k->koid, 0, k->koid, &k->name);
   } else if (k->object_type == 2) {
     const trace_reader_arg_t* process = find_koid_arg(&k->args, "process");
     if (process)
-      write_metadata_event(c, "thread_name", process->koid_value, k->koid, &k->name);
+      write_metadata_event(c, "thread_name", process->koid_value, k->koid, k->koid, &k->name);
     else
       c->unplaced_threads++;
   }
@@ -256,6 +263,7 @@ static void write_kernel_object(json_converter_t* c, const trace_record_t* r) {
 void json_converter__begin(json_converter_t* c, json_writer_t* out) {
   memset(c, 0, sizeof(*c));
   c->out = out;
+  c->systrace.koids = &c->koids;
   c->formats = trace_format_set_new(); /* NULL (out of memory): arrays stay strings */
   json__text(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
   json__boundary(out); /* JSON_CLOSING_AFTER_CUT closes the text there */
@@ -308,4 +316,5 @@ void json_converter__end(json_converter_t* c) {
   json__text(c->out, "}\n");
   trace_format_set_free(c->formats);
   c->formats = NULL;
+  json_koids__free(&c->koids);
 }

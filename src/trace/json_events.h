@@ -1,7 +1,8 @@
 /* Not part of the public API: turns decoded FXT records into Chrome Trace
  * Event JSON objects, one call per record, as docs/convert-json.md lays out.
- * Memory stays bounded: the only state kept across records is the list of
- * providers with an unreported buffer overflow. */
+ * Memory stays bounded: the state kept across records is the list of
+ * providers with an unreported buffer overflow and the synthetic ids of the
+ * koids that are no Linux ids (json_koids.h). */
 #ifndef FXTRACE_TRACE_JSON_EVENTS_H_
 #define FXTRACE_TRACE_JSON_EVENTS_H_
 
@@ -9,6 +10,7 @@
 
 #include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
+#include "trace/json_koids.h"
 #include "trace/json_systrace.h"
 #include "trace/json_writer.h"
 
@@ -30,6 +32,7 @@ typedef struct json_converter {
   uint64_t omitted_counter_args, unplaced_threads, overflows;
   trace_format_set_t* formats; /* typed-event formats seen so far (docs/event-formats.md) */
   json_systrace_t systrace;    /* kernel data: the systemTraceEvents string */
+  json_koids_t koids;          /* pid/tid values of koids >= 2^22 */
 } json_converter_t;
 
 /* What closes the text written up to a json__boundary() (after the header

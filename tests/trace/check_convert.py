@@ -109,6 +109,57 @@ def fmt_double(v):
     return Exp('num', '%.17g' % v)
 
 
+# --- pid/tid: koids >= 2^22 (no Linux id) get synthetic ids 2^22 + n in order of first use ----
+
+KOID_LIMIT = 1 << 22
+
+
+class KoidMap:
+    """The converter's table (src/trace/json_koids.c), used in the same record order."""
+
+    def __init__(self):
+        self.ids = {}
+
+    def __call__(self, koid):
+        if koid < KOID_LIMIT:
+            return koid
+        if koid not in self.ids:
+            self.ids[koid] = min(KOID_LIMIT + len(self.ids), 0x7fffffff)
+        return self.ids[koid]
+
+
+def koid_arg(args, name):
+    for a in args:
+        if a['name'] == name and a['type'] == fxt.ARG_KOID:
+            return a['value']
+    return None
+
+
+def map_systrace_koids(rec, ids):
+    """The koids a systrace line names, mapped in the order json_systrace.c writes them."""
+    if rec['kind'] == 'scheduling':
+        st = rec['sched_type']
+        if st == 2:
+            waker = koid_arg(rec['args'], b'waker')
+            ids(waker if waker is not None else 0)
+            ids(rec['tid'])
+        elif st in (0, 1):
+            if st == 0:
+                (out_pid, out_tid), (_, in_tid) = rec['out_thread'], rec['in_thread']
+            else:
+                out_pid, out_tid, in_tid = 0, rec['out_tid'], rec['in_tid']
+            ids(out_tid)
+            if out_pid != 0 or out_tid == 0:
+                ids(out_pid)
+            ids(in_tid)
+    elif (rec['kind'] == 'event' and rec['event_type'] == fxt.EV_INSTANT
+          and rec['category'] == b'kernel:sched'
+          and rec['name'] in (b'sched_waking', b'sched_wakeup', b'sched_wakeup_new')):
+        waker = koid_arg(rec['args'], b'waker_tid')
+        ids(waker if waker is not None else 0)
+        ids(rec['tid'])
+
+
 NUMERIC = (fxt.ARG_INT32, fxt.ARG_UINT32, fxt.ARG_INT64, fxt.ARG_UINT64, fxt.ARG_DOUBLE)
 
 
@@ -152,17 +203,17 @@ PH = {fxt.EV_INSTANT: 'i', fxt.EV_COUNTER: 'C', fxt.EV_DUR_BEGIN: 'B', fxt.EV_DU
 SCOPE = {None: 't', 0: 't', 1: 'p', 2: 'g'}
 
 
-def expected_event(rec):
+def expected_event(rec, ids):
     """Expected JSON object (list of (key, Exp)) for an event or log record, or None."""
     if rec['kind'] == 'log':
         return [('cat', S('log')), ('name', S('log')), ('ph', S('i')),
-                ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(rec['pid'])),
-                ('tid', I(rec['tid'])), ('s', S('g')),
+                ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(ids(rec['pid']))),
+                ('tid', I(ids(rec['tid']))), ('s', S('g')),
                 ('args', OBJ([('message', S(text(rec['message'])))]))]
     et = rec['event_type']
     ev = [('cat', S(text(rec['category']))), ('name', S(text(rec['name']))), ('ph', S(PH[et])),
-          ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(rec['pid'])),
-          ('tid', I(rec['tid']))]
+          ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(ids(rec['pid']))),
+          ('tid', I(ids(rec['tid'])))]
     if et == fxt.EV_INSTANT:
         ev.append(('s', S(SCOPE[rec['scope']])))
     elif et == fxt.EV_COUNTER:
@@ -180,19 +231,22 @@ def expected_event(rec):
     return ev
 
 
-def expected_metadata(rec):
+def expected_metadata(rec, ids):
     name = text(rec['name'])
     if not name:
         return None
+    args = [('name', S(name))]
+    if rec['koid'] >= KOID_LIMIT:      # a synthetic pid/tid: the koid stays visible
+        args.append(('koid', S('#%d' % rec['koid'])))
     if rec['obj_type'] == fxt.ZX_OBJ_TYPE_PROCESS:
-        return [('name', S('process_name')), ('ph', S('M')), ('pid', I(rec['koid'])),
-                ('tid', I(0)), ('args', OBJ([('name', S(name))]))]
+        return [('name', S('process_name')), ('ph', S('M')), ('pid', I(ids(rec['koid']))),
+                ('tid', I(0)), ('args', OBJ(args))]
     if rec['obj_type'] == fxt.ZX_OBJ_TYPE_THREAD:
-        proc = [a for a in rec['args'] if a['name'] == b'process' and a['type'] == fxt.ARG_KOID]
-        if not proc:
+        proc = koid_arg(rec['args'], b'process')
+        if proc is None:
             return None
-        return [('name', S('thread_name')), ('ph', S('M')), ('pid', I(proc[0]['value'])),
-                ('tid', I(rec['koid'])), ('args', OBJ([('name', S(name))]))]
+        return [('name', S('thread_name')), ('ph', S('M')), ('pid', I(ids(proc))),
+                ('tid', I(ids(rec['koid']))), ('args', OBJ(args))]
     return None
 
 
@@ -220,6 +274,7 @@ def build_expected(trace):
     pending_any = []              # same, for the "any timestamped record" reading
     last_ts = None
     last_any_ts = None
+    ids = KoidMap()
     for rec in trace.records:
         if not rec['ok']:
             continue
@@ -240,12 +295,15 @@ def build_expected(trace):
                 o.ts_candidates.append(rec['ts_ns'])
                 o.hi = len(events)
                 pending.remove(o)
-            events.append((rec, expected_event(rec)))
+            events.append((rec, expected_event(rec, ids)))
             last_ts = rec['ts_ns']
+            map_systrace_koids(rec, ids)
         elif k == 'kernel_object':
-            m = expected_metadata(rec)
+            m = expected_metadata(rec, ids)
             if m:
                 events.append((rec, m))
+        elif k == 'scheduling':
+            map_systrace_koids(rec, ids)
     for o in pending:
         o.hi = len(events)
         o.ts_candidates.append(last_ts if last_ts is not None else 0)

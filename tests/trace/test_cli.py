@@ -801,8 +801,11 @@ def test_edge_archive():
     meta = sorted((e['name'], e['pid'], e['tid'], e['args']['name']) for e in evs
                   if e.get('ph') == 'M')
     check(meta == [('process_name', 100, 0, 'edge-proc'), ('thread_name', 100, 101, 'main'),
-                   ('thread_name', 100, (1 << 63) | 5, 'vthread')],
+                   ('thread_name', 100, 1 << 22, 'vthread')],
           'edge: metadata events %s' % meta)
+    vt = [e for e in evs if e.get('ph') == 'M' and e['tid'] == 1 << 22]
+    check(vt and vt[0]['args'].get('koid') == '#%d' % ((1 << 63) | 5),
+          'edge: the vthread\'s M event must keep its koid: %s' % vt)
     dur = [e for e in evs if e.get('ph') == 'X']
     check([e.get('dur') for e in dur] == [-0.001, 0.002, 0.0, -1000000.0]
           and [e['ts'] for e in dur] == [0.333, 0.333, 0.002, 1000000.0],

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""`trace convert`'s JSON as Perfetto's and Catapult's JSON importers read it: test_convert_readers.py
+PATH_TO_TRACE
+
+Hand-built archives (test_cli.Writer) for the defects an audit of the importers' sources found
+(docs/convert-json.md): pid/tid values no importer can hold, a begin and end at one timestamp that
+Perfetto's sorter swaps, process-scoped async ids, counters without a finite numeric value,
+doubles that Perfetto's number parser misreads, metadata events without a category. Each test
+checks the property the importers need, and the whole output against check_convert.py.
+Python 3 standard library only."""
+
+import json
+import math
+import os
+import re
+import struct
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
+sys.path.insert(0, HERE)
+import fxt_decode as fxt  # noqa: E402
+import fxtest  # noqa: E402
+import test_cli as cli  # noqa: E402
+from fxtest import read_bytes, run_tests, status, write_bytes  # noqa: E402
+
+Writer = cli.Writer
+
+
+def check(cond, msg):
+    return fxtest.check(cond, msg, '  ')
+
+
+def convert(data, name):
+    """Writes the archive, converts it (exit 0), checks it with check_convert.py; -> (events,
+    JSON text, stderr)."""
+    arc, js = cli.path(name + '.fxt'), cli.path(name + '.json')
+    write_bytes(arc, data)
+    t = fxt.decode(data)
+    check(t.ok, '%s: the archive does not conform (test bug): %s' % (name, t.errors[:5]))
+    rc, err = cli.convert_ok(arc, js, name)
+    text = read_bytes(js).decode()
+    cli.check_convert_ok(arc, js, name)
+    doc = json.loads(text)
+    return doc['traceEvents'], text, err, doc
+
+
+VT1, VT2 = (1 << 63) | 1, (1 << 63) | 2            # virtual threads (id | 1 << 63)
+IRQ = 0x800000007f000000                            # the kernel:irq pseudo process
+REAL_MAX = (1 << 22) - 1                            # the largest Linux pid (PID_MAX_LIMIT - 1)
+
+
+def test_large_koids():
+    """Koids >= 2^22 get synthetic ids below 2^31, distinct from each other and from the real
+    ids, the same in every event, M event and systrace line; the M event keeps the koid."""
+    w = Writer()
+    w.provider_info(1, b'vt').init(10 ** 9)
+    w.string(1, b'gpu').string(2, b'work')
+    w.thread(1, 100, VT1).thread(2, 100, VT2).thread(3, 100, REAL_MAX)
+    w.thread(4, IRQ, IRQ + 1).thread(5, IRQ, IRQ + 2)
+    w.kobj(1, 100, b'app')
+    w.kobj(2, VT1, b'queue-1', [(b'process', fxt.ARG_KOID, 100)])
+    w.kobj(2, VT2, b'queue-2', [(b'process', fxt.ARG_KOID, 100)])
+    w.kobj(1, IRQ, b'kernel:irq')
+    # two overlapping vthread slices: distinct tracks, or Catapult's B/E pairing fails
+    w.event(fxt.EV_DUR_BEGIN, 1000, 1, 1, 2)
+    w.event(fxt.EV_DUR_BEGIN, 1500, 2, 1, 2)
+    w.event(fxt.EV_DUR_END, 2000, 1, 1, 2)
+    w.event(fxt.EV_DUR_END, 2500, 2, 1, 2)
+    w.event(fxt.EV_DUR_COMPLETE, 3000, 3, 1, 2, payload=3100)
+    w.event(fxt.EV_DUR_COMPLETE, 3000, 4, 1, 2, payload=3100)   # irq on two CPUs
+    w.event(fxt.EV_DUR_COMPLETE, 3000, 5, 1, 2, payload=3100)
+    w.log(3200, 1, b'on a vthread')
+    w.legacy_cswitch(3300, 0, 3, (IRQ, IRQ + 1))      # a systrace line naming a large koid
+    evs, text, err, doc = convert(w.bytes(), 'koids')
+    ids = [(e['pid'], e['tid']) for e in evs]
+    check(all(0 <= p < 2 ** 31 and 0 <= t < 2 ** 31 for p, t in ids),
+          'koids: pid/tid values >= 2^31: %s' % ids)
+    big = re.findall(r'"(?:pid|tid)":(\d+)', text)
+    check(all(int(v) < 2 ** 31 for v in big), 'koids: raw pid/tid text >= 2^31: %s' % big)
+    meta = {e['args']['name']: e for e in evs if e['ph'] == 'M'}
+    q1, q2 = meta['queue-1'], meta['queue-2']
+    check(q1['pid'] == 100 and q2['pid'] == 100, 'koids: vthreads stay in their process')
+    check(q1['tid'] != q2['tid'] and min(q1['tid'], q2['tid']) > REAL_MAX,
+          'koids: vthread tids %d, %d must differ and differ from real ids' % (q1['tid'],
+                                                                               q2['tid']))
+    check(q1['args'].get('koid') == '#%d' % VT1 and q2['args'].get('koid') == '#%d' % VT2,
+          'koids: the M events keep the koids: %s %s' % (q1['args'], q2['args']))
+    irq = meta['kernel:irq']
+    check(irq['pid'] > REAL_MAX and irq['args'].get('koid') == '#%d' % IRQ,
+          'koids: irq process %s' % irq)
+    slices = [e for e in evs if e['ph'] in 'BE']
+    check([e['tid'] for e in slices] == [q1['tid'], q2['tid'], q1['tid'], q2['tid']],
+          'koids: the vthread slices are not on the named vthreads: %s' % slices)
+    x = [e for e in evs if e['ph'] == 'X']
+    check(x[0]['tid'] == REAL_MAX, 'koids: a real id %d is kept' % REAL_MAX)
+    check(x[1]['pid'] == x[2]['pid'] == irq['pid'] and x[1]['tid'] != x[2]['tid']
+          and len({x[1]['tid'], x[2]['tid'], q1['tid'], q2['tid'], irq['pid']}) == 5,
+          'koids: irq threads %s' % x[1:])
+    log = [e for e in evs if e.get('cat') == 'log'][0]
+    check(log['tid'] == q1['tid'], 'koids: the log record on a vthread: %s' % log)
+    # Catapult keys threads by the numbers as doubles: each B pairs with its own E
+    stacks = {}
+    for e in slices:
+        key = (float(e['pid']), float(e['tid']))
+        if e['ph'] == 'B':
+            stacks.setdefault(key, []).append(e['ts'])
+        else:
+            check(stacks.get(key) and stacks[key].pop() <= e['ts'],
+                  'koids: Catapult pairs an E before its B on %s' % (key,))
+    sys_text = doc.get('systemTraceEvents', '')
+    check(' next_pid=%d ' % x[1]['tid'] in sys_text and '(%d)' % irq['pid'] not in sys_text,
+          'koids: the systrace line must name the irq thread by its id %d: %r'
+          % (x[1]['tid'], sys_text))
+
+
+def main():
+    if len(sys.argv) != 2:
+        print('usage: test_convert_readers.py PATH_TO_TRACE', file=sys.stderr)
+        return 2
+    cli.TRACE = os.path.abspath(sys.argv[1])
+    tests = [
+        ('pid/tid of koids >= 2^22', test_large_koids),
+    ]
+    with tempfile.TemporaryDirectory(prefix='fxtrace-convert-readers-') as tmp:
+        cli.TMP = tmp
+        run_tests(tests)
+    return status()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
