@@ -231,6 +231,35 @@ def expected_event(rec, ids):
     return ev
 
 
+def expected_complete(begin, end_rec):
+    """A begin's expected event (held back) closed by an end at its timestamp: the complete event
+    of duration 0 with the arguments of both (docs/convert-json.md)."""
+    ev = [(k, S('X') if k == 'ph' else v) for k, v in begin if k != 'args']
+    ev.insert(6, ('dur', Exp('num', fmt_us(0))))
+    args = [v.value for k, v in begin if k == 'args']
+    pairs = (args[0] if args else []) + args_pairs(end_rec['args'])
+    if pairs:
+        ev.append(('args', OBJ(pairs)))
+    return ev
+
+
+class Held:
+    """The converter's held-back duration begin (json_events.c)."""
+
+    def __init__(self, index, rec):
+        self.index = index
+        self.rec = rec
+
+    def same_place(self, rec):
+        b = self.rec
+        return (rec['provider'] == b['provider'] and rec['pid'] == b['pid']
+                and rec['tid'] == b['tid'] and rec['ts_ns'] == b['ts_ns'])
+
+    def closed_by(self, rec):
+        return (rec['event_type'] == fxt.EV_DUR_END and self.same_place(rec)
+                and rec['category'] == self.rec['category'] and rec['name'] == self.rec['name'])
+
+
 def expected_metadata(rec, ids):
     name = text(rec['name'])
     if not name:
@@ -275,6 +304,7 @@ def build_expected(trace):
     last_ts = None
     last_any_ts = None
     ids = KoidMap()
+    held = None
     for rec in trace.records:
         if not rec['ok']:
             continue
@@ -284,6 +314,17 @@ def build_expected(trace):
                 o.ts_candidates.append(rec['ts_ns'])
                 pending_any.remove(o)
             last_any_ts = rec['ts_ns']
+        if held and k == 'event':
+            if held.closed_by(rec):
+                b = events[held.index]
+                events[held.index] = (b[0], expected_complete(b[1], rec))
+                held = None
+                last_ts = rec['ts_ns']
+                continue
+            if not (rec['event_type'] >= fxt.EV_FLOW_BEGIN and held.same_place(rec)):
+                held = None
+        elif k in ('log', 'kernel_object') or (k == 'provider_event' and rec['event_id'] == 0):
+            held = None
         if k == 'provider_event' and rec['event_id'] == 0:
             p = trace.providers.get(rec['provider_id'])
             o = Overflow(rec, text(p.name) if p else '', len(events))
@@ -295,6 +336,8 @@ def build_expected(trace):
                 o.ts_candidates.append(rec['ts_ns'])
                 o.hi = len(events)
                 pending.remove(o)
+            if k == 'event' and rec['event_type'] == fxt.EV_DUR_BEGIN:
+                held = Held(len(events), rec)
             events.append((rec, expected_event(rec, ids)))
             last_ts = rec['ts_ns']
             map_systrace_koids(rec, ids)

@@ -806,7 +806,13 @@ def test_edge_archive():
     vt = [e for e in evs if e.get('ph') == 'M' and e['tid'] == 1 << 22]
     check(vt and vt[0]['args'].get('koid') == '#%d' % ((1 << 63) | 5),
           'edge: the vthread\'s M event must keep its koid: %s' % vt)
-    dur = [e for e in evs if e.get('ph') == 'X']
+    # the begin (tick 10) and end (tick 11) are both at 3 ns: one complete event of duration 0
+    # with the arguments of both (Perfetto's sorter could put the end first)
+    pair = [e for e in evs if e.get('ph') in ('B', 'E', 'X')][0]
+    check(pair['ph'] == 'X' and pair['dur'] == 0 and pair['ts'] == 0.003
+          and 'd0' in pair['args'] and 'i32min' in pair['args'],
+          'edge: the begin/end pair at one ns must be an X of dur 0: %s' % pair)
+    dur = [e for e in evs if e.get('ph') == 'X'][1:]
     check([e.get('dur') for e in dur] == [-0.001, 0.002, 0.0, -1000000.0]
           and [e['ts'] for e in dur] == [0.333, 0.333, 0.002, 1000000.0],
           'edge: complete events %s' % dur)
@@ -815,14 +821,14 @@ def test_edge_archive():
           'edge: negative durations must read -0.001 and -1000000.000')
     check('"ts":6148914691236517.205' in jtext, 'edge: ts of 2^64-1 ticks at 3 GHz')
     check('"d3":-0,' in jtext, 'edge: -0.0 must print as -0 (%.17g)')
-    b = [e for e in evs if e.get('ph') == 'B'][0]['args']
+    b = pair['args']
     check(b['d0'] == 'NaN' and b['d1'] == 'Infinity' and b['d2'] == '-Infinity'
           and b['d5'] == 0.1 and b['d7'] == 5e-324 and b['d12'] == 2 ** 53 + 2,
           'edge: double args %s' % b)
     ov = [e for e in evs if e.get('name') == 'buffer overflow']
     check(len(ov) == 3, 'edge: expected 3 buffer-overflow instants, got %d' % len(ov))
     check('overflow' in err, 'edge: no overflow warning on stderr')
-    e = [e for e in evs if e.get('ph') == 'E'][0]['args']
+    e = pair['args']
     check(e['blob8'] == base64.b64encode(b'12345678').decode() and e['blob0'] == ''
           and e['kmax'] == '#18446744073709551615' and e['pmax'] == '0xffffffffffffffff'
           and e['u64max'] == 2 ** 64 - 1 and e['i64min'] == -2 ** 63 and e[''] == 'empty name',
