@@ -367,7 +367,14 @@ static void write_event(json_converter_t* c, const trace_record_t* r) {
     case 2:
     case 3:
       break;
-    default: /* async and flow ids */
+    case 5:
+    case 6:
+    case 7: /* FXT matches async events within their process: a process-local id */
+      json__text(j, ",\"id2\":{\"local\":");
+      json__hex_string(j, e->payload);
+      json__raw(j, "}", 1);
+      break;
+    default: /* flow ids: global in FXT too */
       key(j, "id");
       json__hex_string(j, e->payload);
       if (e->event_type == 10) json__text(j, ",\"bp\":\"e\"");

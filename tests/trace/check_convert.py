@@ -221,7 +221,9 @@ def expected_event(rec, ids):
             ev.append(('id', S('0x%x' % rec['counter_id'])))
     elif et == fxt.EV_DUR_COMPLETE:
         ev.append(('dur', Exp('num', fmt_us(rec['end_ns'] - rec['ts_ns']))))
-    elif et >= fxt.EV_ASYNC_BEGIN:
+    elif et <= fxt.EV_ASYNC_END and et >= fxt.EV_ASYNC_BEGIN:   # process-scoped in FXT
+        ev.append(('id2', OBJ([('local', S('0x%x' % rec['id']))])))
+    elif et >= fxt.EV_FLOW_BEGIN:
         ev.append(('id', S('0x%x' % rec['id'])))
         if et == fxt.EV_FLOW_END:
             ev.append(('bp', S('e')))

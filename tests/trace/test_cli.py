@@ -667,7 +667,8 @@ def mutate_and_expect_failure():
         'counter id 0 present': replace_in('"ph":"C"', '"pid"', '"id":"0x0","pid"'),
         'non-numeric counter arg kept': replace_in('"ph":"C"', '"ratio":0.5', '"ratio":0.5,'
                                                    '"label":"not numeric"'),
-        'async id': replace_in('"ph":"b"', '"id":"0x1001"', '"id":"4097"'),
+        'async id': replace_in('"ph":"b"', '"local":"0x1001"', '"local":"4097"'),
+        'async id global': replace_in('"ph":"b"', '"id2":{"local":"0x1001"}', '"id":"0x1001"'),
         'flow bp missing': replace_in('"ph":"f"', ',"bp":"e"', ''),
         'flow bp on s': replace_in('"ph":"s"', '"id":"0x100400000001"',
                                    '"id":"0x100400000001","bp":"e"'),

@@ -199,6 +199,32 @@ def test_instaflow():
                 st.reverse()
 
 
+def test_async_ids():
+    """FXT matches async events by (process, category, name, id): the JSON id is process-local
+    ("id2":{"local":…}, which both importers scope by pid); flow ids stay global ("id")."""
+    w = Writer()
+    w.provider_info(1, b'async').init(10 ** 9)
+    w.string(1, b'net').string(2, b'req')
+    w.thread(1, 100, 101).thread(2, 200, 201)
+    w.event(fxt.EV_ASYNC_BEGIN, 1000, 1, 1, 2, payload=5)      # id 5 in two processes
+    w.event(fxt.EV_ASYNC_BEGIN, 1100, 2, 1, 2, payload=5)
+    w.event(fxt.EV_ASYNC_INSTANT, 1200, 1, 1, 2, payload=5)
+    w.event(fxt.EV_ASYNC_END, 1300, 2, 1, 2, payload=5)
+    w.event(fxt.EV_ASYNC_END, 1400, 1, 1, 2, payload=5)
+    w.event(fxt.EV_FLOW_BEGIN, 1500, 1, 1, 2, payload=9)
+    w.event(fxt.EV_FLOW_END, 1600, 2, 1, 2, payload=9)
+    evs, text, err, doc = convert(w.bytes(), 'async')
+    asy = [e for e in evs if e['ph'] in 'bne']
+    check(len(asy) == 5 and all('id' not in e and e.get('id2') == {'local': '0x5'} for e in asy),
+          'async: ids must be id2.local: %s' % asy)
+    # both importers key a local id by (pid, cat, id): two distinct async slices
+    keys = {(e['pid'], e['cat'], e['id2']['local']) for e in asy}
+    check(len(keys) == 2, 'async: the two processes\' id 5 must not share a key: %s' % keys)
+    flows = [e for e in evs if e['ph'] in 'sf']
+    check(len(flows) == 2 and all(e.get('id') == '0x9' and 'id2' not in e for e in flows),
+          'async: flow ids stay global: %s' % flows)
+
+
 def main():
     if len(sys.argv) != 2:
         print('usage: test_convert_readers.py PATH_TO_TRACE', file=sys.stderr)
@@ -207,6 +233,7 @@ def main():
     tests = [
         ('pid/tid of koids >= 2^22', test_large_koids),
         ('a begin and end at one timestamp (instaflow)', test_instaflow),
+        ('async ids are process-local', test_async_ids),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-convert-readers-') as tmp:
         cli.TMP = tmp
