@@ -2,6 +2,7 @@
 #include "trace/json_events.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,17 @@ static void open_event(json_converter_t* c, const char* cat, size_t cat_len, con
   json__u64(j, json_koids__id(&c->koids, tid));
 }
 
-static bool is_numeric(uint32_t type) { return type >= ARG_INT32 && type <= ARG_DOUBLE; }
+/* A counter's series value: an integer or a finite double (JSON has no NaN). */
+static bool is_counter_value(const trace_reader_arg_t* a) {
+  return a->type >= ARG_INT32 && a->type <= ARG_DOUBLE &&
+         (a->type != ARG_DOUBLE || isfinite(a->double_value));
+}
+
+static bool has_counter_value(const trace_reader_args_t* args) {
+  for (size_t i = 0; i < args->count; i++)
+    if (is_counter_value(&args->items[i])) return true;
+  return false;
+}
 
 static void arg_value(json_writer_t* j, const trace_reader_arg_t* a) {
   char buf[32];
@@ -124,7 +135,7 @@ static size_t write_args(json_converter_t* c, const trace_reader_args_t* args, b
   size_t written = 0;
   for (size_t i = 0; i < args->count; i++) {
     const trace_reader_arg_t* a = &args->items[i];
-    if (numeric_only && !is_numeric(a->type)) {
+    if (numeric_only && !is_counter_value(a)) {
       c->omitted_counter_args++;
       continue;
     }
@@ -342,6 +353,11 @@ static void write_event(json_converter_t* c, const trace_record_t* r) {
   }
   if (!hold) flush_overflow_for(c, r->provider->id, ts);
   c->last_ts_ns = ts;
+  if (e->event_type == 1 && !has_counter_value(&e->args)) { /* importers reject it */
+    c->omitted_counters++;
+    c->omitted_counter_args += e->args.count;
+    return;
+  }
   if (!hold && e->event_type == 2) hold = hold_begin(c, r, ts);
   json_writer_t* out = c->out;
   if (hold) c->out = &c->held->writer;

@@ -31,6 +31,7 @@ typedef struct json_converter {
   /* What Chrome JSON cannot hold, reported once at the end. */
   uint64_t omitted_blobs, omitted_objects, omitted_scheduling;
   uint64_t omitted_counter_args, unplaced_threads, overflows;
+  uint64_t omitted_counters;   /* counters without a finite numeric argument */
   trace_format_set_t* formats; /* typed-event formats seen so far (docs/event-formats.md) */
   json_systrace_t systrace;    /* kernel data: the systemTraceEvents string */
   json_koids_t koids;          /* pid/tid values of koids >= 2^22 */

@@ -185,12 +185,17 @@ def arg_value(a):
     raise AssertionError('unexpected argument type %d' % t)
 
 
+def counter_value(a):
+    """A counter keeps integers and finite doubles only."""
+    return a['type'] in NUMERIC and not (a['type'] == fxt.ARG_DOUBLE and not math.isfinite(a['value']))
+
+
 def args_pairs(args, numeric_only=False):
     out = []
     for a in args:
         if a.get('unknown'):
             continue
-        if numeric_only and a['type'] not in NUMERIC:
+        if numeric_only and not counter_value(a):
             continue
         out.append(('args_key', text(a['name']), arg_value(a)))
     return [(k, v) for _, k, v in out]
@@ -211,6 +216,9 @@ def expected_event(rec, ids):
                 ('tid', I(ids(rec['tid']))), ('s', S('g')),
                 ('args', OBJ([('message', S(text(rec['message'])))]))]
     et = rec['event_type']
+    if et == fxt.EV_COUNTER and not any(counter_value(a) for a in rec['args']
+                                        if not a.get('unknown')):
+        return None             # left out (and counted): no finite numeric value
     ev = [('cat', S(text(rec['category']))), ('name', S(text(rec['name']))), ('ph', S(PH[et])),
           ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(ids(rec['pid']))),
           ('tid', I(ids(rec['tid'])))]
@@ -340,7 +348,9 @@ def build_expected(trace):
                 pending.remove(o)
             if k == 'event' and rec['event_type'] == fxt.EV_DUR_BEGIN:
                 held = Held(len(events), rec)
-            events.append((rec, expected_event(rec, ids)))
+            ev = expected_event(rec, ids)
+            if ev:
+                events.append((rec, ev))
             last_ts = rec['ts_ns']
             map_systrace_koids(rec, ids)
         elif k == 'kernel_object':

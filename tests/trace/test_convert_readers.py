@@ -225,6 +225,31 @@ def test_async_ids():
           'async: flow ids stay global: %s' % flows)
 
 
+def test_counters():
+    """Perfetto rejects a counter without arguments, and reads a string value ("NaN") as an
+    error: a counter keeps its finite numeric values only, and one without any is left out; both
+    are counted in the closing note."""
+    w = Writer()
+    w.provider_info(1, b'counters').init(10 ** 9)
+    w.string(1, b'mem').string(2, b'usage')
+    w.thread(1, 100, 101)
+    w.event(fxt.EV_COUNTER, 1000, 1, 1, 2, [(b'label', fxt.ARG_STRING, b'x')], payload=0)
+    w.event(fxt.EV_COUNTER, 2000, 1, 1, 2, [(b'nan', fxt.ARG_DOUBLE, float('nan')),
+                                            (b'inf', fxt.ARG_DOUBLE, float('-inf'))], payload=0)
+    w.event(fxt.EV_COUNTER, 3000, 1, 1, 2, [(b'rss', fxt.ARG_UINT64, 4096),
+                                            (b'ratio', fxt.ARG_DOUBLE, float('inf')),
+                                            (b'frac', fxt.ARG_DOUBLE, 0.5)], payload=0)
+    evs, text, err, doc = convert(w.bytes(), 'counters')
+    c = [e for e in evs if e['ph'] == 'C']
+    check([(e['ts'], e.get('args')) for e in c] == [(3.0, {'rss': 4096, 'frac': 0.5})],
+          'counters: %s' % c)
+    check(all(e.get('args') and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                    and math.isfinite(v) for v in e['args'].values()) for e in c),
+          'counters: every counter needs finite numeric args: %s' % c)
+    check('4 non-numeric or non-finite counter argument(s), 2 counter(s) without a finite '
+          'numeric argument' in err, 'counters: the closing note: %s' % err)
+
+
 def main():
     if len(sys.argv) != 2:
         print('usage: test_convert_readers.py PATH_TO_TRACE', file=sys.stderr)
@@ -234,6 +259,7 @@ def main():
         ('pid/tid of koids >= 2^22', test_large_koids),
         ('a begin and end at one timestamp (instaflow)', test_instaflow),
         ('async ids are process-local', test_async_ids),
+        ('counters keep finite numbers only', test_counters),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-convert-readers-') as tmp:
         cli.TMP = tmp
