@@ -106,7 +106,15 @@ def fmt_double(v):
         return S('NaN')
     if math.isinf(v):
         return S('Infinity' if v > 0 else '-Infinity')
-    return Exp('num', '%.17g' % v)
+    for p in (15, 16, 17):     # the fewest digits that read back exactly
+        fixed = '%.*g' % (p, v)
+        if float(fixed) == v:
+            break
+    m, e = ('%.*e' % (p - 1, v)).split('e')
+    m = m.rstrip('0').rstrip('.')
+    exponent = '%se%d' % (m, int(e))
+    small = v != 0 and abs(v) < 1e-3          # no 20-digit fractions (Perfetto's parser)
+    return Exp('num', exponent if small or len(exponent) < len(fixed) else fixed)
 
 
 # --- pid/tid: koids >= 2^22 (no Linux id) get synthetic ids 2^22 + n in order of first use ----

@@ -821,7 +821,7 @@ def test_edge_archive():
     check('"dur":-0.001' in jtext and '"dur":-1000000.000' in jtext,
           'edge: negative durations must read -0.001 and -1000000.000')
     check('"ts":6148914691236517.205' in jtext, 'edge: ts of 2^64-1 ticks at 3 GHz')
-    check('"d3":-0,' in jtext, 'edge: -0.0 must print as -0 (%.17g)')
+    check('"d3":-0,' in jtext, 'edge: -0.0 must print as -0')
     b = pair['args']
     check(b['d0'] == 'NaN' and b['d1'] == 'Infinity' and b['d2'] == '-Infinity'
           and b['d5'] == 0.1 and b['d7'] == 5e-324 and b['d12'] == 2 ** 53 + 2,

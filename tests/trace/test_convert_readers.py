@@ -250,6 +250,75 @@ def test_counters():
           'numeric argument' in err, 'counters: the closing note: %s' % err)
 
 
+def perfetto_number(tok):
+    """A JSON number as Perfetto's JSON parser reads it (util/json_parser.h): an integer that fits
+    int64 as such; otherwise the integer part and the fraction's digits are summed in wrapping
+    64-bit integers, the fraction divided by 10^digits (also wrapping), then the exponent
+    applied."""
+    if not any(ch in tok for ch in '.eE'):
+        v = int(tok)
+        if -2 ** 63 <= v < 2 ** 63:
+            return float(v)
+    neg = tok.startswith('-')
+    m = re.match(r'(\d*)(?:\.(\d*))?(?:[eE]([+-]?)(\d+))?$', tok[1:] if neg else tok)
+    wrap = lambda x: x - 2 ** 64 if x >= 2 ** 63 else x   # noqa: E731
+    ip = 0
+    for ch in m.group(1):
+        ip = (ip * 10 + int(ch)) & (2 ** 64 - 1)
+    frac = 0.0
+    if m.group(2):
+        fi, div = 0, 1
+        for ch in m.group(2):
+            fi = (fi * 10 + int(ch)) & (2 ** 64 - 1)
+            div = (div * 10) & (2 ** 64 - 1)
+        frac = float(wrap(fi)) / float(div) if div else math.inf
+    out = float(wrap(ip)) + frac
+    if m.group(4):
+        p = 10.0 ** int(m.group(4)) if int(m.group(4)) <= 308 else math.inf
+        out = out / p if m.group(3) == '-' else out * p
+    return -out if neg else out
+
+
+DOUBLES = [0.00012345678901234567, 1.5e-4, 0.0009999999999999998, -0.00055, 0.001, 1e-3 * 1.5,
+           0.1, 1 / 3, 123.456, 2.5e-7, 1e16, 1.2345678901234568e17, 2.0 ** 53 + 2, 1e300,
+           -1.7976931348623157e308, 2.2250738585072014e-308, 5e-324, 0.0, -0.0, 42.0]
+
+
+def test_doubles():
+    """Doubles are the shortest of 15/16/17 significant digits that reads back exactly, in
+    exponent form below 1e-3 (or when shorter): never more than 19 fraction digits, which
+    Perfetto's parser sums in a wrapping int64."""
+    w = Writer()
+    w.provider_info(1, b'doubles').init(10 ** 9)
+    w.string(1, b'num').string(2, b'values')
+    w.thread(1, 100, 101)
+    args = [(b'v%d' % i, fxt.ARG_DOUBLE, v) for i, v in enumerate(DOUBLES)]
+    for at in range(0, len(args), 15):          # at most 15 arguments a record
+        w.event(fxt.EV_INSTANT, 1000, 1, 1, 2, args[at:at + 15], scope=0)
+    w.event(fxt.EV_COUNTER, 2000, 1, 1, 2, [(b'c', fxt.ARG_DOUBLE, DOUBLES[0])], payload=0)
+    evs, text, err, doc = convert(w.bytes(), 'doubles')
+    toks = dict(re.findall(r'"(v\d+|c)":(-?[0-9][0-9.eE+-]*)', text))
+    check(len(toks) == len(DOUBLES) + 1, 'doubles: %d numbers found in %r' % (len(toks), text))
+    for k, tok in sorted(toks.items()):
+        v = DOUBLES[0] if k == 'c' else DOUBLES[int(k[1:])]
+        mant = re.split('[eE]', tok.lstrip('-'))[0]
+        digits = mant.replace('.', '').lstrip('0')
+        frac = mant.split('.')[1] if '.' in mant else ''
+        check(float(tok) == v and str(float(tok)) == str(v),
+              'doubles: %s does not read back as %r' % (tok, v))
+        check(len(digits) <= 17 and len(frac) <= 19,
+              'doubles: %s has %d significant, %d fraction digits' % (tok, len(digits), len(frac)))
+        if v != 0 and abs(v) < 1e-3:
+            check('e' in tok, 'doubles: %s below 1e-3 must use exponent form' % tok)
+        pf = perfetto_number(tok)   # a subnormal: Perfetto divides by 10^324 = inf, any form
+        check(abs(v) < 2.2250738585072014e-308 or pf == v or abs(pf - v) <= abs(v) * 1e-15,
+              'doubles: Perfetto reads %s as %r, not %r' % (tok, pf, v))
+    check(toks['v0'] == '1.2345678901234567e-4', 'doubles: 0.00012345678901234567 is written %s'
+          % toks['v0'])
+    check(toks['v10'] == '1e16' and toks['v18'] == '-0' and toks['v19'] == '42',
+          'doubles: the shorter form: %s %s %s' % (toks['v10'], toks['v18'], toks['v19']))
+
+
 def main():
     if len(sys.argv) != 2:
         print('usage: test_convert_readers.py PATH_TO_TRACE', file=sys.stderr)
@@ -260,6 +329,7 @@ def main():
         ('a begin and end at one timestamp (instaflow)', test_instaflow),
         ('async ids are process-local', test_async_ids),
         ('counters keep finite numbers only', test_counters),
+        ('doubles as Perfetto reads them', test_doubles),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-convert-readers-') as tmp:
         cli.TMP = tmp
