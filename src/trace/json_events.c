@@ -431,7 +431,8 @@ static const trace_reader_arg_t* find_koid_arg(const trace_reader_args_t* args, 
 static void write_metadata_event(json_converter_t* c, const char* what, uint64_t pid, uint64_t tid,
                                  uint64_t koid, const trace_reader_string_t* name) {
   json_writer_t* j = c->out;
-  json__text(j, c->events++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+  json__text(j, c->events++ ? ",\n{\"cat\":\"__metadata\",\"name\":\""
+                            : "\n{\"cat\":\"__metadata\",\"name\":\"");
   json__text(j, what);
   json__text(j, "\",\"ph\":\"M\",\"pid\":");
   json__u64(j, json_koids__id(&c->koids, pid));

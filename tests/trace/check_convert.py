@@ -286,13 +286,13 @@ def expected_metadata(rec, ids):
     if rec['koid'] >= KOID_LIMIT:      # a synthetic pid/tid: the koid stays visible
         args.append(('koid', S('#%d' % rec['koid'])))
     if rec['obj_type'] == fxt.ZX_OBJ_TYPE_PROCESS:
-        return [('name', S('process_name')), ('ph', S('M')), ('pid', I(ids(rec['koid']))),
+        return [('cat', S('__metadata')), ('name', S('process_name')), ('ph', S('M')), ('pid', I(ids(rec['koid']))),
                 ('tid', I(0)), ('args', OBJ(args))]
     if rec['obj_type'] == fxt.ZX_OBJ_TYPE_THREAD:
         proc = koid_arg(rec['args'], b'process')
         if proc is None:
             return None
-        return [('name', S('thread_name')), ('ph', S('M')), ('pid', I(ids(proc))),
+        return [('cat', S('__metadata')), ('name', S('thread_name')), ('ph', S('M')), ('pid', I(ids(proc))),
                 ('tid', I(ids(rec['koid']))), ('args', OBJ(args))]
     return None
 

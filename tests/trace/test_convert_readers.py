@@ -319,6 +319,19 @@ def test_doubles():
           'doubles: the shorter form: %s %s %s' % (toks['v10'], toks['v18'], toks['v19']))
 
 
+def test_metadata_category():
+    """M events carry "cat":"__metadata", as Chrome writes them."""
+    w = Writer()
+    w.provider_info(1, b'meta').init(10 ** 9)
+    w.kobj(1, 100, b'proc')
+    w.kobj(2, 101, b'main', [(b'process', fxt.ARG_KOID, 100)])
+    w.kobj(2, VT1, b'vthread', [(b'process', fxt.ARG_KOID, 100)])
+    evs, text, err, doc = convert(w.bytes(), 'meta')
+    m = [e for e in evs if e['ph'] == 'M']
+    check(len(m) == 3 and all(e.get('cat') == '__metadata' for e in m),
+          'metadata: M events need "cat":"__metadata": %s' % m)
+
+
 def main():
     if len(sys.argv) != 2:
         print('usage: test_convert_readers.py PATH_TO_TRACE', file=sys.stderr)
@@ -330,6 +343,7 @@ def main():
         ('async ids are process-local', test_async_ids),
         ('counters keep finite numbers only', test_counters),
         ('doubles as Perfetto reads them', test_doubles),
+        ('metadata events have a category', test_metadata_category),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-convert-readers-') as tmp:
         cli.TMP = tmp
