@@ -202,7 +202,6 @@ struct json_held {
   char* text;
   size_t size;
   json_writer_t writer; /* to `memory` */
-  json_writer_t* out;   /* the converter's own, while the begin's text is written */
   uint32_t provider_id;
   uint64_t pid, tid, ts_ns;
   char* category; /* copies, to compare with the end */
@@ -283,7 +282,6 @@ static bool hold_begin(json_converter_t* c, const trace_record_t* r, uint64_t ts
   h->pid = e->process_koid;
   h->tid = e->thread_koid;
   h->ts_ns = ts;
-  h->out = c->out;
   h->begin_end = 0;
   return true;
 }
