@@ -34,7 +34,7 @@ typedef struct json_converter {
   uint64_t omitted_counters;   /* counters without a finite numeric argument */
   trace_format_set_t* formats; /* typed-event formats seen so far (docs/event-formats.md) */
   json_systrace_t systrace;    /* kernel data: the systemTraceEvents string */
-  json_koids_t koids;          /* pid/tid values of koids >= 2^22 */
+  json_koids_t koids;          /* pid/tid values of koids >= 2^32 */
   /* A duration begin held back, with the flows after it on its thread at its
    * timestamp, until the next event shows whether its end follows at that
    * timestamp: the pair is then written as a complete event of duration 0

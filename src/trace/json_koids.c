@@ -39,12 +39,12 @@ uint64_t json_koids__id(json_koids_t* k, uint64_t koid) {
       if (!k->keys[s]) break;
     }
   }
-  if (JSON_KOID_LIMIT + k->count >= JSON_KOID_OVERFLOW) return JSON_KOID_OVERFLOW;
-  if ((k->count + 1) * 2 > k->capacity && !grow(k)) return JSON_KOID_OVERFLOW;
+  if (JSON_KOID_FIRST - k->count <= JSON_KOID_LAST) return JSON_KOID_LAST;
+  if ((k->count + 1) * 2 > k->capacity && !grow(k)) return JSON_KOID_LAST;
   size_t s = slot_of(koid, k->capacity);
   while (k->keys[s]) s = (s + 1) & (k->capacity - 1);
   k->keys[s] = koid;
-  k->ids[s] = (uint32_t)(JSON_KOID_LIMIT + k->count++);
+  k->ids[s] = (uint32_t)(JSON_KOID_FIRST - k->count++);
   return k->ids[s];
 }
 

@@ -117,9 +117,10 @@ def fmt_double(v):
     return Exp('num', exponent if small or len(exponent) < len(fixed) else fixed)
 
 
-# --- pid/tid: koids >= 2^22 (no Linux id) get synthetic ids 2^22 + n in order of first use ----
+# --- pid/tid: koids >= 2^32 (no Linux id, nor a merged one) get synthetic ids 2^31 - 1 - n in
+# order of first use --------------------------------------------------------------------------
 
-KOID_LIMIT = 1 << 22
+KOID_LIMIT = 1 << 32
 
 
 class KoidMap:
@@ -132,7 +133,7 @@ class KoidMap:
         if koid < KOID_LIMIT:
             return koid
         if koid not in self.ids:
-            self.ids[koid] = min(KOID_LIMIT + len(self.ids), 0x7fffffff)
+            self.ids[koid] = max(0x7fffffff - len(self.ids), 0x7fc00000)
         return self.ids[koid]
 
 

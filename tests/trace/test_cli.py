@@ -802,9 +802,9 @@ def test_edge_archive():
     meta = sorted((e['name'], e['pid'], e['tid'], e['args']['name']) for e in evs
                   if e.get('ph') == 'M')
     check(meta == [('process_name', 100, 0, 'edge-proc'), ('thread_name', 100, 101, 'main'),
-                   ('thread_name', 100, 1 << 22, 'vthread')],
+                   ('thread_name', 100, 2 ** 31 - 1, 'vthread')],
           'edge: metadata events %s' % meta)
-    vt = [e for e in evs if e.get('ph') == 'M' and e['tid'] == 1 << 22]
+    vt = [e for e in evs if e.get('ph') == 'M' and e['tid'] == 2 ** 31 - 1]
     check(vt and vt[0]['args'].get('koid') == '#%d' % ((1 << 63) | 5),
           'edge: the vthread\'s M event must keep its koid: %s' % vt)
     # the begin (tick 10) and end (tick 11) are both at 3 ns: one complete event of duration 0

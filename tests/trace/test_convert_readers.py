@@ -49,16 +49,18 @@ def convert(data, name):
 VT1, VT2 = (1 << 63) | 1, (1 << 63) | 2            # virtual threads (id | 1 << 63)
 IRQ = 0x800000007f000000                            # the kernel:irq pseudo process
 REAL_MAX = (1 << 22) - 1                            # the largest Linux pid (PID_MAX_LIMIT - 1)
+MERGED = 5 * (1 << 22) + 4                          # trace merge's pid 4 of its input 5
 
 
 def test_large_koids():
-    """Koids >= 2^22 get synthetic ids below 2^31, distinct from each other and from the real
-    ids, the same in every event, M event and systrace line; the M event keeps the koid."""
+    """Koids >= 2^32 get synthetic ids below 2^31, distinct from each other, from the real ids
+    and from trace merge's (i x 2^22 + pid), the same in every event, M event and systrace line;
+    the M event keeps the koid. Koids below 2^32 stay as they are."""
     w = Writer()
     w.provider_info(1, b'vt').init(10 ** 9)
     w.string(1, b'gpu').string(2, b'work')
     w.thread(1, 100, VT1).thread(2, 100, VT2).thread(3, 100, REAL_MAX)
-    w.thread(4, IRQ, IRQ + 1).thread(5, IRQ, IRQ + 2)
+    w.thread(4, IRQ, IRQ + 1).thread(5, IRQ, IRQ + 2).thread(6, MERGED, MERGED + 3)
     w.kobj(1, 100, b'app')
     w.kobj(2, VT1, b'queue-1', [(b'process', fxt.ARG_KOID, 100)])
     w.kobj(2, VT2, b'queue-2', [(b'process', fxt.ARG_KOID, 100)])
@@ -71,6 +73,7 @@ def test_large_koids():
     w.event(fxt.EV_DUR_COMPLETE, 3000, 3, 1, 2, payload=3100)
     w.event(fxt.EV_DUR_COMPLETE, 3000, 4, 1, 2, payload=3100)   # irq on two CPUs
     w.event(fxt.EV_DUR_COMPLETE, 3000, 5, 1, 2, payload=3100)
+    w.event(fxt.EV_DUR_COMPLETE, 3000, 6, 1, 2, payload=3100)   # a merged archive's thread
     w.log(3200, 1, b'on a vthread')
     w.legacy_cswitch(3300, 0, 3, (IRQ, IRQ + 1))      # a systrace line naming a large koid
     evs, text, err, doc = convert(w.bytes(), 'koids')
@@ -97,7 +100,12 @@ def test_large_koids():
     check(x[0]['tid'] == REAL_MAX, 'koids: a real id %d is kept' % REAL_MAX)
     check(x[1]['pid'] == x[2]['pid'] == irq['pid'] and x[1]['tid'] != x[2]['tid']
           and len({x[1]['tid'], x[2]['tid'], q1['tid'], q2['tid'], irq['pid']}) == 5,
-          'koids: irq threads %s' % x[1:])
+          'koids: irq threads %s' % x[1:3])
+    check(x[3]['pid'] == MERGED and x[3]['tid'] == MERGED + 3,
+          'koids: a merged koid (below 2^32) is kept: %s' % x[3])
+    synthetic = {q1['tid'], q2['tid'], irq['pid'], x[1]['tid'], x[2]['tid']}
+    check(all(2 ** 31 - 2 ** 22 <= v < 2 ** 31 for v in synthetic),
+          'koids: synthetic ids %s must be apart from real and merged ids' % synthetic)
     log = [e for e in evs if e.get('cat') == 'log'][0]
     check(log['tid'] == q1['tid'], 'koids: the log record on a vthread: %s' % log)
     # Catapult keys threads by the numbers as doubles: each B pairs with its own E
@@ -338,7 +346,7 @@ def main():
         return 2
     cli.TRACE = os.path.abspath(sys.argv[1])
     tests = [
-        ('pid/tid of koids >= 2^22', test_large_koids),
+        ('pid/tid of koids >= 2^32', test_large_koids),
         ('a begin and end at one timestamp (instaflow)', test_instaflow),
         ('async ids are process-local', test_async_ids),
         ('counters keep finite numbers only', test_counters),
