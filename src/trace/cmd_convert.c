@@ -100,16 +100,17 @@ static void report_skip(trace_reader_t* reader, uint64_t* skipped) {
 
 static void report_omitted(const json_converter_t* c) {
   if (c->omitted_blobs + c->omitted_objects + c->omitted_scheduling + c->omitted_counter_args +
-          c->unplaced_threads ==
+          c->omitted_counters + c->unplaced_threads ==
       0)
     return;
   fprintf(stderr,
           "trace convert: note: not representable in JSON and left out: %llu blob(s), %llu "
-          "userspace object(s), %llu scheduling record(s), %llu non-numeric counter "
-          "argument(s), %llu thread name(s) without a process\n",
+          "userspace object(s), %llu scheduling record(s), %llu non-numeric or non-finite "
+          "counter argument(s), %llu counter(s) without a finite numeric argument, %llu thread "
+          "name(s) without a process\n",
           (unsigned long long)c->omitted_blobs, (unsigned long long)c->omitted_objects,
           (unsigned long long)c->omitted_scheduling, (unsigned long long)c->omitted_counter_args,
-          (unsigned long long)c->unplaced_threads);
+          (unsigned long long)c->omitted_counters, (unsigned long long)c->unplaced_threads);
 }
 
 /* Converts every record after `first`; returns the reader's final result. */

@@ -1,7 +1,9 @@
 /* Not part of the public API: turns decoded FXT records into Chrome Trace
  * Event JSON objects, one call per record, as docs/convert-json.md lays out.
- * Memory stays bounded: the only state kept across records is the list of
- * providers with an unreported buffer overflow. */
+ * Memory stays bounded: the state kept across records is the list of
+ * providers with an unreported buffer overflow, the synthetic ids of the
+ * koids that are no Linux ids (json_koids.h) and the text of one duration
+ * begin held back (with the flows after it). */
 #ifndef FXTRACE_TRACE_JSON_EVENTS_H_
 #define FXTRACE_TRACE_JSON_EVENTS_H_
 
@@ -9,6 +11,7 @@
 
 #include "trace-reader/formats.h"
 #include "trace-reader/reader.h"
+#include "trace/json_koids.h"
 #include "trace/json_systrace.h"
 #include "trace/json_writer.h"
 
@@ -28,8 +31,15 @@ typedef struct json_converter {
   /* What Chrome JSON cannot hold, reported once at the end. */
   uint64_t omitted_blobs, omitted_objects, omitted_scheduling;
   uint64_t omitted_counter_args, unplaced_threads, overflows;
+  uint64_t omitted_counters;   /* counters without a finite numeric argument */
   trace_format_set_t* formats; /* typed-event formats seen so far (docs/event-formats.md) */
   json_systrace_t systrace;    /* kernel data: the systemTraceEvents string */
+  json_koids_t koids;          /* pid/tid values of koids >= 2^32 */
+  /* A duration begin held back, with the flows after it on its thread at its
+   * timestamp, until the next event shows whether its end follows at that
+   * timestamp: the pair is then written as a complete event of duration 0
+   * (docs/convert-json.md). NULL until the first begin. */
+  struct json_held* held;
 } json_converter_t;
 
 /* What closes the text written up to a json__boundary() (after the header

@@ -83,9 +83,11 @@ static void prefix(json_systrace_t* s, uint64_t tid, uint64_t tgid, uint32_t cpu
                    const char* event) {
   char line[160];
   put_task(s, tid, cpu, ns);
+  uint64_t id = json_koids__id(s->koids, tid);
   char process[24] = "-----"; /* ftrace's own mark for an unknown tgid */
-  if (tgid != 0 || tid == 0) snprintf(process, sizeof(process), "%" PRIu64, tgid);
-  snprintf(line, sizeof(line), "-%" PRIu64 " (%s) [%03u] .... %" PRIu64 ".%09" PRIu64 ": %s: ", tid,
+  if (tgid != 0 || tid == 0)
+    snprintf(process, sizeof(process), "%" PRIu64, json_koids__id(s->koids, tgid));
+  snprintf(line, sizeof(line), "-%" PRIu64 " (%s) [%03u] .... %" PRIu64 ".%09" PRIu64 ": %s: ", id,
            process, cpu, ns / 1000000000u, ns % 1000000000u, event);
   put(s, line, false);
 }
@@ -137,7 +139,8 @@ void json_systrace__scheduling(json_systrace_t* s, const trace_record_t* r) {
     prefix(s, waker && waker->type == 8 ? waker->koid_value : 0, 0, k->cpu, ns, "sched_waking");
     fputs("comm=", s->tmp);
     put_task(s, tid, k->cpu, ns);
-    snprintf(line, sizeof(line), " pid=%" PRIu64 " prio=120 target_cpu=%03u", tid, k->cpu);
+    snprintf(line, sizeof(line), " pid=%" PRIu64 " prio=120 target_cpu=%03u",
+             json_koids__id(s->koids, tid), k->cpu);
     put(s, line, false);
     fputs("\\n", s->tmp);
     return;
@@ -152,12 +155,12 @@ void json_systrace__scheduling(json_systrace_t* s, const trace_record_t* r) {
   prefix(s, out, k->outgoing_process_koid, k->cpu, ns, "sched_switch");
   fputs("prev_comm=", s->tmp);
   put_task(s, out, k->cpu, ns);
-  snprintf(line, sizeof(line),
-           " prev_pid=%" PRIu64 " prev_prio=%u prev_state=%s ==> next_comm=", out, out_prio,
-           state_letter(k->outgoing_state));
+  snprintf(line, sizeof(line), " prev_pid=%" PRIu64 " prev_prio=%u prev_state=%s ==> next_comm=",
+           json_koids__id(s->koids, out), out_prio, state_letter(k->outgoing_state));
   put(s, line, false);
   put_task(s, in, k->cpu, ns);
-  snprintf(line, sizeof(line), " next_pid=%" PRIu64 " next_prio=%u", in, in_prio);
+  snprintf(line, sizeof(line), " next_pid=%" PRIu64 " next_prio=%u", json_koids__id(s->koids, in),
+           in_prio);
   put(s, line, false);
   fputs("\\n", s->tmp);
 }
@@ -185,7 +188,8 @@ void json_systrace__instant(json_systrace_t* s, const trace_record_t* r) {
   prefix(s, waker_tid, 0, target, ns, name);
   fputs("comm=", s->tmp);
   put_task(s, e->thread_koid, target, ns);
-  snprintf(line, sizeof(line), " pid=%" PRIu64 " prio=%d target_cpu=%03u", e->thread_koid,
+  snprintf(line, sizeof(line), " pid=%" PRIu64 " prio=%d target_cpu=%03u",
+           json_koids__id(s->koids, e->thread_koid),
            prio && prio->type == 1 ? prio->int32_value : 120, target);
   put(s, line, false);
   fputs("\\n", s->tmp);

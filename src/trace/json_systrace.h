@@ -12,12 +12,14 @@
 #include <stdio.h>
 
 #include "trace-reader/reader.h"
+#include "trace/json_koids.h"
 #include "trace/json_writer.h"
 
 typedef struct json_systrace {
   FILE* tmp; /* escaped string content, NULL until the first line */
   uint64_t lines;
   bool failed;
+  json_koids_t* koids; /* borrowed: the converter's pid/tid ids (json_koids.h) */
 } json_systrace_t;
 
 /* Scheduling record (any sub-type): one sched_switch or sched_waking line. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void json_writer__init(json_writer_t* j, FILE* out) {
@@ -187,8 +188,27 @@ void json__double(json_writer_t* j, double v) {
     json__text(j, isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
     return;
   }
-  char buf[32];
-  json__raw(j, buf, (size_t)snprintf(buf, sizeof(buf), "%.17g", v));
+  char fixed[32], mantissa[40], exponent[40];
+  int precision = 15; /* the fewest of 15, 16, 17 digits that read back exactly */
+  for (;; precision++) {
+    snprintf(fixed, sizeof(fixed), "%.*g", precision, v);
+    if (precision == 17 || strtod(fixed, NULL) == v) break;
+  }
+  /* the same digits in exponent form: 1.25e-4, not 1.2500e-04 */
+  snprintf(mantissa, sizeof(mantissa), "%.*e", precision - 1, v);
+  char* e = strchr(mantissa, 'e');
+  char* end = e;
+  while (end[-1] == '0') end--;
+  if (end[-1] == '.') end--;
+  int n =
+      snprintf(exponent, sizeof(exponent), "%.*se%d", (int)(end - mantissa), mantissa, atoi(e + 1));
+  /* Perfetto's parser sums a fraction's digits in an int64: past 19 of them (0.000123… with 17
+   * significant digits has 20) it reads garbage, so small values take the exponent form */
+  bool small = v != 0 && fabs(v) < 1e-3;
+  if (small || (size_t)n < strlen(fixed))
+    json__raw(j, exponent, (size_t)n);
+  else
+    json__text(j, fixed);
 }
 
 void json__hex_string(json_writer_t* j, uint64_t v) {

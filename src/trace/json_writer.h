@@ -46,7 +46,10 @@ void json__text(json_writer_t* j, const char* text); /* NUL-terminated raw text 
 void json__string(json_writer_t* j, const char* data, size_t length);
 void json__u64(json_writer_t* j, uint64_t v);
 void json__i64(json_writer_t* j, int64_t v);
-void json__double(json_writer_t* j, double v);       /* non-finite → "NaN" / "Infinity" strings */
+/* The shortest of %.15g / %.16g / %.17g that reads back exactly, in exponent
+ * form (1.5e-7) when that is shorter or the value is below 1e-3; non-finite
+ * → "NaN" / "Infinity" strings. */
+void json__double(json_writer_t* j, double v);
 void json__hex_string(json_writer_t* j, uint64_t v); /* "0x1f" */
 void json__base64_string(json_writer_t* j, const void* data, size_t length);
 

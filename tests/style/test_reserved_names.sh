@@ -29,8 +29,9 @@ done
 # Compiler builtins, attributes and keywords; libc's __libc_* (the
 # allocator interposition test); the kernel's TRACE_EVENT element macros,
 # which <trace/tracepoint.h> must spell as the kernel does, and tracefs's
-# __data_loc (format text).
-allowed='__(attribute__|atomic_[a-z_]+|builtin_[a-z0-9_]+|cplusplus|typeof__|asm__|has_include|has_feature|has_attribute|thread|int128|extension__|x86_64__|aarch64__|rdtsc|get_cpuid|restrict|inline__|volatile__|sync_[a-z_]+|clang__)$'
+# __data_loc (format text); Chrome JSON's "__metadata" category (a string
+# `trace convert` writes, docs/convert-json.md).
+allowed='__(attribute__|metadata|atomic_[a-z_]+|builtin_[a-z0-9_]+|cplusplus|typeof__|asm__|has_include|has_feature|has_attribute|thread|int128|extension__|x86_64__|aarch64__|rdtsc|get_cpuid|restrict|inline__|volatile__|sync_[a-z_]+|clang__)$'
 tp_api='__(data_loc|field|field_struct|array|dynamic_array|string|assign_str|get_str|get_dynamic_array|get_dynamic_array_len|entry|print_flags|print_symbolic|print_hex|print_array|get_bitmask|bitmask|assign_bitmask|field_ext|string_len|assign_str_len|print_hex_str|perf_count|perf_addr|perf_task)$'
 found=$(grep -rhoE '\b__[a-z][A-Za-z0-9_]*' "$SRC/src" "$SRC/include" | sort -u | grep -vE "$allowed" | grep -vE "$tp_api") \
   || [ $? -eq 1 ]

@@ -106,7 +106,67 @@ def fmt_double(v):
         return S('NaN')
     if math.isinf(v):
         return S('Infinity' if v > 0 else '-Infinity')
-    return Exp('num', '%.17g' % v)
+    for p in (15, 16, 17):     # the fewest digits that read back exactly
+        fixed = '%.*g' % (p, v)
+        if float(fixed) == v:
+            break
+    m, e = ('%.*e' % (p - 1, v)).split('e')
+    m = m.rstrip('0').rstrip('.')
+    exponent = '%se%d' % (m, int(e))
+    small = v != 0 and abs(v) < 1e-3          # no 20-digit fractions (Perfetto's parser)
+    return Exp('num', exponent if small or len(exponent) < len(fixed) else fixed)
+
+
+# --- pid/tid: koids >= 2^32 (no Linux id, nor a merged one) get synthetic ids 2^31 - 1 - n in
+# order of first use --------------------------------------------------------------------------
+
+KOID_LIMIT = 1 << 32
+
+
+class KoidMap:
+    """The converter's table (src/trace/json_koids.c), used in the same record order."""
+
+    def __init__(self):
+        self.ids = {}
+
+    def __call__(self, koid):
+        if koid < KOID_LIMIT:
+            return koid
+        if koid not in self.ids:
+            self.ids[koid] = max(0x7fffffff - len(self.ids), 0x7fc00000)
+        return self.ids[koid]
+
+
+def koid_arg(args, name):
+    for a in args:
+        if a['name'] == name and a['type'] == fxt.ARG_KOID:
+            return a['value']
+    return None
+
+
+def map_systrace_koids(rec, ids):
+    """The koids a systrace line names, mapped in the order json_systrace.c writes them."""
+    if rec['kind'] == 'scheduling':
+        st = rec['sched_type']
+        if st == 2:
+            waker = koid_arg(rec['args'], b'waker')
+            ids(waker if waker is not None else 0)
+            ids(rec['tid'])
+        elif st in (0, 1):
+            if st == 0:
+                (out_pid, out_tid), (_, in_tid) = rec['out_thread'], rec['in_thread']
+            else:
+                out_pid, out_tid, in_tid = 0, rec['out_tid'], rec['in_tid']
+            ids(out_tid)
+            if out_pid != 0 or out_tid == 0:
+                ids(out_pid)
+            ids(in_tid)
+    elif (rec['kind'] == 'event' and rec['event_type'] == fxt.EV_INSTANT
+          and rec['category'] == b'kernel:sched'
+          and rec['name'] in (b'sched_waking', b'sched_wakeup', b'sched_wakeup_new')):
+        waker = koid_arg(rec['args'], b'waker_tid')
+        ids(waker if waker is not None else 0)
+        ids(rec['tid'])
 
 
 NUMERIC = (fxt.ARG_INT32, fxt.ARG_UINT32, fxt.ARG_INT64, fxt.ARG_UINT64, fxt.ARG_DOUBLE)
@@ -134,12 +194,17 @@ def arg_value(a):
     raise AssertionError('unexpected argument type %d' % t)
 
 
+def counter_value(a):
+    """A counter keeps integers and finite doubles only."""
+    return a['type'] in NUMERIC and not (a['type'] == fxt.ARG_DOUBLE and not math.isfinite(a['value']))
+
+
 def args_pairs(args, numeric_only=False):
     out = []
     for a in args:
         if a.get('unknown'):
             continue
-        if numeric_only and a['type'] not in NUMERIC:
+        if numeric_only and not counter_value(a):
             continue
         out.append(('args_key', text(a['name']), arg_value(a)))
     return [(k, v) for _, k, v in out]
@@ -152,17 +217,20 @@ PH = {fxt.EV_INSTANT: 'i', fxt.EV_COUNTER: 'C', fxt.EV_DUR_BEGIN: 'B', fxt.EV_DU
 SCOPE = {None: 't', 0: 't', 1: 'p', 2: 'g'}
 
 
-def expected_event(rec):
+def expected_event(rec, ids):
     """Expected JSON object (list of (key, Exp)) for an event or log record, or None."""
     if rec['kind'] == 'log':
         return [('cat', S('log')), ('name', S('log')), ('ph', S('i')),
-                ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(rec['pid'])),
-                ('tid', I(rec['tid'])), ('s', S('g')),
+                ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(ids(rec['pid']))),
+                ('tid', I(ids(rec['tid']))), ('s', S('g')),
                 ('args', OBJ([('message', S(text(rec['message'])))]))]
     et = rec['event_type']
+    if et == fxt.EV_COUNTER and not any(counter_value(a) for a in rec['args']
+                                        if not a.get('unknown')):
+        return None             # left out (and counted): no finite numeric value
     ev = [('cat', S(text(rec['category']))), ('name', S(text(rec['name']))), ('ph', S(PH[et])),
-          ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(rec['pid'])),
-          ('tid', I(rec['tid']))]
+          ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(ids(rec['pid']))),
+          ('tid', I(ids(rec['tid'])))]
     if et == fxt.EV_INSTANT:
         ev.append(('s', S(SCOPE[rec['scope']])))
     elif et == fxt.EV_COUNTER:
@@ -170,7 +238,9 @@ def expected_event(rec):
             ev.append(('id', S('0x%x' % rec['counter_id'])))
     elif et == fxt.EV_DUR_COMPLETE:
         ev.append(('dur', Exp('num', fmt_us(rec['end_ns'] - rec['ts_ns']))))
-    elif et >= fxt.EV_ASYNC_BEGIN:
+    elif et <= fxt.EV_ASYNC_END and et >= fxt.EV_ASYNC_BEGIN:   # process-scoped in FXT
+        ev.append(('id2', OBJ([('local', S('0x%x' % rec['id']))])))
+    elif et >= fxt.EV_FLOW_BEGIN:
         ev.append(('id', S('0x%x' % rec['id'])))
         if et == fxt.EV_FLOW_END:
             ev.append(('bp', S('e')))
@@ -180,19 +250,51 @@ def expected_event(rec):
     return ev
 
 
-def expected_metadata(rec):
+def expected_complete(begin, end_rec):
+    """A begin's expected event (held back) closed by an end at its timestamp: the complete event
+    of duration 0 with the arguments of both (docs/convert-json.md)."""
+    ev = [(k, S('X') if k == 'ph' else v) for k, v in begin if k != 'args']
+    ev.insert(6, ('dur', Exp('num', fmt_us(0))))
+    args = [v.value for k, v in begin if k == 'args']
+    pairs = (args[0] if args else []) + args_pairs(end_rec['args'])
+    if pairs:
+        ev.append(('args', OBJ(pairs)))
+    return ev
+
+
+class Held:
+    """The converter's held-back duration begin (json_events.c)."""
+
+    def __init__(self, index, rec):
+        self.index = index
+        self.rec = rec
+
+    def same_place(self, rec):
+        b = self.rec
+        return (rec['provider'] == b['provider'] and rec['pid'] == b['pid']
+                and rec['tid'] == b['tid'] and rec['ts_ns'] == b['ts_ns'])
+
+    def closed_by(self, rec):
+        return (rec['event_type'] == fxt.EV_DUR_END and self.same_place(rec)
+                and rec['category'] == self.rec['category'] and rec['name'] == self.rec['name'])
+
+
+def expected_metadata(rec, ids):
     name = text(rec['name'])
     if not name:
         return None
+    args = [('name', S(name))]
+    if rec['koid'] >= KOID_LIMIT:      # a synthetic pid/tid: the koid stays visible
+        args.append(('koid', S('#%d' % rec['koid'])))
     if rec['obj_type'] == fxt.ZX_OBJ_TYPE_PROCESS:
-        return [('name', S('process_name')), ('ph', S('M')), ('pid', I(rec['koid'])),
-                ('tid', I(0)), ('args', OBJ([('name', S(name))]))]
+        return [('cat', S('__metadata')), ('name', S('process_name')), ('ph', S('M')), ('pid', I(ids(rec['koid']))),
+                ('tid', I(0)), ('args', OBJ(args))]
     if rec['obj_type'] == fxt.ZX_OBJ_TYPE_THREAD:
-        proc = [a for a in rec['args'] if a['name'] == b'process' and a['type'] == fxt.ARG_KOID]
-        if not proc:
+        proc = koid_arg(rec['args'], b'process')
+        if proc is None:
             return None
-        return [('name', S('thread_name')), ('ph', S('M')), ('pid', I(proc[0]['value'])),
-                ('tid', I(rec['koid'])), ('args', OBJ([('name', S(name))]))]
+        return [('cat', S('__metadata')), ('name', S('thread_name')), ('ph', S('M')), ('pid', I(ids(proc))),
+                ('tid', I(ids(rec['koid']))), ('args', OBJ(args))]
     return None
 
 
@@ -220,6 +322,8 @@ def build_expected(trace):
     pending_any = []              # same, for the "any timestamped record" reading
     last_ts = None
     last_any_ts = None
+    ids = KoidMap()
+    held = None
     for rec in trace.records:
         if not rec['ok']:
             continue
@@ -229,6 +333,17 @@ def build_expected(trace):
                 o.ts_candidates.append(rec['ts_ns'])
                 pending_any.remove(o)
             last_any_ts = rec['ts_ns']
+        if held and k == 'event':
+            if held.closed_by(rec):
+                b = events[held.index]
+                events[held.index] = (b[0], expected_complete(b[1], rec))
+                held = None
+                last_ts = rec['ts_ns']
+                continue
+            if not (rec['event_type'] >= fxt.EV_FLOW_BEGIN and held.same_place(rec)):
+                held = None
+        elif k in ('log', 'kernel_object') or (k == 'provider_event' and rec['event_id'] == 0):
+            held = None
         if k == 'provider_event' and rec['event_id'] == 0:
             p = trace.providers.get(rec['provider_id'])
             o = Overflow(rec, text(p.name) if p else '', len(events))
@@ -240,12 +355,19 @@ def build_expected(trace):
                 o.ts_candidates.append(rec['ts_ns'])
                 o.hi = len(events)
                 pending.remove(o)
-            events.append((rec, expected_event(rec)))
+            if k == 'event' and rec['event_type'] == fxt.EV_DUR_BEGIN:
+                held = Held(len(events), rec)
+            ev = expected_event(rec, ids)
+            if ev:
+                events.append((rec, ev))
             last_ts = rec['ts_ns']
+            map_systrace_koids(rec, ids)
         elif k == 'kernel_object':
-            m = expected_metadata(rec)
+            m = expected_metadata(rec, ids)
             if m:
                 events.append((rec, m))
+        elif k == 'scheduling':
+            map_systrace_koids(rec, ids)
     for o in pending:
         o.hi = len(events)
         o.ts_candidates.append(last_ts if last_ts is not None else 0)

@@ -116,9 +116,9 @@ def expected_durations(events, keep=lambda begin_ns: True):
                 cat, name, b = st.pop()
                 add(cat, name, b, ts, pid, tid, True)
         elif ph == 'b':
-            async_open[(ev['cat'], ev['name'], ev['id'], pid)] = (ts, pid, tid)
+            async_open[(ev['cat'], ev['name'], ev['id2']['local'], pid)] = (ts, pid, tid)
         else:
-            o = async_open.pop((ev['cat'], ev['name'], ev['id'], pid), None)
+            o = async_open.pop((ev['cat'], ev['name'], ev['id2']['local'], pid), None)
             if o:
                 add(ev['cat'], ev['name'], o[0], ts, o[1], o[2], False)
     return durs, threads
