@@ -40,6 +40,14 @@ static size_t find(const got_t* g, bool thread, uint64_t koid, size_t* last) {
   return found;
 }
 
+/* What the table gives for process pid (explicit_name__each), on the heap. */
+static got_t* names_of(uint64_t pid, uint64_t since_ns) {
+  got_t* g = calloc(1, sizeof(*g));
+  ASSERT_TRUE(g);
+  explicit_name__each(pid, since_ns, collect, g);
+  return g;
+}
+
 static void note(uint64_t pid, bool thread, uint64_t koid, const char* name, uint64_t ns) {
   explicit_name__note(pid, thread, koid, name, strlen(name), ns);
 }
@@ -53,9 +61,7 @@ static void test_one_slot_per_koid(void) {
     snprintf(name, sizeof(name), "busy %d", i);
     note(10, true, 11, name, (uint64_t)(100 + i));
   }
-  got_t* g = calloc(1, sizeof(*g));
-  ASSERT_TRUE(g);
-  explicit_name__each(10, 0, collect, g);
+  got_t* g = names_of(10, 0);
   size_t at;
   ASSERT_EQ(find(g, false, 10, &at), 1u);
   ASSERT_STREQ(g->name[at], "service");
@@ -86,17 +92,22 @@ static void test_one_slot_per_koid(void) {
   free(g);
 }
 
+/* Threads [first, first + count) of process pid named "<prefix><koid>",
+ * each at time koid. */
+static void name_threads(uint64_t pid, uint64_t first, uint64_t count, char prefix) {
+  char name[32];
+  for (uint64_t koid = first; koid < first + count; koid++) {
+    snprintf(name, sizeof(name), "%c%llu", prefix, (unsigned long long)koid);
+    note(pid, true, koid, name, koid);
+  }
+}
+
 /* More koids than slots: the latest EXPLICIT_NAMES_MAX at most, each once,
  * and the newest of them always kept. */
 static void test_more_than_slots(void) {
   char name[32];
-  for (uint64_t koid = 1000; koid < 1000 + 4 * EXPLICIT_NAMES_MAX; koid++) {
-    snprintf(name, sizeof(name), "t%llu", (unsigned long long)koid);
-    note(40, true, koid, name, koid);
-  }
-  got_t* g = calloc(1, sizeof(*g));
-  ASSERT_TRUE(g);
-  explicit_name__each(40, 0, collect, g);
+  name_threads(40, 1000, 4 * EXPLICIT_NAMES_MAX, 't');
+  got_t* g = names_of(40, 0);
   ASSERT_TRUE(g->count > EXPLICIT_NAMES_MAX / 2);
   for (size_t i = 0; i < g->count; i++) {
     size_t at;
@@ -114,14 +125,8 @@ static void test_more_than_slots(void) {
 static void test_process_kept(void) {
   note(60, false, 60, "the service", 1);
   note(60, true, 60, "its main thread", 2);
-  char name[32];
-  for (uint64_t koid = 100000; koid < 100000 + 8 * EXPLICIT_NAMES_MAX; koid++) {
-    snprintf(name, sizeof(name), "w%llu", (unsigned long long)koid);
-    note(60, true, koid, name, koid);
-  }
-  got_t* g = calloc(1, sizeof(*g));
-  ASSERT_TRUE(g);
-  explicit_name__each(60, 0, collect, g);
+  name_threads(60, 100000, 8 * EXPLICIT_NAMES_MAX, 'w');
+  got_t* g = names_of(60, 0);
   size_t at;
   ASSERT_EQ(find(g, false, 60, &at), 1u);
   ASSERT_STREQ(g->name[at], "the service");

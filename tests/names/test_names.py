@@ -329,19 +329,24 @@ def instants_named(path, names):
     return counts
 
 
+def explicit_thread(r, what):
+    """The tid rename_exec's `explicit` part printed for its second thread, or None (said)."""
+    if r.returncode != 0:
+        return None
+    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
+    check(m, '%s: no thread in %r' % (what, r.stdout[-300:]))
+    return int(m.group(1)) if m else None
+
+
 def check_explicit_wrap(tmp):
     """A circular buffer that wrapped past the records that gave the names:
     the names are still the program's (each stop writes them again)."""
     out = os.path.join(tmp, 'explicit-wrap.fxt')
     env = dict(os.environ, NAMES_FILL='300000')
-    r = record('names', 'circular', out, [RENAME_EXEC, 'explicit'], env=env, buffer_mb=1)
-    if r.returncode != 0:
+    tid = explicit_thread(record('names', 'circular', out, [RENAME_EXEC, 'explicit'], env=env,
+                                 buffer_mb=1), 'wrap')
+    if tid is None:
         return
-    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
-    check(m, 'wrap: no thread in %r' % r.stdout[-300:])
-    if not m:
-        return
-    tid = int(m.group(1))
     conforms(out)
     seen = instants_named(out, ['main', 'before', 'fill'])
     # the events written with the names are gone: the buffer wrapped past them
@@ -367,14 +372,10 @@ def check_explicit_exec(tmp, mode, categories, then):
     that ended before the exec keeps the name it was given."""
     out = os.path.join(tmp, 'explicit-exec-%s-%s.fxt' % (mode, then))
     env = dict(os.environ, NAMES_EXEC=then)
-    r = record(categories, mode, out, [RENAME_EXEC, 'explicit'], env=env)
-    if r.returncode != 0:
+    tid = explicit_thread(record(categories, mode, out, [RENAME_EXEC, 'explicit'], env=env),
+                          'exec')
+    if tid is None:
         return
-    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
-    check(m, 'exec: no thread in %r' % r.stdout[-300:])
-    if not m:
-        return
-    tid = int(m.group(1))
     conforms(out)
     seen = instants_named(out, ['main', 'plain'])
     check(seen['main'] == 1 and seen['plain'] == (then == 'plain'),
