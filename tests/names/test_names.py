@@ -285,6 +285,15 @@ def check_rename_exec(tmp, mode, categories, expect_main, expect_thread, runner,
           (mode, pid, processes.get(pid), threads.get(pid), tid, threads.get(tid)))
 
 
+def explicit_thread(r, what):
+    """The tid rename_exec's `explicit` part printed for its second thread, or None (said)."""
+    if r.returncode != 0:
+        return None
+    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
+    check(m, '%s: no thread in %r' % (what, r.stdout[-300:]))
+    return int(m.group(1)) if m else None
+
+
 def check_explicit(tmp, mode, file_mode=False):
     out = os.path.join(tmp, 'explicit-%s%s.fxt' % (mode, '-file' if file_mode else ''))
     if file_mode:
@@ -295,13 +304,9 @@ def check_explicit(tmp, mode, file_mode=False):
         mode += ', file mode'
     else:
         r = record('names', mode, out, [RENAME_EXEC, 'explicit'])
-    if r.returncode != 0:
+    tid = explicit_thread(r, mode)
+    if tid is None:
         return
-    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
-    check(m, '%s: no thread in %r' % (mode, r.stdout[-300:]))
-    if not m:
-        return
-    tid = int(m.group(1))
     conforms(out)
     processes, threads, parent = last_names(out)
     pid = parent.get(tid)
@@ -327,15 +332,6 @@ def instants_named(path, names):
         if m and m.group(1) in counts:
             counts[m.group(1)] += 1
     return counts
-
-
-def explicit_thread(r, what):
-    """The tid rename_exec's `explicit` part printed for its second thread, or None (said)."""
-    if r.returncode != 0:
-        return None
-    m = re.search(r'^thread (\d+)$', r.stdout, re.M)
-    check(m, '%s: no thread in %r' % (what, r.stdout[-300:]))
-    return int(m.group(1)) if m else None
 
 
 def check_explicit_wrap(tmp):
