@@ -316,10 +316,39 @@ bool archive__magic(output_t* o) {
   return output__append(o, &word, sizeof(word));
 }
 
+/* The anchors are instants on the manager's own thread (koid = its pid), which
+ * no provider names: without these records readers show an unnamed process
+ * (Perfetto: "Process 1234") holding the "start" and "stop" instants. The
+ * name is the command's (/proc/self/comm: "trace" for `trace record`'s own
+ * manager, "trace_manager" for the daemon), under provider id 0xffffffff
+ * that the anchor selected. */
+static size_t encode_own_names(uint64_t* words, size_t max_words) {
+  char comm[32] = "";
+  FILE* f = fopen("/proc/self/comm", "re");
+  if (f) {
+    if (!fgets(comm, sizeof(comm), f)) comm[0] = '\0';
+    fclose(f);
+  }
+  comm[strcspn(comm, "\n")] = '\0';
+  if (!comm[0]) return 0;
+  trace_koid_t pid = (trace_koid_t)getpid();
+  trace_string_ref_t name = trace_make_inline_c_string_ref(comm);
+  trace_arg_t process =
+      trace_make_arg(trace_make_inline_c_string_ref("process"), trace_make_koid_arg_value(pid));
+  size_t pw = fxt_kernel_object_record_words(&name, NULL, 0);
+  size_t tw = fxt_kernel_object_record_words(&name, &process, 1);
+  if (pw + tw > max_words) return 0;
+  uint64_t* p = fxt_write_kernel_object_record(words, pw, pid, FXT_KOBJ_PROCESS, &name, NULL, 0);
+  p = fxt_write_kernel_object_record(p, tw, pid, FXT_KOBJ_THREAD, &name, &process, 1);
+  return (size_t)(p - words) * 8;
+}
+
 bool archive__clock_anchor(output_t* o, bool stop) {
-  uint64_t words[CLOCK_ANCHOR_MAX_WORDS];
+  uint64_t words[CLOCK_ANCHOR_MAX_WORDS + 16];
   clock_anchor_t a = clock_anchor__take(clock_anchor__monotonic_ns);
-  return output__append(o, words, clock_anchor__encode(words, &a, stop));
+  size_t bytes = clock_anchor__encode(words, &a, stop);
+  bytes += encode_own_names(words + bytes / 8, sizeof(words) / 8 - bytes / 8);
+  return output__append(o, words, bytes);
 }
 
 bool archive__provider_info(output_t* o, uint32_t provider_id, const char* name) {

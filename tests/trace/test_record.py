@@ -683,6 +683,21 @@ def test_exit_status_passthrough():
     check('cannot run' in err, 'record of a missing program: message %s' % err[:300])
 
 
+def check_manager_named(t, name, pid, what):
+    """The wall-clock anchors are instants on the manager's own thread (koid = its pid): the
+    archive names that process and thread (kernel objects), so that readers do not show an
+    unnamed process holding them (docs/merge.md#anchors)."""
+    anchors = [r for r in t.records if r['kind'] == 'event' and r.get('category') == b'fxtrace:clock']
+    check(len(anchors) >= 2 and all((r['pid'], r['tid']) == (pid, pid) for r in anchors),
+          '%s: the anchors are not on the manager\'s thread %d: %r'
+          % (what, pid, [(r['pid'], r['tid']) for r in anchors]))
+    kobjs = [(r['obj_type'], r['name']) for r in t.records
+             if r['kind'] == 'kernel_object' and r['koid'] == pid]
+    check((1, name) in kobjs and (2, name) in kobjs,
+          '%s: the manager (pid %d) is not named %r as a process and a thread: %r'
+          % (what, pid, name, kobjs))
+
+
 def test_duration_without_command():
     out_file = path('duration.fxt')
     start = time.monotonic()
@@ -693,6 +708,9 @@ def test_duration_without_command():
     t = decode_ok(out_file, 'record --duration=0.5')
     check(t.records and t.records[0]['kind'] == 'magic', 'record --duration: no magic record')
     check('no provider' in err, 'record --duration with no provider: no note: %s' % err[:300])
+    anchors = [r for r in t.records if r['kind'] == 'event' and r.get('category') == b'fxtrace:clock']
+    if check(anchors, 'record --duration: no anchor'):
+        check_manager_named(t, b'trace', anchors[0]['pid'], 'record --duration')
     # a new archive is the owner's only, whatever the umask (docs/security.md); an existing
     # file keeps its mode
     mode = os.stat(out_file).st_mode & 0o777
@@ -788,6 +806,7 @@ def test_daemon_lists():
         t = decode_ok(out_file, 'record through the daemon')
         check(b'demo' in [p.name for p in t.providers.values()],
               'record through the daemon: no demo provider')
+        check_manager_named(t, b'trace_manager', d.pid, 'record through the daemon')
     finally:
         if demo:
             demo.kill()
