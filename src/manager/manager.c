@@ -637,7 +637,12 @@ int manager__run(manager_t* m) {
     }
   }
   while (m->sessions) session__destroy(m, m->sessions);
-  output__drain_all(m, SHUTDOWN_DRAIN_MS);
+  /* what the loop's drain left of the one SHUTDOWN_DRAIN_MS (docs/manager.md:
+   * "at most 10 s more"), not another 10 s */
+  uint64_t now = mgr__now_ms();
+  output__drain_all(m, drain_deadline == 0    ? SHUTDOWN_DRAIN_MS
+                       : drain_deadline > now ? drain_deadline - now
+                                              : 0);
   reap_closed(m);
   pthread_sigmask(SIG_SETMASK, &old_set, NULL);
   LOGI(m, "stopped");

@@ -390,6 +390,10 @@ bool archive_ring__closed(const archive_ring_t* r) {
   return atomic_load_explicit(&r->ctl->closed, memory_order_acquire) == 1;
 }
 
+bool archive_ring__was_cut(const archive_ring_t* r) {
+  return atomic_load_explicit(&r->ctl->closed, memory_order_acquire) == 2;
+}
+
 void archive_ring__consume(archive_ring_t* r, size_t n) {
   r->tail += n;
   atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);

@@ -95,5 +95,8 @@ void archive_ring__consume(archive_ring_t* r, size_t n);
  * with the whole archive (false: its process went away without closing
  * it, or it cut the archive short). */
 bool archive_ring__closed(const archive_ring_t* r);
+/* Reader, after 0 from read or peek: whether the writer cut the archive
+ * short (archive_ring__cut) rather than its process going away. */
+bool archive_ring__was_cut(const archive_ring_t* r);
 
 #endif /* FXTRACE_RING_ARCHIVE_RING_H_ */

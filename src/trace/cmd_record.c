@@ -1198,7 +1198,12 @@ static bool check_archive(session_t* s) {
                strerror(a->read_error));
     ok = false;
   }
-  if (s->ring_shared && !archive_ring__closed(s->ring)) {
+  if (s->ring_shared && archive_ring__was_cut(s->ring)) {
+    cli__error(kCmd,
+               "the trace manager ended the archive before its end (the trace was aborted "
+               "or the manager shut down: its log says which)");
+    ok = false;
+  } else if (s->ring_shared && !archive_ring__closed(s->ring)) {
     cli__error(kCmd, "the trace manager went away before the end of the archive");
     ok = false;
   }

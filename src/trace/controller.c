@@ -124,8 +124,8 @@ static int receive(controller_t* c, const char* what, wire_reader_t* r) {
   ssize_t length = wire__recv(c->fd, c->buffer, c->received_fds, &c->received_fd_count);
   if (length == 0 || length == -ECONNRESET)
     return fail(c, -ECONNRESET,
-                "%s: the trace manager closed the connection (it drops a connection that "
-                "sends a request it cannot accept)",
+                "%s: the trace manager closed the connection (it shut down, or dropped a "
+                "connection that sent a request it cannot accept)",
                 what);
   if (length == -EMSGSIZE)
     return fail(c, -EPROTO, "%s: the trace manager's reply is larger than %u bytes", what,

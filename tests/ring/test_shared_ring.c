@@ -182,6 +182,7 @@ static void test_gone(void) {
   ASSERT_EQ(memcmp(out, data, sizeof(data)), 0);
   ASSERT_EQ(archive_ring__read(reader, out, sizeof(out)), 0u);
   ASSERT_TRUE(!archive_ring__closed(reader));
+  ASSERT_TRUE(!archive_ring__was_cut(reader)); /* gone, not cut */
   archive_ring__free(reader);
 
   ring = archive_ring__create_shared(SIZE, fds);
@@ -224,6 +225,7 @@ static void test_end_and_release(void) {
   archive_ring__close(ring);
   ASSERT_EQ(archive_ring__read(reader, out, sizeof(out)), 0u);
   ASSERT_TRUE(archive_ring__closed(reader));
+  ASSERT_TRUE(!archive_ring__was_cut(reader));
   archive_ring__free(ring);
   archive_ring__free(reader);
   close(data_fd);
@@ -237,6 +239,7 @@ static void test_end_and_release(void) {
   ASSERT_EQ(archive_ring__read(reader, out, sizeof(out)), 100u);
   ASSERT_EQ(archive_ring__read(reader, out, sizeof(out)), 0u);
   ASSERT_TRUE(!archive_ring__closed(reader)); /* cut: not the whole archive */
+  ASSERT_TRUE(archive_ring__was_cut(reader));
   archive_ring__free(ring);
   archive_ring__free(reader);
 }

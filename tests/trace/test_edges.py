@@ -13,7 +13,9 @@ TRACE_INSTANT "counter"/"tick" with the argument "counter" = 0, 1, 2, ...).
    as dropped: oneshot, counters first..last in the archive, DROPPED == first + COUNT-1-last.
    With the trace_manager daemon (when given): a program started on its own while a
    `trace record --duration` runs is traced from its first event too; with no trace running it
-   does not wait (FXTRACE_REGISTER_TIMEOUT=10000, and it is done well before that).
+   does not wait (FXTRACE_REGISTER_TIMEOUT=10000, and it is done well before that); a daemon
+   shutting down while `trace record` does not read stops after its one 10 s drain and cuts
+   the archive, which the client then reports as cut (not as the manager gone).
 2. a provider SIGKILLed mid-trace (it records COUNT events, prints how many, then waits to be
    killed, so the count of attempts is exact), 1 MiB buffer:
    - oneshot: events in the archive + DROPPED (the summary) == attempted, DROPPED > 0, and the
@@ -199,6 +201,63 @@ def test_daemon():
         reader.join()
 
 
+def test_daemon_cut():
+    """A daemon that shuts down while `trace record` does not read its archive ring cuts the
+    archive short (the ring's closed = 2) after its one 10 s drain: the client, reading again,
+    writes what the ring holds and says the archive was ended before its end, not that the
+    manager went away, and fails."""
+    sock = os.path.join(TMP, 'cut.sock')
+    e = env()
+    e['FXTRACE_SOCKET'] = sock
+    d = subprocess.Popen([MANAGER, '--socket', sock], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    started = threading.Event()
+    log = []
+
+    def read_log():
+        for line in d.stderr:
+            log.append(line.decode('utf-8', 'replace'))
+            if 'tracing started' in log[-1]:
+                started.set()
+    reader = threading.Thread(target=read_log)
+    reader.start()
+    rec = None
+    try:
+        for _ in range(200):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        out_file = os.path.join(TMP, 'cut.fxt')
+        rec = subprocess.Popen([TRACE, 'record', '--duration=60', '-o', out_file], env=e,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if not check(started.wait(20), 'cut: the trace never started: %s' % ''.join(log)):
+            return
+        os.kill(rec.pid, signal.SIGSTOP)
+        t0 = time.monotonic()
+        d.terminate()
+        d.wait(timeout=60)
+        took = time.monotonic() - t0
+        os.kill(rec.pid, signal.SIGCONT)
+        out, err = rec.communicate(timeout=60)
+        err = err.decode('utf-8', 'replace')
+        rec = None
+        check(9 <= took < 15, 'cut: the daemon took %.1f s to stop, not its one 10 s drain'
+              % took)
+        check('ended the archive before its end' in err and 'went away' not in err,
+              'cut: trace record does not say the archive was cut: %s' % err)
+        check(os.path.exists(out_file) and os.path.getsize(out_file) > 0,
+              'cut: the archive\'s beginning was not written')
+    finally:
+        if rec:
+            rec.kill()
+            rec.wait()
+        if d.poll() is None:
+            d.kill()
+            d.wait()
+        reader.join()
+    check(d.returncode == 0, 'cut: trace_manager status %s' % d.returncode)
+
+
 def test_killed(mode, count):
     what = 'SIGKILL, %s' % mode
     out_file = os.path.join(TMP, 'killed-%s.fxt' % mode)
@@ -285,12 +344,14 @@ def main():
                   test_start_timeout, (8000000,)),
                  ('the trace_manager daemon: joining a running trace, no trace', test_daemon,
                   ()),
+                 ('the trace_manager daemon shuts down while the client does not read',
+                  test_daemon_cut, ()),
                  ('killed provider, oneshot', test_killed, ('oneshot', 200000)),
                  ('killed provider, circular', test_killed, ('circular', 200000)),
                  ('killed provider, streaming', test_killed, ('streaming', 400000))]
         if not MANAGER:
             print('(no trace_manager given: the daemon scenario is not run)')
-            tests = [t for t in tests if t[1] is not test_daemon]
+            tests = [t for t in tests if t[1] not in (test_daemon, test_daemon_cut)]
         for name, fn, args in tests:
             before = len(FAILS)
             print('== %s' % name, flush=True)
