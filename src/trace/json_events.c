@@ -128,7 +128,8 @@ static void arg_value(json_writer_t* j, const trace_reader_arg_t* a) {
 /* `,"args":{…}` when at least one argument passes the filter; with `open`,
  * the object is already open (and not empty): only `,…`. Returns the number
  * of arguments written. */
-/* `format`: the typed event's (NULL for others): its arrays become JSON arrays. */
+/* `format`: the typed event's (NULL for others): its raw-byte fields become
+ * JSON arrays or hex strings (json_typed.h). */
 static size_t write_args(json_converter_t* c, const trace_reader_args_t* args, bool numeric_only,
                          const trace_event_format_t* format, bool open) {
   json_writer_t* j = c->out;
@@ -142,7 +143,7 @@ static size_t write_args(json_converter_t* c, const trace_reader_args_t* args, b
     json__text(j, written++ || open ? "," : ",\"args\":{");
     string_value(j, &a->name);
     json__raw(j, ":", 1);
-    if (!json_typed__array_value(j, format, a)) arg_value(j, a);
+    if (!json_typed__field_value(j, format, a)) arg_value(j, a);
   }
   if (written && !open) json__raw(j, "}", 1);
   return written;

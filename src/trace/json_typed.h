@@ -8,11 +8,15 @@
 #include "trace-reader/formats.h"
 #include "trace/json_writer.h"
 
-/* Writes an array field (fixed or __data_loc, element type other than
- * char) as a JSON array of its elements, decoded little-endian with the
- * element size of its C type and the field's signedness. false (nothing
- * written) for any other argument, or an element type of unknown size. */
-bool json_typed__array_value(json_writer_t* j, const trace_event_format_t* format,
+/* Writes a typed event's field that the record holds as raw bytes: an
+ * array (fixed or __data_loc) of integers as a JSON array of its elements,
+ * decoded little-endian with the element size of its C type and the
+ * field's signedness; of float or double as a JSON array of numbers; a
+ * struct (__field_struct) or an array of any other element type as a string
+ * of its bytes in lowercase hex, memory order (lossless, where a JSON string
+ * of the raw bytes would not be). false (nothing written) for any other
+ * argument: text fields (char arrays, __string) and scalars. */
+bool json_typed__field_value(json_writer_t* j, const trace_event_format_t* format,
                              const trace_reader_arg_t* arg);
 
 #endif /* FXTRACE_TRACE_JSON_TYPED_H_ */

@@ -13,6 +13,7 @@ import base64
 import json
 import math
 import os
+import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
@@ -199,14 +200,83 @@ def counter_value(a):
     return a['type'] in NUMERIC and not (a['type'] == fxt.ARG_DOUBLE and not math.isfinite(a['value']))
 
 
-def args_pairs(args, numeric_only=False):
+# Typed events (docs/event-formats.md): the fields a record holds as raw bytes, by the format
+# a "trace_event_format" blob gave for (provider, category, name). Element types whose size
+# trace convert knows, for arrays of integers (docs/convert-json.md).
+INT_SIZES = {'char': 1, 'signed char': 1, 'unsigned char': 1, 'u8': 1, 's8': 1, 'uint8_t': 1,
+             'int8_t': 1, 'bool': 1, 'short': 2, 'unsigned short': 2, 'u16': 2, 's16': 2,
+             'uint16_t': 2, 'int16_t': 2, 'int': 4, 'unsigned int': 4, 'unsigned': 4, 'u32': 4,
+             's32': 4, 'uint32_t': 4, 'int32_t': 4, 'long': 8, 'unsigned long': 8,
+             'long long': 8, 'unsigned long long': 8, 'u64': 8, 's64': 8, 'uint64_t': 8,
+             'int64_t': 8, 'size_t': 8, 'pid_t': 4}
+
+
+def parse_format(payload):
+    """-> ((category, name), {field name: (type, count, data_loc, size, signed)}) or None."""
+    try:
+        lines = payload.decode('utf-8').split('\n')
+    except UnicodeDecodeError:
+        return None
+    head, fields = {}, {}
+    for line in lines:
+        line = line.strip()
+        if line.startswith('field:'):
+            parts = dict(p.strip().split(':', 1) for p in line.split(';') if ':' in p)
+            decl = parts.get('field', '')
+            data_loc = decl.startswith('__data_loc ')
+            if data_loc:
+                decl = decl[len('__data_loc '):]
+            ctype, _, fname = decl.rpartition(' ')   # "float fa[3]", "double[] dd"
+            count = 0
+            if fname.endswith(']') and '[' in fname:
+                fname, dim = fname[:-1].split('[', 1)
+                count = int(dim) if dim else 0
+            if ctype.endswith('[]'):
+                ctype = ctype[:-2]
+            fields[fname] = (ctype.strip(), count, data_loc, int(parts.get('size', 0)),
+                             parts.get('signed') == '1')
+        elif ':' in line and not head.get('format'):
+            k, v = line.split(':', 1)
+            head[k.strip()] = v.strip()
+    if 'category' not in head or 'name' not in head:
+        return None
+    return (head['category'], head['name']), fields
+
+
+def typed_value(field, raw):
+    """The JSON value of a raw-byte field (docs/convert-json.md), or None: a string."""
+    ctype, count, data_loc, size, signed = field
+    if ctype == 'char':
+        return None
+    array = count > 0 or data_loc
+    n = len(raw)
+    es = INT_SIZES.get(ctype, 0)
+    if array and es and n % es == 0:
+        vals = []
+        for i in range(0, n, es):
+            v = int.from_bytes(raw[i:i + es], 'little', signed=signed)
+            vals.append(I(v))
+        return Exp('array', vals)
+    if array and ctype in ('float', 'double') and n % (4 if ctype == 'float' else 8) == 0:
+        fmt, es = ('<f', 4) if ctype == 'float' else ('<d', 8)
+        return Exp('array', [fmt_double(struct.unpack(fmt, raw[i:i + es])[0])
+                             for i in range(0, n, es)])
+    if not array and size != n:
+        return None
+    return S(raw.hex())
+
+
+def args_pairs(args, numeric_only=False, fields=None):
     out = []
     for a in args:
         if a.get('unknown'):
             continue
         if numeric_only and not counter_value(a):
             continue
-        out.append(('args_key', text(a['name']), arg_value(a)))
+        v = None
+        if fields and a['type'] == fxt.ARG_STRING and text(a['name']) in fields:
+            v = typed_value(fields[text(a['name'])], a['value'])
+        out.append(('args_key', text(a['name']), v if v is not None else arg_value(a)))
     return [(k, v) for _, k, v in out]
 
 
@@ -217,8 +287,9 @@ PH = {fxt.EV_INSTANT: 'i', fxt.EV_COUNTER: 'C', fxt.EV_DUR_BEGIN: 'B', fxt.EV_DU
 SCOPE = {None: 't', 0: 't', 1: 'p', 2: 'g'}
 
 
-def expected_event(rec, ids):
-    """Expected JSON object (list of (key, Exp)) for an event or log record, or None."""
+def expected_event(rec, ids, fields=None):
+    """Expected JSON object (list of (key, Exp)) for an event or log record, or None; `fields`:
+    the typed event's format fields, when a format names its (provider, category, name)."""
     if rec['kind'] == 'log':
         return [('cat', S('log')), ('name', S('log')), ('ph', S('i')),
                 ('ts', Exp('num', fmt_us(rec['ts_ns']))), ('pid', I(ids(rec['pid']))),
@@ -244,7 +315,7 @@ def expected_event(rec, ids):
         ev.append(('id', S('0x%x' % rec['id'])))
         if et == fxt.EV_FLOW_END:
             ev.append(('bp', S('e')))
-    args = args_pairs(rec['args'], numeric_only=(et == fxt.EV_COUNTER))
+    args = args_pairs(rec['args'], numeric_only=(et == fxt.EV_COUNTER), fields=fields)
     if args:
         ev.append(('args', OBJ(args)))
     return ev
@@ -324,10 +395,15 @@ def build_expected(trace):
     last_any_ts = None
     ids = KoidMap()
     held = None
+    formats = {}                  # (provider, category, name) -> fields; a later one replaces
     for rec in trace.records:
         if not rec['ok']:
             continue
         k = rec['kind']
+        if k == 'blob' and rec['blob_type'] == 1 and rec['name'] == b'trace_event_format':
+            parsed = parse_format(rec['payload'])
+            if parsed:
+                formats[(rec['provider'],) + parsed[0]] = parsed[1]
         if 'ts_ns' in rec:
             for o in [o for o in pending_any if o.provider_id == rec['provider']]:
                 o.ts_candidates.append(rec['ts_ns'])
@@ -357,7 +433,9 @@ def build_expected(trace):
                 pending.remove(o)
             if k == 'event' and rec['event_type'] == fxt.EV_DUR_BEGIN:
                 held = Held(len(events), rec)
-            ev = expected_event(rec, ids)
+            fields = formats.get((rec['provider'], text(rec['category']),
+                                  text(rec['name']))) if k == 'event' else None
+            ev = expected_event(rec, ids, fields)
             if ev:
                 events.append((rec, ev))
             last_ts = rec['ts_ns']
@@ -405,6 +483,12 @@ def compare(exp, act, path, out):
     elif exp.kind == 'bool':
         if act is not exp.value:
             out.append('%s: %r, expected %s' % (path, plain(act), 'true' if exp.value else 'false'))
+    elif exp.kind == 'array':
+        if not isinstance(act, list) or isinstance(act, JObj) or len(act) != len(exp.value):
+            out.append('%s: %r, expected an array of %d' % (path, plain(act), len(exp.value)))
+            return
+        for i, (e, a) in enumerate(zip(exp.value, act)):
+            compare(e, a, '%s[%d]' % (path, i), out)
     else:
         raise AssertionError(exp.kind)
 

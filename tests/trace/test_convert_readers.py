@@ -5,7 +5,8 @@ PATH_TO_TRACE
 Hand-built archives (test_cli.Writer) for the defects an audit of the importers' sources found
 (docs/convert-json.md): pid/tid values no importer can hold, a begin and end at one timestamp that
 Perfetto's sorter swaps, process-scoped async ids, counters without a finite numeric value,
-doubles that Perfetto's number parser misreads, metadata events without a category. Each test
+doubles that Perfetto's number parser misreads, metadata events without a category; and the
+JSON of typed events' raw-byte fields (structs and arrays). Each test
 checks the property the importers need, and the whole output against check_convert.py.
 Python 3 standard library only."""
 
@@ -340,6 +341,48 @@ def test_metadata_category():
           'metadata: M events need "cat":"__metadata": %s' % m)
 
 
+def test_typed_raw_fields():
+    """A typed event's fields held as raw bytes (docs/event-formats.md): a struct and an array
+    of structs as lossless hex (a JSON string of the raw bytes loses every byte >= 0x80 to
+    U+FFFD), float and double arrays as numbers (a non-finite one as a string), integer arrays
+    as numbers, text as text; a field whose bytes do not fit its format stays a string."""
+    fmt = (b'category: tp\nname: raw\nID: 1\nformat:\n'
+           b'\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n'
+           b'\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n'
+           b'\tfield:struct pt pt;\toffset:8;\tsize:8;\tsigned:0;\n'
+           b'\tfield:float fa[3];\toffset:16;\tsize:12;\tsigned:1;\n'
+           b'\tfield:__data_loc double[] dd;\toffset:28;\tsize:4;\tsigned:1;\n'
+           b'\tfield:struct pt pts[2];\toffset:32;\tsize:16;\tsigned:0;\n'
+           b'\tfield:short sa[2];\toffset:48;\tsize:4;\tsigned:1;\n'
+           b'\tfield:char comm[8];\toffset:52;\tsize:8;\tsigned:1;\n'
+           b'\tfield:struct pt odd;\toffset:60;\tsize:8;\tsigned:0;\n\n'
+           b'print fmt: "x"\n')
+    pt = struct.pack('<ii', 3, -4)
+    fa = struct.pack('<fff', 1.5, -2.0, float('inf'))
+    dd = struct.pack('<dd', 0.1, 1e300)
+    pts = struct.pack('<iiii', 1, 2, -1, 255)
+    sa = struct.pack('<hh', -2, 7)
+    w = Writer()
+    w.provider_info(1, b'typed').init(10 ** 9)
+    w.blob(b'trace_event_format', fmt)
+    w.event(fxt.EV_INSTANT, 1000, (10, 11), b'tp', b'raw', [
+        (b'pt', fxt.ARG_STRING, pt), (b'fa', fxt.ARG_STRING, fa), (b'dd', fxt.ARG_STRING, dd),
+        (b'pts', fxt.ARG_STRING, pts), (b'sa', fxt.ARG_STRING, sa),
+        (b'comm', fxt.ARG_STRING, b'worker'), (b'odd', fxt.ARG_STRING, b'abc')])
+    evs, text, err, doc = convert(w.bytes(), 'typed_raw')
+    raw = [e for e in evs if e.get('name') == 'raw']
+    if not check(len(raw) == 1, 'typed raw fields: %d events' % len(raw)):
+        return
+    a = raw[0].get('args', {})
+    check(a.get('pt') == pt.hex(), 'struct field: %r, expected %r' % (a.get('pt'), pt.hex()))
+    check(a.get('fa') == [1.5, -2.0, 'Infinity'], 'float array: %r' % a.get('fa'))
+    check(a.get('dd') == [0.1, 1e300], 'double array: %r' % a.get('dd'))
+    check(a.get('pts') == pts.hex(), 'array of structs: %r' % a.get('pts'))
+    check(a.get('sa') == [-2, 7], 'short array: %r' % a.get('sa'))
+    check(a.get('comm') == 'worker', 'char array: %r' % a.get('comm'))
+    check(a.get('odd') == 'abc', 'a struct field of the wrong size: %r' % a.get('odd'))
+
+
 def main():
     if len(sys.argv) != 2:
         print('usage: test_convert_readers.py PATH_TO_TRACE', file=sys.stderr)
@@ -352,6 +395,7 @@ def main():
         ('counters keep finite numbers only', test_counters),
         ('doubles as Perfetto reads them', test_doubles),
         ('metadata events have a category', test_metadata_category),
+        ('typed events: fields held as raw bytes', test_typed_raw_fields),
     ]
     with tempfile.TemporaryDirectory(prefix='fxtrace-convert-readers-') as tmp:
         cli.TMP = tmp

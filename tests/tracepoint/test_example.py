@@ -9,7 +9,7 @@
   field lines, print fmt);
 - the archives conform (tests/tools/fxt_decode.py): typed events are plain instants with named,
   typed arguments, category = TRACE_SYSTEM, and the format records are type-1 blobs;
-- `trace convert` shows the fields as JSON args by name, fixed arrays as JSON arrays;
+- `trace convert` shows the fields as JSON args by name, fixed arrays as JSON arrays, a struct as hex;
 - with the trace_manager daemon: `trace list-categories` shows the provider's TRACE_SYSTEM.
 Python 3 standard library only.
 """
@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import subprocess
+import struct
 import sys
 import tempfile
 import time
@@ -85,7 +86,8 @@ def check_archive(trace, path, what, n):
     arrays = [e for e in typed if e['name'] == 'tp_demo_arrays']
     check(arrays and arrays[0]['args'].get('quad') == [0, 10, 20, 30]
           and arrays[0]['args'].get('comm') == 'worker'
-          and arrays[0]['args'].get('bytes') == [0xde, 0xad, 0xbe, 0xef, 1],
+          and arrays[0]['args'].get('bytes') == [0xde, 0xad, 0xbe, 0xef, 1]
+          and arrays[0]['args'].get('pt') == struct.pack('<ii', 3, -4).hex(),
           '%s: JSON args of tp_demo_arrays: %r' % (what, arrays[:1]))
 
 
