@@ -145,8 +145,11 @@ def test_start_timeout(count):
           'attempts' % what)
 
 
-def test_daemon():
-    sock = os.path.join(TMP, 'daemon.sock')
+def start_daemon(sock_name):
+    """A trace_manager daemon on TMP/sock_name, its log read by a thread: -> (daemon, the
+    environment of its clients, an Event set at 'tracing started', the log lines, the
+    thread); returns once the socket exists."""
+    sock = os.path.join(TMP, sock_name)
     e = env()
     e['FXTRACE_SOCKET'] = sock
     d = subprocess.Popen([MANAGER, '--socket', sock], stdout=subprocess.DEVNULL,
@@ -161,12 +164,17 @@ def test_daemon():
                 started.set()
     reader = threading.Thread(target=read_log)
     reader.start()
+    for _ in range(200):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    return d, e, started, log, reader
+
+
+def test_daemon():
+    d, e, started, log, reader = start_daemon('daemon.sock')
     rec = None
     try:
-        for _ in range(200):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         # no trace: the registration does not wait for a start
         e_wait = dict(e, FXTRACE_REGISTER_TIMEOUT='10000')
         t0 = time.monotonic()
@@ -206,27 +214,9 @@ def test_daemon_cut():
     archive short (the ring's closed = 2) after its one 10 s drain: the client, reading again,
     writes what the ring holds and says the archive was ended before its end, not that the
     manager went away, and fails."""
-    sock = os.path.join(TMP, 'cut.sock')
-    e = env()
-    e['FXTRACE_SOCKET'] = sock
-    d = subprocess.Popen([MANAGER, '--socket', sock], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
-    started = threading.Event()
-    log = []
-
-    def read_log():
-        for line in d.stderr:
-            log.append(line.decode('utf-8', 'replace'))
-            if 'tracing started' in log[-1]:
-                started.set()
-    reader = threading.Thread(target=read_log)
-    reader.start()
+    d, e, started, log, reader = start_daemon('cut.sock')
     rec = None
     try:
-        for _ in range(200):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         out_file = os.path.join(TMP, 'cut.fxt')
         rec = subprocess.Popen([TRACE, 'record', '--duration=60', '-o', out_file], env=e,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
