@@ -2,6 +2,8 @@
 #include "kernel/kconvert.h"
 
 #include <kbuffer.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,41 @@ void kconv__free(kconv_t* c) {
 
 void* kconv__page_buffer(kconv_t* c) { return c->copy; }
 
+static uint32_t load_le32(const unsigned char* p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof(v)); /* the kernel's pages are in the host's order */
+  return v;
+}
+
+/* Whether every step over the page's event headers moves forward, as
+ * libtraceevent's kbuffer takes them (type_len 29 padding: 4 + array[0]
+ * bytes; 30 and 31, time extend and stamp: 8; 0: 8 + array[0] - 4 rounded
+ * up to 4; 1..28: 4 + 4 × type_len). kbuffer skips padding and time events
+ * in a loop of its own, with no bound: a padding whose length is negative
+ * (-4 keeps it in place) made kbuffer_load_subbuffer or _next_event spin
+ * forever (fuzz_kernel_page). The kernel writes no such page; one read back
+ * damaged must be counted, not hang the provider. */
+static bool page_steps_forward(const unsigned char* data, uint64_t size) {
+  uint64_t at = 0;
+  while (at < size) {
+    uint32_t header = load_le32(data + at); /* PAD zero bytes follow the data */
+    unsigned type_len = header & 31u;
+    int64_t length = (int32_t)load_le32(data + at + 4);
+    int64_t next;
+    if (type_len == 29)
+      next = (int64_t)at + 4 + length;
+    else if (type_len >= 30)
+      next = (int64_t)at + 8;
+    else if (type_len == 0)
+      next = (int64_t)at + 8 + ((length - 4 + 3) & ~(int64_t)3);
+    else
+      next = (int64_t)at + 4 + 4 * (int64_t)type_len;
+    if (next <= (int64_t)at) return false;
+    at = (uint64_t)next;
+  }
+  return true;
+}
+
 int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* page, size_t size,
                 kconv_sink_t sink, void* arg) {
   if (size < PAGE_HEADER || size > c->page_size) {
@@ -48,7 +85,8 @@ int kconv__page(kconv_t* c, const kev_table_t* table, uint32_t cpu, const void* 
     c->damaged_pages++;
     return -1;
   }
-  if (kbuffer_load_subbuffer(c->kbuf, c->copy) < 0) {
+  if (!page_steps_forward(c->copy + PAGE_HEADER, data_size) ||
+      kbuffer_load_subbuffer(c->kbuf, c->copy) < 0) {
     c->damaged_pages++;
     return -1;
   }
