@@ -18,7 +18,7 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   CC=clang CXX=clang++ cmake -S "$src" -B "$build" -DFXTRACE_FUZZ=ON \
     -DFXTRACE_TESTS=OFF -DFXTRACE_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-targets=(fuzz_reader fuzz_format fuzz_names)
+targets=(fuzz_reader fuzz_format fuzz_names fuzz_tools)
 # the kernel page converter, when the build has libtracefs
 if grep -q '^TRACEFS_FOUND:INTERNAL=1' "$build/CMakeCache.txt"; then targets+=(fuzz_kernel_page); fi
 cmake --build "$build" --target make_corpus "${targets[@]}" >/dev/null
