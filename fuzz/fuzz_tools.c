@@ -1,7 +1,10 @@
-/* libFuzzer target for what `trace convert` and `trace summary` do with the
- * records libtrace-reader returns (fuzz_reader covers the reader itself):
- * the JSON converter in archive order, and the ordered view feeding the
- * summary and its report. The first input byte picks options:
+/* libFuzzer target for what `trace convert`, `trace summary` and `trace
+ * merge` do with the records libtrace-reader returns (fuzz_reader covers the
+ * reader itself): the JSON converter in archive order, and the ordered view
+ * feeding the summary and its report and the merge's re-encoding of every
+ * record, whose output must read back whole (no record skipped, no error):
+ * whatever a reader accepted, the merge writes as valid FXT. The first
+ * input byte picks options:
  *   bit 0     the summary report as JSON (else text)
  *   bit 1     prepend the magic-number record
  * The rest is the archive. Every output goes to /dev/null: what is checked
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "fxt/fxt_encode.h"
+#include "merge/merge.h"
 #include "ordered/ordered.h"
 #include "trace-reader/reader.h"
 #include "trace/json_events.h"
@@ -39,6 +43,61 @@ static void convert(const uint8_t* data, size_t size) {
     if (rc == TRACE_READ_RECORD) json_converter__record(&c, &record);
   json_converter__end(&c);
   json__flush(&j);
+  trace_reader_close(r);
+}
+
+typedef struct grown {
+  uint8_t* data;
+  size_t size, capacity;
+} grown_t;
+
+static bool append(void* context, const void* data, size_t bytes) {
+  grown_t* g = context;
+  if (g->size + bytes > g->capacity) {
+    size_t capacity = (g->size + bytes) * 2;
+    uint8_t* p = realloc(g->data, capacity);
+    if (!p) return false;
+    g->data = p;
+    g->capacity = capacity;
+  }
+  memcpy(g->data + g->size, data, bytes);
+  g->size += bytes;
+  return true;
+}
+
+/* The merge's writer output read back: every record whole. */
+static void check_merged(const grown_t* g) {
+  trace_reader_t* r = trace_reader_open_memory(g->data, g->size, NULL);
+  if (!r) abort();
+  trace_record_t record;
+  int rc;
+  while ((rc = trace_reader_next(r, &record)) == TRACE_READ_RECORD) continue;
+  if (rc != TRACE_READ_END) {
+    trace_reader_error_t e = trace_reader_error(r);
+    fprintf(stderr, "fuzz_tools: the merge wrote what its reader %s at %llu: %s\n",
+            rc == TRACE_READ_SKIPPED ? "skips" : "fails on", (unsigned long long)e.offset,
+            e.message);
+    abort();
+  }
+  trace_reader_close(r);
+}
+
+static void merge(const uint8_t* data, size_t size) {
+  trace_reader_t* r = open_input(data, size);
+  if (!r) return;
+  ordered_options_t options = {0};
+  ordered_t* view = ordered__open(&options);
+  merge_host_t host = {.name = "fuzz", .koid_base = MERGE_KOID_STRIDE, .cpu_count = 256};
+  grown_t out = {0};
+  merge_writer_t* w = merge__writer_open(&host, 1, append, &out);
+  bool ok = view && w && ordered__add_input(view, r) && ordered__load(view) != ORDERED_ERROR &&
+            merge__writer_start(w);
+  ordered_record_t o;
+  while (ok && ordered__next(view, &o) == ORDERED_RECORD) ok = merge__write_record(w, &o);
+  if (w) merge__writer_close(w);
+  if (ok) check_merged(&out);
+  free(out.data);
+  ordered__close(view);
   trace_reader_close(r);
 }
 
@@ -84,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   length += size;
   convert(buffer, length);
   summarize(buffer, length, options & 1);
+  merge(buffer, length);
   free(buffer);
   return 0;
 }
