@@ -9,27 +9,9 @@
 #include <string.h>
 
 #include "fxt/fxt_format.h"
+#include "grow_buffer.h"
 #include "names/names.h"
 #include "trace-reader/reader.h"
-
-typedef struct section {
-  uint8_t* data;
-  size_t size, capacity;
-} section_t;
-
-static bool append(void* arg, const void* data, size_t bytes) {
-  section_t* s = arg;
-  if (s->size + bytes > s->capacity) {
-    size_t capacity = (s->size + bytes) * 2;
-    uint8_t* grown = realloc(s->data, capacity);
-    if (!grown) return false;
-    s->data = grown;
-    s->capacity = capacity;
-  }
-  memcpy(s->data + s->size, data, bytes);
-  s->size += bytes;
-  return true;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   names_t* n = names__create();
@@ -50,11 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     free(copy);
     offset += words * 8;
   }
-  section_t s = {0};
+  grow_buffer_t s = {0};
   uint64_t magic = FXT_MAGIC_RECORD;
-  append(&s, &magic, 8);
+  grow_buffer_append(&s, &magic, 8);
   uint64_t records = 0;
-  if (!names__write_section(n, append, &s, &records)) abort();
+  if (!names__write_section(n, grow_buffer_append, &s, &records)) abort();
   trace_reader_t* r = trace_reader_open_memory(s.data, s.size, NULL);
   if (!r) abort();
   trace_record_t rec;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fxt/fxt_encode.h"
+#include "grow_buffer.h"
 #include "merge/merge.h"
 #include "ordered/ordered.h"
 #include "trace-reader/reader.h"
@@ -46,27 +47,8 @@ static void convert(const uint8_t* data, size_t size) {
   trace_reader_close(r);
 }
 
-typedef struct grown {
-  uint8_t* data;
-  size_t size, capacity;
-} grown_t;
-
-static bool append(void* context, const void* data, size_t bytes) {
-  grown_t* g = context;
-  if (g->size + bytes > g->capacity) {
-    size_t capacity = (g->size + bytes) * 2;
-    uint8_t* p = realloc(g->data, capacity);
-    if (!p) return false;
-    g->data = p;
-    g->capacity = capacity;
-  }
-  memcpy(g->data + g->size, data, bytes);
-  g->size += bytes;
-  return true;
-}
-
 /* The merge's writer output read back: every record whole. */
-static void check_merged(const grown_t* g) {
+static void check_merged(const grow_buffer_t* g) {
   trace_reader_t* r = trace_reader_open_memory(g->data, g->size, NULL);
   if (!r) abort();
   trace_record_t record;
@@ -88,8 +70,8 @@ static void merge(const uint8_t* data, size_t size) {
   ordered_options_t options = {0};
   ordered_t* view = ordered__open(&options);
   merge_host_t host = {.name = "fuzz", .koid_base = MERGE_KOID_STRIDE, .cpu_count = 256};
-  grown_t out = {0};
-  merge_writer_t* w = merge__writer_open(&host, 1, append, &out);
+  grow_buffer_t out = {0};
+  merge_writer_t* w = merge__writer_open(&host, 1, grow_buffer_append, &out);
   bool ok = view && w && ordered__add_input(view, r) && ordered__load(view) != ORDERED_ERROR &&
             merge__writer_start(w);
   ordered_record_t o;
